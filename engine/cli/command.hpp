@@ -1,0 +1,31 @@
+// Command registry of the `ktune` CLI: each subcommand lives in its own file
+// and registers itself here; main() builds the CLI11 app from the registry.
+#pragma once
+
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace ktune::cli {
+
+/// Bad input from the user (a malformed problem, an unknown family, ...):
+/// main() prints the message and exits with 2. Other exceptions exit with 1.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Adds one subcommand (with its options) to the app. The subcommand's
+/// callback stores its exit code with set_exit_code().
+using CommandSetup = std::function<void(CLI::App& app)>;
+
+/// Registers a subcommand at static-initialisation time; `order` sorts the
+/// entries of `ktune --help`.
+struct CommandRegistrar {
+  CommandRegistrar(int order, CommandSetup setup);
+};
+
+void set_exit_code(int code);
+
+}  // namespace ktune::cli

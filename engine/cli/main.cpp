@@ -1,0 +1,66 @@
+// ktune: command-line entry point. Builds the subcommands from the registry,
+// runs the chosen one, and turns exceptions into a message and an exit code.
+#include <algorithm>
+#include <iostream>
+#include <vector>
+
+#include "engine/cli/command.hpp"
+#include "engine/version.hpp"
+
+namespace ktune::cli {
+namespace {
+
+struct Entry {
+  int order;
+  CommandSetup setup;
+};
+
+std::vector<Entry>& registry() {
+  static std::vector<Entry> entries;
+  return entries;
+}
+
+int& exit_code() {
+  static int code = 0;
+  return code;
+}
+
+}  // namespace
+
+CommandRegistrar::CommandRegistrar(int order, CommandSetup setup) {
+  registry().push_back({order, std::move(setup)});
+}
+
+void set_exit_code(int code) { exit_code() = code; }
+
+}  // namespace ktune::cli
+
+int main(int argc, char** argv) {
+  using namespace ktune::cli;
+  CLI::App app{
+      "ktune: autotuning engine for CUDA kernels with a persistent tuning database.\n"
+      "Tunes parameterized CUDA templates (GEMM, reductions, softmax, RMSNorm) on the GPU,\n"
+      "verifies every candidate against a reference, and keeps every result in SQLite."};
+  app.set_version_flag("--version", ktune::version_text());
+  app.require_subcommand(1);
+  app.fallthrough(false);
+  std::sort(registry().begin(), registry().end(),
+            [](const Entry& a, const Entry& b) { return a.order < b.order; });
+  for (auto& entry : registry()) entry.setup(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const UsageError& e) {
+    std::cerr << "ktune: " << e.what() << "\n";
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "ktune: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "ktune: error: " << e.what() << "\n";
+    return 1;
+  }
+  return exit_code();
+}

@@ -1,0 +1,83 @@
+// Nvml: dlopen-based access to NVML's clock, temperature and driver queries.
+#include "engine/nvml.hpp"
+
+#include <dlfcn.h>
+
+namespace ktune {
+namespace {
+
+// NVML's ABI, declared here because this machine has no nvml.h: opaque device
+// handles, int return codes (0 = success), and the enum values we pass.
+using nvmlDevice = void*;
+constexpr int kNvmlSuccess = 0;
+constexpr int kNvmlClockSm = 1;
+constexpr int kNvmlTemperatureGpu = 0;
+
+}  // namespace
+
+struct Nvml::Functions {
+  int (*init)() = nullptr;
+  int (*system_driver_version)(char*, unsigned) = nullptr;
+  int (*handle_by_pci)(const char*, nvmlDevice*) = nullptr;
+  int (*clock_info)(nvmlDevice, int, unsigned*) = nullptr;
+  int (*max_clock_info)(nvmlDevice, int, unsigned*) = nullptr;
+  int (*temperature)(nvmlDevice, int, unsigned*) = nullptr;
+};
+
+Nvml& Nvml::instance() {
+  static Nvml nvml;
+  return nvml;
+}
+
+Nvml::Nvml() {
+  library_ = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!library_) return;
+  fn_ = new Functions;
+  auto load = [this](auto& fp, const char* symbol) {
+    fp = reinterpret_cast<std::remove_reference_t<decltype(fp)>>(dlsym(library_, symbol));
+    return fp != nullptr;
+  };
+  bool ok = load(fn_->init, "nvmlInit_v2") &&
+            load(fn_->system_driver_version, "nvmlSystemGetDriverVersion") &&
+            load(fn_->handle_by_pci, "nvmlDeviceGetHandleByPciBusId_v2") &&
+            load(fn_->clock_info, "nvmlDeviceGetClockInfo") &&
+            load(fn_->max_clock_info, "nvmlDeviceGetMaxClockInfo") &&
+            load(fn_->temperature, "nvmlDeviceGetTemperature");
+  available_ = ok && fn_->init() == kNvmlSuccess;
+}
+
+void* Nvml::device(const std::string& pci_bus_id) const {
+  if (!available_) return nullptr;
+  nvmlDevice handle = nullptr;
+  return fn_->handle_by_pci(pci_bus_id.c_str(), &handle) == kNvmlSuccess ? handle : nullptr;
+}
+
+std::optional<std::string> Nvml::driver_version() const {
+  if (!available_) return std::nullopt;
+  char buf[96] = {};
+  if (fn_->system_driver_version(buf, sizeof buf) != kNvmlSuccess) return std::nullopt;
+  return std::string(buf);
+}
+
+std::optional<unsigned> Nvml::sm_clock_mhz(const std::string& pci_bus_id) const {
+  unsigned v = 0;
+  void* d = device(pci_bus_id);
+  if (!d || fn_->clock_info(d, kNvmlClockSm, &v) != kNvmlSuccess) return std::nullopt;
+  return v;
+}
+
+std::optional<unsigned> Nvml::max_sm_clock_mhz(const std::string& pci_bus_id) const {
+  unsigned v = 0;
+  void* d = device(pci_bus_id);
+  if (!d || fn_->max_clock_info(d, kNvmlClockSm, &v) != kNvmlSuccess) return std::nullopt;
+  return v;
+}
+
+std::optional<unsigned> Nvml::temperature_c(const std::string& pci_bus_id) const {
+  unsigned v = 0;
+  void* d = device(pci_bus_id);
+  if (!d || fn_->temperature(d, kNvmlTemperatureGpu, &v) != kNvmlSuccess) return std::nullopt;
+  return v;
+}
+
+}  // namespace ktune

@@ -1,0 +1,30 @@
+// Nvml: the few NVML calls ktune needs, reached through dlopen so that no
+// binary links libnvidia-ml (absent on machines without a driver).
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace ktune {
+
+class Nvml {
+ public:
+  /// The process-wide instance; loads the library on first use.
+  static Nvml& instance();
+  bool available() const { return available_; }
+  std::optional<std::string> driver_version() const;
+  /// Current SM clock in MHz of the device with this PCI bus id ("0000:3b:00.0").
+  std::optional<unsigned> sm_clock_mhz(const std::string& pci_bus_id) const;
+  std::optional<unsigned> max_sm_clock_mhz(const std::string& pci_bus_id) const;
+  std::optional<unsigned> temperature_c(const std::string& pci_bus_id) const;
+
+ private:
+  Nvml();
+  void* device(const std::string& pci_bus_id) const;
+  bool available_ = false;
+  void* library_ = nullptr;
+  struct Functions;
+  Functions* fn_ = nullptr;
+};
+
+}  // namespace ktune

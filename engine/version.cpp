@@ -1,0 +1,19 @@
+// Version text of this build.
+#include "engine/version.hpp"
+
+#ifndef KTUNE_VERSION
+#define KTUNE_VERSION "0.0.0"
+#endif
+#ifndef KTUNE_REVISION
+#define KTUNE_REVISION "unknown"
+#endif
+
+namespace ktune {
+
+std::string version_text() {
+  return std::string("ktune ") + KTUNE_VERSION + " (rev " + KTUNE_REVISION + ")";
+}
+
+std::string tool_version() { return std::string(KTUNE_VERSION) + "+" + KTUNE_REVISION; }
+
+}  // namespace ktune

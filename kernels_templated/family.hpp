@@ -1,0 +1,75 @@
+// KernelFamily: the descriptor of one kernel family (its space, work, source
+// and defaults). Pure C++: no CUDA header, so searchers and tools use it anywhere.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "space/device_spec.hpp"
+#include "space/space.hpp"
+#include "space/value_map.hpp"
+#include "space/work.hpp"
+
+namespace ktune {
+
+/// What NVRTC compiles for one configuration.
+struct KernelSource {
+  std::string program_name;              ///< shows in compiler logs, e.g. "gemm_tc.cu"
+  std::string source;                    ///< text that #includes our templates
+  std::vector<std::string> kernels;      ///< name expressions, in launch order
+  std::vector<std::string> options;      ///< extra NVRTC options (-D...); the engine adds arch, std, includes
+  bool needs_arch_specific = false;      ///< needs sm_90a (wgmma, setmaxnreg)
+};
+
+/// Thrown for a malformed or unsupported problem; the message names the key.
+struct ProblemError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+class KernelFamily {
+ public:
+  virtual ~KernelFamily() = default;
+
+  virtual std::string_view name() const = 0;
+  virtual std::string_view description() const = 0;
+  /// Template files (relative to kernels_templated/) whose text, hashed, is the
+  /// family's version: results measured with other text are stale.
+  virtual std::vector<std::string> template_files() const = 0;
+
+  /// Checks a problem and fills defaulted keys (e.g. lda from the layout).
+  /// Throws ProblemError naming the bad key (zero or negative sizes included).
+  virtual Problem normalize(const Problem& p) const = 0;
+  /// Human help for the problem keys, e.g. "m,n,k>=1; dtype=fp32|tf32|bf16|fp16; layout=nn|nt|tn|tt".
+  virtual std::string_view problem_help() const = 0;
+  /// Numeric keys that measure the shape (the nearest-shape lookup uses log-space
+  /// distance over them) ...
+  virtual std::vector<std::string> shape_keys() const = 0;
+  /// ... and the class that must match for a configuration to transfer
+  /// (dtype, layout, alignment class).
+  virtual std::string shape_class(const Problem& p) const = 0;
+
+  /// The space for a (normalized) problem on a device, constraints included.
+  virtual Space space(const Problem& p, const DeviceSpec& d) const = 0;
+  /// A safe configuration for any problem (the lookup's last resort).
+  virtual Config default_config(const Problem& p, const DeviceSpec& d) const = 0;
+
+  virtual double flops(const Problem& p) const = 0;
+  virtual double min_bytes(const Problem& p) const = 0;
+  /// Inputs of the roofline model for this configuration.
+  virtual WorkEstimate estimate(const Problem& p, const Config& c, const DeviceSpec& d) const = 0;
+
+  /// Source and kernel names to compile for (problem, configuration).
+  virtual KernelSource source(const Problem& p, const Config& c) const = 0;
+};
+
+/// The family named `name`. Throws std::invalid_argument listing the known ones.
+const KernelFamily& find_family(std::string_view name);
+std::vector<std::string> family_names();
+
+/// Parses "m=4096,n=4096,..." and normalizes it for the family.
+Problem parse_problem(const KernelFamily& family, std::string_view text);
+
+}  // namespace ktune

@@ -1,0 +1,44 @@
+// Registry of kernel families: one line per family, in kFamilies below.
+#include <stdexcept>
+
+#include "kernels_templated/family.hpp"
+
+namespace ktune {
+namespace {
+
+// Adding a family: include its descriptor and add one line to families().
+const std::vector<const KernelFamily*>& families() {
+  static const std::vector<const KernelFamily*> all = {
+  };
+  return all;
+}
+
+}  // namespace
+
+const KernelFamily& find_family(std::string_view name) {
+  for (const KernelFamily* f : families())
+    if (f->name() == name) return *f;
+  std::string known;
+  for (const KernelFamily* f : families()) known += (known.empty() ? "" : ", ") + std::string(f->name());
+  throw std::invalid_argument("unknown kernel family '" + std::string(name) + "' (known: " +
+                              (known.empty() ? "none" : known) + ")");
+}
+
+std::vector<std::string> family_names() {
+  std::vector<std::string> names;
+  for (const KernelFamily* f : families()) names.emplace_back(f->name());
+  return names;
+}
+
+Problem parse_problem(const KernelFamily& family, std::string_view text) {
+  Problem raw;
+  try {
+    raw = ValueMap::parse(text);
+  } catch (const std::invalid_argument& e) {
+    throw ProblemError(std::string("malformed problem: ") + e.what() + " (expected " +
+                       std::string(family.problem_help()) + ")");
+  }
+  return family.normalize(raw);
+}
+
+}  // namespace ktune

@@ -1,0 +1,123 @@
+// Space: parameters plus constraints; enumeration, sampling, neighbours,
+// repair and feature encoding of the valid configurations.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <Eigen/Core>
+#include <nlohmann/json_fwd.hpp>
+
+#include "space/parameter.hpp"
+#include "space/value_map.hpp"
+
+namespace ktune {
+
+/// The parameters bound so far while a constraint is checked (during
+/// enumeration only a prefix is bound; a constraint runs once all the
+/// parameters it names are). Lookups by name are cheap (small linear scan
+/// over bound positions), and constants of the space (problem and device
+/// keys) are visible too.
+class Assignment {
+ public:
+  virtual ~Assignment() = default;
+  virtual const Value& get(std::string_view name) const = 0;
+  std::int64_t i(std::string_view name) const;
+  double f(std::string_view name) const;
+  bool b(std::string_view name) const;
+  const std::string& s(std::string_view name) const;
+};
+
+using ConstraintFn = std::function<bool(const Assignment&)>;
+
+/// One constraint: a description a user reads ("warp tile divides block
+/// tile"), the names it reads (parameters and constants), and the test.
+struct Constraint {
+  std::string description;
+  std::vector<std::string> names;
+  ConstraintFn test;
+  std::string expression;  ///< source text when written in the expression language
+};
+
+/// A search space for one (family, problem, device). Built once, then
+/// read-only and safe to share between threads.
+class Space {
+ public:
+  /// `constants` are the problem and device values that constraints may read
+  /// by name (m, n, k, dtype, smem_max, max_threads, sm_count, ...).
+  explicit Space(ValueMap constants = {});
+  Space(Space&&) noexcept;
+  Space& operator=(Space&&) noexcept;
+  Space(const Space&);
+  Space& operator=(const Space&);
+  ~Space();
+
+  /// Adds a parameter. Throws SpaceError if the name is taken (also by a constant).
+  Space& add(Parameter p);
+  /// Adds a C++ constraint over the named parameters/constants. Throws
+  /// SpaceError naming an unknown name.
+  Space& require(std::string description, std::vector<std::string> names, ConstraintFn test);
+  /// Adds a constraint in the expression language, e.g.
+  /// `BLOCK_M % WARP_M == 0 && STAGES * (BLOCK_M + BLOCK_N) * BLOCK_K * 2 <= smem_max`.
+  /// Throws SpaceError with the column of a parse error or the unknown name.
+  Space& require(std::string expression);
+
+  const std::vector<Parameter>& parameters() const;
+  const std::vector<Constraint>& constraints() const;
+  const ValueMap& constants() const;
+  const Parameter& parameter(std::string_view name) const;  ///< throws SpaceError
+
+  /// Product of the parameters' sizes (a double: it may exceed 2^64).
+  double cartesian_size() const;
+  /// Every valid configuration, in a deterministic order (lexicographic over
+  /// parameter value positions). Prunes each constraint as soon as its names
+  /// are bound and runs independent groups in parallel.
+  std::vector<Config> enumerate() const;
+  /// Number of valid configurations, without materialising them.
+  std::uint64_t count_valid() const;
+
+  /// Whether c assigns every parameter a value of its list and meets every
+  /// constraint; on false, `why` (if given) names the offending parameter or
+  /// the description of the failed constraint.
+  bool is_valid(const Config& c, std::string* why = nullptr) const;
+  /// Throws SpaceError with the same message is_valid would give.
+  void check(const Config& c) const;
+
+  /// n distinct valid configurations drawn uniformly (fewer if the space has
+  /// fewer); deterministic for a seed. Does not enumerate large spaces.
+  std::vector<Config> sample(std::size_t n, std::uint64_t seed) const;
+  /// Valid configurations that differ from c in one parameter: one value
+  /// position up or down for ordinals, any other value for categoricals.
+  std::vector<Config> neighbours(const Config& c) const;
+  /// The nearest valid configuration to c (fewest changed parameters, then
+  /// smallest moves), c itself if valid; nullopt if the space is empty.
+  /// Unknown or out-of-list values are first snapped to the nearest listed value.
+  std::optional<Config> repair(const Config& c) const;
+  /// Defaults of every parameter, repaired if that combination is invalid.
+  Config default_config() const;
+
+  /// Features for the Bayesian searcher: ordinal parameters scaled to [0,1]
+  /// (log2 for power-of-two ranges), one-hot for categoricals.
+  Eigen::VectorXd encode(const Config& c) const;
+  int encoded_size() const;
+
+  /// Throws SpaceError if the space has no parameter or no valid
+  /// configuration ("contradictory constraints: ...").
+  void require_nonempty() const;
+
+  /// Documented JSON form (see docs in space/README.md); from_json reads it
+  /// back, C++ constraints included only when they carry an expression.
+  nlohmann::json to_json() const;
+  static Space from_json(const nlohmann::json& j, ValueMap constants = {});
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ktune
