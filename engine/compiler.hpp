@@ -1,0 +1,62 @@
+// Compiler: NVRTC compilation of a family's KernelSource to a cubin, with an
+// on-disk cache and parallel batches.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kernels_templated/family.hpp"
+
+namespace ktune {
+
+/// Resource usage read from ptxas' report (NVRTC with --ptxas-options=-v).
+struct KernelResources {
+  std::string name_expression;
+  std::string lowered_name;   ///< mangled name to look up in the cubin
+  int registers = 0;
+  int spill_store_bytes = 0;
+  int spill_load_bytes = 0;
+  int stack_frame_bytes = 0;
+  int static_smem_bytes = 0;
+};
+
+struct CompileOutput {
+  bool ok = false;
+  std::vector<char> cubin;                 ///< empty on failure
+  std::vector<KernelResources> kernels;    ///< same order as KernelSource::kernels
+  std::string log;                         ///< compiler log (kept on failure)
+  double compile_seconds = 0;              ///< 0 on a cache hit
+  bool cache_hit = false;
+};
+
+struct CompilerOptions {
+  std::string arch = "sm_90a";          ///< --gpu-architecture
+  std::string cache_dir;                ///< empty: no on-disk cache
+  std::vector<std::string> extra;       ///< appended to every compile
+};
+
+class Compiler {
+ public:
+  explicit Compiler(CompilerOptions options);
+  /// Never throws for a bad candidate: failures come back with ok == false
+  /// and the log. Throws std::runtime_error only if NVRTC itself is unusable.
+  CompileOutput compile(const KernelSource& source) const;
+  /// Compiles many in parallel (TBB); outputs in input order.
+  std::vector<CompileOutput> compile_all(std::span<const KernelSource> sources) const;
+  /// The directory holding our templates at run time: $KTUNE_KERNEL_DIR, else
+  /// kernels_templated/ found relative to the executable, else the
+  /// compile-time source path.
+  static std::string kernel_dir();
+  const CompilerOptions& options() const { return options_; }
+
+ private:
+  CompilerOptions options_;
+};
+
+/// Hash of a family's template files (their text), the family's version key.
+std::string family_source_hash(const KernelFamily& family);
+
+}  // namespace ktune
