@@ -1,0 +1,100 @@
+// Gaussian process regression on Eigen: Matérn 5/2 kernel with one length
+// scale per input dimension, log marginal likelihood with its gradient,
+// hyperparameter fitting, posterior, and the acquisition functions.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+
+#include <Eigen/Core>
+
+namespace ktune::gp {
+
+/// Matérn 5/2 correlation at scaled distance r: (1 + √5 r + 5r²/3) exp(-√5 r).
+double matern52(double r);
+
+/// Hyperparameters, all in log space so that any real vector is valid.
+struct Hyper {
+  Eigen::VectorXd log_lengthscale;  ///< one per input dimension
+  double log_signal_var = 0.0;      ///< σ_f²
+  double log_noise_var = -6.9;      ///< σ_n² (≈1e-3)
+
+  int dims() const { return static_cast<int>(log_lengthscale.size()); }
+  /// Packs to (log l_1..d, log σ_f², log σ_n²) and back.
+  Eigen::VectorXd pack() const;
+  static Hyper unpack(const Eigen::VectorXd& theta);
+  static Hyper defaults(int dims);
+};
+
+/// k(a_i, b_j) for points stored as rows; no noise term.
+Eigen::MatrixXd kernel_matrix(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, const Hyper& h);
+
+/// log p(y | X, θ) of a zero-mean GP; fills `gradient` (w.r.t. pack()'s
+/// vector) when given. Returns -infinity if the covariance is not positive
+/// definite.
+double log_marginal_likelihood(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, const Hyper& h,
+                               Eigen::VectorXd* gradient = nullptr);
+
+/// Box bounds of the log hyperparameters the fit respects (inputs are
+/// expected scaled to about [0,1] and targets standardised).
+struct Bounds {
+  double log_lengthscale_lo = -4.6, log_lengthscale_hi = 3.0;   // 0.01 .. 20
+  double log_signal_lo = -4.6, log_signal_hi = 2.3;              // 0.01 .. 10
+  double log_noise_lo = -13.8, log_noise_hi = 0.0;               // 1e-6 .. 1
+};
+
+struct FitOptions {
+  int restarts = 3;          ///< random starts besides `start` and the defaults
+  int max_iterations = 60;   ///< L-BFGS iterations per start
+  std::uint64_t seed = 1;
+  std::optional<Hyper> start;  ///< e.g. the previous fit (warm start)
+  Bounds bounds;
+};
+
+/// Maximises the log marginal likelihood by projected L-BFGS from several
+/// starts; returns the best hyperparameters found.
+Hyper fit(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, const FitOptions& options);
+
+/// Minimises f (which fills its gradient) inside [lo, hi] by L-BFGS with
+/// projection onto the box and a backtracking (Armijo) line search. Returns
+/// the best point; `value` receives f there.
+Eigen::VectorXd minimize_lbfgs(const std::function<double(const Eigen::VectorXd&, Eigen::VectorXd&)>& f,
+                               Eigen::VectorXd x0, const Eigen::VectorXd& lo,
+                               const Eigen::VectorXd& hi, int max_iterations, double* value = nullptr);
+
+/// The posterior of a zero-mean GP given training points (rows of x) and y.
+class Posterior {
+ public:
+  Posterior() = default;
+  /// Throws std::runtime_error if the covariance cannot be factorised even
+  /// with added jitter.
+  Posterior(Eigen::MatrixXd x, const Eigen::VectorXd& y, Hyper h);
+
+  /// Mean and variance (of the latent function, without noise) at rows of xs.
+  void predict(const Eigen::MatrixXd& xs, Eigen::VectorXd& mean, Eigen::VectorXd& variance) const;
+  /// Posterior covariance between every row of xs and the single point p.
+  Eigen::VectorXd covariance_with(const Eigen::MatrixXd& xs, const Eigen::VectorXd& p) const;
+  /// L⁻¹ k(X, xs): lets a caller get covariances between candidates cheaply.
+  Eigen::MatrixXd whitened_cross(const Eigen::MatrixXd& xs) const;
+
+  const Hyper& hyper() const { return h_; }
+  Eigen::Index size() const { return x_.rows(); }
+
+ private:
+  Eigen::MatrixXd x_;
+  Hyper h_;
+  Eigen::MatrixXd l_;      ///< lower Cholesky factor of K + σ_n² I
+  Eigen::VectorXd alpha_;  ///< (K + σ_n² I)⁻¹ y
+};
+
+/// Expected improvement below `best` (minimisation):
+/// (best − μ − ξ) Φ(z) + σ φ(z), z = (best − μ − ξ)/σ; max(best − μ − ξ, 0) when σ = 0.
+double expected_improvement(double mean, double sd, double best, double xi = 0.0);
+/// Lower confidence bound μ − κσ (smaller is more promising).
+double lower_confidence_bound(double mean, double sd, double kappa);
+
+double normal_pdf(double z);
+double normal_cdf(double z);
+
+}  // namespace ktune::gp
