@@ -1,0 +1,118 @@
+// Tuner: the tuning loop. Resumes from stored results, proposes batches,
+// evaluates, stores each batch in one transaction, observes, and stops on
+// budget, time, patience or an exhausted searcher.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "db/store.hpp"
+#include "engine/evaluator.hpp"
+#include "engine/progress.hpp"
+#include "kernels_templated/family.hpp"
+#include "search/searcher.hpp"
+#include "space/result.hpp"
+#include "space/space.hpp"
+
+namespace ktune {
+
+/// Where the loop reads what is already known and writes each batch: the
+/// tuning database under one RunKey (StoreLog), or a test double.
+class ResultLog {
+ public:
+  virtual ~ResultLog() = default;
+  /// Every stored result of this run's key (newest per configuration).
+  virtual std::vector<Result> stored() const = 0;
+  /// Stores one batch atomically: after a crash either all of it or none of it is there.
+  virtual void append_batch(std::span<const Result> batch) = 0;
+  /// Configurations that did well on related runs (same family, nearby shapes
+  /// or other architectures), best first, at most `limit`. Empty when the log
+  /// cannot tell.
+  virtual std::vector<Config> warm_start_candidates(std::size_t limit) const;
+};
+
+/// The tuning database seen through one RunKey: stored() is Store::results,
+/// append_batch is one Store::record call (one transaction).
+class StoreLog final : public ResultLog {
+ public:
+  StoreLog(Store& store, RunKey key, Provenance provenance);
+  std::vector<Result> stored() const override;
+  void append_batch(std::span<const Result> batch) override;
+  /// TODO(warm start): Store has no query for related runs yet (see the report);
+  /// until it has, this answers nothing rather than guessing.
+  std::vector<Config> warm_start_candidates(std::size_t limit) const override;
+  const RunKey& key() const { return key_; }
+
+ private:
+  Store& store_;
+  RunKey key_;
+  Provenance provenance_;
+};
+
+struct TuneOptions {
+  std::size_t budget = 0;       ///< evaluations in this run (failures count); 0 = no budget
+  double time_limit_s = 0;      ///< wall-clock seconds; 0 = none. The batch in flight finishes.
+  std::size_t batch_size = 8;   ///< configurations proposed and evaluated together (>= 1)
+  std::size_t patience = 0;     ///< stop after this many evaluations without a new best; 0 = off
+  bool resume = true;           ///< feed stored results to the searcher and never re-measure them
+  bool warm_start = false;      ///< evaluate the log's warm-start candidates first
+  std::string label;            ///< shown on the progress line
+};
+
+enum class StopReason { budget, time_limit, patience, exhausted };
+std::string_view to_string(StopReason r);
+
+struct TuneReport {
+  std::vector<Result> measured;   ///< evaluated in this run, in order (each stored)
+  std::vector<Result> reused;     ///< stored results fed to the searcher on resume
+  std::size_t failures = 0;       ///< measured results whose status is not ok
+  std::size_t skipped_invalid = 0;  ///< proposals the space rejected (never evaluated, never counted)
+  std::size_t warm_started = 0;   ///< warm-start candidates evaluated
+  std::optional<Result> best;     ///< fastest ok result among reused and measured
+  StopReason stop = StopReason::exhausted;
+  double elapsed_s = 0;
+};
+
+/// Everything one run uses; pointers are borrowed and must outlive run().
+struct TuneInputs {
+  const KernelFamily* family = nullptr;  ///< null for a replayed foreign space
+  Problem problem;
+  const Space* space = nullptr;
+  Searcher* searcher = nullptr;
+  Evaluator* evaluator = nullptr;
+  ResultLog* log = nullptr;
+  ProgressSink* progress = nullptr;      ///< null: no progress output
+  /// Seconds on a monotonic clock; tests substitute their own. Empty: steady_clock.
+  std::function<double()> clock;
+};
+
+class Tuner {
+ public:
+  /// Throws std::invalid_argument if a required input (space, searcher,
+  /// evaluator, log) is missing or batch_size is 0. A run with no budget, time
+  /// limit or patience ends when the searcher is exhausted.
+  Tuner(TuneInputs inputs, TuneOptions options);
+  /// Runs the loop. A failing candidate is a Result, never an exception; an
+  /// exception from the evaluator or the log propagates after the batches
+  /// before it were stored.
+  TuneReport run();
+
+ private:
+  TuneInputs in_;
+  TuneOptions opt_;
+};
+
+/// Fills tflops/gbps of ok results that lack them from the family's work
+/// (replayed results often carry only times).
+void fill_throughput(Result& r, const KernelFamily& family, const Problem& problem);
+
+/// True when `a` is a better result than `b` (ok beats failure; then lower median time).
+bool better_result(const Result& a, const Result& b);
+
+}  // namespace ktune
