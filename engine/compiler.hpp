@@ -30,10 +30,12 @@ struct CompileOutput {
   std::string log;                         ///< compiler log (kept on failure)
   double compile_seconds = 0;              ///< 0 on a cache hit
   bool cache_hit = false;
+  std::string arch;                        ///< the --gpu-architecture actually used
+  std::string cache_key;                   ///< 32 hex digits; empty without a cache dir
 };
 
 struct CompilerOptions {
-  std::string arch = "sm_90a";          ///< --gpu-architecture
+  std::string arch = "sm_90a";          ///< --gpu-architecture (an "a" is appended for needs_arch_specific)
   std::string cache_dir;                ///< empty: no on-disk cache
   std::vector<std::string> extra;       ///< appended to every compile
 };
@@ -50,13 +52,24 @@ class Compiler {
   /// kernels_templated/ found relative to the executable, else the
   /// compile-time source path.
   static std::string kernel_dir();
+  /// The on-disk cache key of a source: its text, kernel names, options, the
+  /// NVRTC version, the architecture and the text of every template header
+  /// under kernel_dir() (hashed once per process).
+  std::string cache_key(const KernelSource& source) const;
+  /// "13.0": the NVRTC in use (provenance of every result).
+  static std::string nvrtc_version();
   const CompilerOptions& options() const { return options_; }
 
  private:
   CompilerOptions options_;
 };
 
-/// Hash of a family's template files (their text), the family's version key.
+/// $XDG_CACHE_HOME/ktune, else ~/.cache/ktune: the CLI's compile cache.
+std::string default_compile_cache_dir();
+
+/// Hash of a family's template files (their text, concatenated in the order
+/// template_files() lists them), the family's version key: stable_hash_hex.
+/// Throws std::runtime_error naming a file that cannot be read.
 std::string family_source_hash(const KernelFamily& family);
 
 }  // namespace ktune
