@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,11 @@ class Assignment {
 };
 
 using ConstraintFn = std::function<bool(const Assignment&)>;
+
+/// Position of a value in its parameter's list. Configurations are handled as
+/// vectors of positions (one per parameter, in declaration order) wherever
+/// speed matters: enumeration, sampling, index-based searchers.
+using ValueIndex = std::uint32_t;
 
 /// One constraint: a description a user reads ("warp tile divides block
 /// tile"), the names it reads (parameters and constants), and the test.
@@ -66,6 +72,8 @@ class Space {
   /// `BLOCK_M % WARP_M == 0 && STAGES * (BLOCK_M + BLOCK_N) * BLOCK_K * 2 <= smem_max`.
   /// Throws SpaceError with the column of a parse error or the unknown name.
   Space& require(std::string expression);
+  /// The same, with a description a user reads in place of the expression text.
+  Space& require(std::string expression, std::string description);
 
   const std::vector<Parameter>& parameters() const;
   const std::vector<Constraint>& constraints() const;
@@ -80,6 +88,29 @@ class Space {
   std::vector<Config> enumerate() const;
   /// Number of valid configurations, without materialising them.
   std::uint64_t count_valid() const;
+
+  /// Calls `visit` once per valid configuration with the value positions of
+  /// every parameter (declaration order), without building Configs. Runs on
+  /// the calling thread in a deterministic order (independent parameter
+  /// groups combined as a product; not lexicographic). The span is only valid
+  /// during the call.
+  void for_each_valid(const std::function<void(std::span<const ValueIndex>)>& visit) const;
+
+  /// Position of the parameter named `name` in parameters(); throws SpaceError.
+  std::size_t parameter_index(std::string_view name) const;
+  /// Value positions of c, declaration order. Throws SpaceError naming a
+  /// missing or unknown parameter or a value outside its list.
+  std::vector<ValueIndex> indices_of(const Config& c) const;
+  /// The configuration at the given value positions (one per parameter).
+  /// Throws SpaceError when a position is out of range or the size is wrong.
+  Config config_at(std::span<const ValueIndex> indices) const;
+  /// Whether the positions meet every constraint (positions must be in range).
+  bool is_valid_indices(std::span<const ValueIndex> indices) const;
+  /// c with every parameter given a listed value: missing or text values not
+  /// in the list take the default, numbers snap to the nearest listed value
+  /// (nearest in log2 for power-of-two ranges). Keys that are not parameters
+  /// are dropped. Constraints are not considered (see repair).
+  Config snap(const Config& c) const;
 
   /// Whether c assigns every parameter a value of its list and meets every
   /// constraint; on false, `why` (if given) names the offending parameter or
@@ -115,8 +146,11 @@ class Space {
   nlohmann::json to_json() const;
   static Space from_json(const nlohmann::json& j, ValueMap constants = {});
 
- private:
+  /// Internals (space/space_impl.hpp); public only so the space's own
+  /// source files can name it.
   struct Impl;
+
+ private:
   std::unique_ptr<Impl> impl_;
 };
 
