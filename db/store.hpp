@@ -2,9 +2,12 @@
 // problem and configuration). No CUDA: applications embed it.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -26,6 +29,12 @@ struct RunKey {
   std::string family;           ///< e.g. "gemm"
   std::string family_hash;      ///< hash of the family's template source text
   Problem problem;              ///< normalized problem
+  /// Optional, for the nearest-shape lookup: the family's numeric shape keys
+  /// (KernelFamily::shape_keys()) and shape class (KernelFamily::shape_class()).
+  /// Stored with the problem the first time it is recorded. When the class is
+  /// empty it is derived: the canonical key of the problem minus its shape keys.
+  std::vector<std::string> shape_keys;
+  std::string shape_class;
 };
 
 /// Provenance stored beside each result.
@@ -33,7 +42,38 @@ struct Provenance {
   std::string host;
   std::string tool_version;     ///< ktune version and revision
   std::string source;           ///< optional team / source label
+  /// When the measurement was taken, UTC ISO-8601 with microseconds
+  /// ("2026-11-29T14:35:00.123456Z"). Empty when recording: now.
+  std::string measured_at;
 };
+
+/// One stored measurement with everything it is keyed by: the unit of
+/// export, import and merge.
+struct Measurement {
+  RunKey key;
+  Result result;
+  Provenance provenance;
+};
+
+/// Results of one family measured with template text other than the current one.
+struct StaleSummary {
+  std::string family;
+  std::string family_hash;
+  std::int64_t results = 0;
+};
+
+/// Counts for `ktune db stats`.
+struct StoreStats {
+  std::int64_t devices = 0, families = 0, problems = 0, configs = 0, results = 0;
+  std::vector<std::pair<std::string, std::int64_t>> by_status;  ///< status text -> count
+  std::vector<std::pair<std::string, std::int64_t>> by_family;  ///< "family@hash" -> count
+  std::vector<std::pair<std::string, std::int64_t>> by_device;  ///< "name (arch)" -> count
+};
+
+/// Current schema version (`PRAGMA user_version`) and the `PRAGMA
+/// application_id` that marks a file as a ktune database ("ktDB").
+inline constexpr int kSchemaVersion = 2;
+inline constexpr std::int32_t kApplicationId = 0x6b744442;
 
 class Store {
  public:
@@ -53,14 +93,44 @@ class Store {
   /// Every stored result for the key (current family hash only), newest
   /// measurement per configuration. Used for resume and warm start.
   std::vector<Result> results(const RunKey& key) const;
-  /// Best verified (`ok`) result for the key, if any.
+  /// Best verified (`ok`) result for the key, if any. A configuration with any
+  /// `wrong_result` measurement for the key is never chosen.
   std::optional<Result> best(const RunKey& key) const;
 
+  /// Stores fully keyed measurements in one transaction (import, merge).
+  /// Measurements already present (same device, family hash, problem,
+  /// configuration, source, host and time) are skipped. Returns how many
+  /// were new. All or nothing: on error nothing is stored.
+  std::int64_t insert(std::span<const Measurement> measurements);
+  /// Calls `visit` for every stored measurement in a deterministic order
+  /// (family, hash, device, problem, configuration, time). Returning false stops.
+  void for_each(const std::function<bool(const Measurement&)>& visit) const;
+
+  /// Families' results measured with another template hash than `current_hash`
+  /// (`family` empty: `current_hash` is ignored and every family's hashes but
+  /// the newest-measured one are listed).
+  std::vector<StaleSummary> stale(const std::string& family, const std::string& current_hash) const;
+  /// Deletes the results of `family` whose template hash is not `current_hash`.
+  /// Returns the number deleted.
+  std::int64_t prune_stale(const std::string& family, const std::string& current_hash);
+
+  StoreStats stats() const;
+  std::int64_t result_count() const;
+  /// The schema version of the open file (kSchemaVersion after open()).
+  int schema_version() const;
+  const std::string& path() const;
+  bool read_only() const;
+
   struct Impl;
+  /// Internal: the db/ room's other translation units reach SQLite through it.
+  Impl& impl() const { return *impl_; }
 
  private:
   explicit Store(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+/// Now as UTC ISO-8601 with microseconds, strictly increasing within this process.
+std::string measurement_time_now();
 
 }  // namespace ktune

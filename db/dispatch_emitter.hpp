@@ -1,0 +1,31 @@
+// Dispatch emitter: writes a dependency-free C++ header that routes a
+// problem to its tuned configuration (exact shape, then shape bucket, then default).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/query.hpp"
+
+namespace ktune {
+
+struct DispatchOptions {
+  std::string family;                  ///< required
+  std::string device;                  ///< GPU name or arch ("sm_90"); required
+  std::optional<Config> default_config;  ///< served when nothing matches (else the header returns nullptr)
+  /// Shape keys in parameter order; empty: those stored with the problems.
+  std::vector<std::string> shape_keys;
+  std::string source_label;            ///< named in the header comment (e.g. the database path)
+};
+
+/// Text of the header. Its namespace is ktune_dispatch::<family>_<device>, with
+///   struct Choice { const char* config; const char* how; double median_s; };
+///   Choice select(const char* shape_class, double <key1>, double <key2>, ...);
+/// `config` is the canonical configuration key ("a=1,b=2"), `how` is "exact",
+/// "bucket" (same shape class and floor(log2) of every shape key) or "default".
+/// Throws std::invalid_argument when there is nothing to route or the shape
+/// keys are unknown.
+std::string emit_dispatch_header(const Store& store, const DispatchOptions& options);
+
+}  // namespace ktune

@@ -1,0 +1,430 @@
+// Exchange formats: JSON Lines, CSV and T4 writers and all-or-nothing parsers.
+#include "db/exchange.hpp"
+
+#include <charconv>
+#include <istream>
+#include <iterator>
+#include <ostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "db/store_impl.hpp"
+
+namespace ktune {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kJsonlTag = "ktune.measurement";
+constexpr int kJsonlVersion = 1;
+
+const std::vector<std::string> kCsvColumns = {
+    "device_name", "device_arch", "device", "family", "family_hash", "problem_key", "problem",
+    "shape_class", "shape_keys", "config_key", "config", "status", "median_s", "min_s", "max_s",
+    "spread", "repetitions", "tflops", "gbps", "error", "max_abs_error", "deterministic", "message",
+    "metrics", "host", "tool_version", "source", "measured_at"};
+
+std::string number_text(double d) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, d);  // shortest text that round-trips
+  return std::string(buf, end);
+}
+
+double number_from(const std::string& text, const char* column) {
+  double d = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
+  if (ec != std::errc() || p != text.data() + text.size())
+    throw std::invalid_argument(std::string("column '") + column + "': '" + text + "' is not a number");
+  return d;
+}
+
+// ---- JSON Lines -----------------------------------------------------------------
+
+json provenance_to_json(const Provenance& p) {
+  return {{"host", p.host}, {"tool_version", p.tool_version}, {"source", p.source},
+          {"measured_at", p.measured_at}};
+}
+
+Provenance provenance_from_json(const json& j) {
+  Provenance p;
+  p.host = j.value("host", "");
+  p.tool_version = j.value("tool_version", "");
+  p.source = j.value("source", "");
+  p.measured_at = j.at("measured_at").get<std::string>();
+  if (p.measured_at.empty()) throw std::invalid_argument("'provenance.measured_at' is empty");
+  return p;
+}
+
+// ---- CSV --------------------------------------------------------------------------
+
+void csv_cell(std::ostream& out, const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) {
+    out << s;
+    return;
+  }
+  out << '"';
+  for (char c : s) {
+    if (c == '"') out << '"';
+    out << c;
+  }
+  out << '"';
+}
+
+struct CsvRecord {
+  int line;
+  std::vector<std::string> cells;
+};
+
+std::vector<CsvRecord> parse_csv(const std::string& text) {
+  std::vector<CsvRecord> records;
+  std::size_t i = 0;
+  int line = 1;
+  while (i < text.size()) {
+    CsvRecord rec{line, {}};
+    std::string cell;
+    bool done = false;
+    while (!done) {
+      cell.clear();
+      if (i < text.size() && text[i] == '"') {
+        int opened = line;
+        ++i;
+        while (true) {
+          if (i >= text.size()) throw ImportError(opened, "unterminated quoted cell");
+          char c = text[i++];
+          if (c == '"') {
+            if (i < text.size() && text[i] == '"') {
+              cell += '"';
+              ++i;
+            } else {
+              break;
+            }
+          } else {
+            if (c == '\n') ++line;
+            cell += c;
+          }
+        }
+        if (i < text.size() && text[i] != ',' && text[i] != '\n' && text[i] != '\r')
+          throw ImportError(line, "text after a closing quote");
+      } else {
+        while (i < text.size() && text[i] != ',' && text[i] != '\n' && text[i] != '\r') cell += text[i++];
+      }
+      rec.cells.push_back(cell);
+      if (i >= text.size()) {
+        done = true;
+      } else if (text[i] == ',') {
+        ++i;
+      } else {
+        if (text[i] == '\r') ++i;
+        if (i < text.size() && text[i] == '\n') ++i;
+        ++line;
+        done = true;
+      }
+    }
+    if (!(rec.cells.size() == 1 && rec.cells[0].empty())) records.push_back(std::move(rec));
+  }
+  return records;
+}
+
+Measurement measurement_from_csv(const std::vector<std::string>& c) {
+  auto col = [&](const char* name) -> const std::string& {
+    for (std::size_t i = 0; i < kCsvColumns.size(); ++i)
+      if (kCsvColumns[i] == name) return c[i];
+    throw std::logic_error("no CSV column " + std::string(name));
+  };
+  auto parse_json = [&](const char* name) {
+    try {
+      return json::parse(col(name));
+    } catch (const json::exception& e) {
+      throw std::invalid_argument(std::string("column '") + name + "' is not JSON: " + e.what());
+    }
+  };
+  Measurement m;
+  m.key.device = DeviceSpec::from_json(parse_json("device"));
+  m.key.family = col("family");
+  if (m.key.family.empty()) throw std::invalid_argument("column 'family' is empty");
+  m.key.family_hash = col("family_hash");
+  m.key.problem = ValueMap::from_json(parse_json("problem"));
+  m.key.shape_class = col("shape_class");
+  m.key.shape_keys = split_names(col("shape_keys"));
+  Result& r = m.result;
+  r.config = ValueMap::from_json(parse_json("config"));
+  r.status = status_from_string(col("status"));
+  r.time.median_s = number_from(col("median_s"), "median_s");
+  r.time.min_s = number_from(col("min_s"), "min_s");
+  r.time.max_s = number_from(col("max_s"), "max_s");
+  r.time.spread = number_from(col("spread"), "spread");
+  r.time.repetitions = static_cast<int>(number_from(col("repetitions"), "repetitions"));
+  r.tflops = number_from(col("tflops"), "tflops");
+  r.gbps = number_from(col("gbps"), "gbps");
+  r.error = number_from(col("error"), "error");
+  r.max_abs_error = number_from(col("max_abs_error"), "max_abs_error");
+  const std::string& det = col("deterministic");
+  if (det == "true") r.deterministic = true;
+  else if (det == "false") r.deterministic = false;
+  else if (!det.empty()) throw std::invalid_argument("column 'deterministic': '" + det + "' is not true, false or empty");
+  r.message = col("message");
+  r.metrics = parse_json("metrics");
+  if (r.status == Status::ok && !(r.time.median_s > 0))
+    throw std::invalid_argument("status ok without a positive median_s");
+  m.provenance.host = col("host");
+  m.provenance.tool_version = col("tool_version");
+  m.provenance.source = col("source");
+  m.provenance.measured_at = col("measured_at");
+  if (m.provenance.measured_at.empty()) throw std::invalid_argument("column 'measured_at' is empty");
+  return m;
+}
+
+// ---- T4 ---------------------------------------------------------------------------
+
+std::string_view t4_invalidity(Status s) {
+  switch (s) {
+    case Status::ok: return "correct";
+    case Status::wrong_result: return "correctness";
+    case Status::compile_error: return "compile";
+    case Status::launch_error: return "runtime";
+    case Status::timeout: return "timeout";
+    case Status::invalid_config: return "constraints";
+  }
+  return "runtime";
+}
+
+json t4_result(const Measurement& m) {
+  const Result& r = m.result;
+  json measurements = json::array();
+  measurements.push_back({{"name", "time"}, {"value", r.time.median_s * 1e3}, {"unit", "ms"}});
+  if (r.tflops > 0) measurements.push_back({{"name", "tflops"}, {"value", r.tflops}, {"unit", "TFLOP/s"}});
+  if (r.gbps > 0) measurements.push_back({{"name", "gbps"}, {"value", r.gbps}, {"unit", "GB/s"}});
+  json times = json::object();
+  if (r.ok()) times["runtimes"] = json::array({r.time.median_s * 1e3});
+  return {
+      {"timestamp", m.provenance.measured_at},
+      {"configuration", r.config.to_json()},
+      {"objectives", json::array({"time"})},
+      {"times", times},
+      {"invalidity", t4_invalidity(r.status)},
+      {"correctness", r.ok() ? 1.0 : 0.0},
+      {"measurements", measurements},
+      // T4 has no place for the problem, device and kernel version; ktune
+      // keeps the lossless record beside the standard fields.
+      {"ktune", measurement_to_json(m)},
+  };
+}
+
+int line_of_offset(const std::string& text, std::size_t offset) {
+  int line = 1;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i)
+    if (text[i] == '\n') ++line;
+  return line;
+}
+
+}  // namespace
+
+ImportError::ImportError(int l, const std::string& what)
+    : std::invalid_argument("line " + std::to_string(l) + ": " + what), line(l) {}
+
+std::string_view to_string(ExchangeFormat f) {
+  switch (f) {
+    case ExchangeFormat::jsonl: return "jsonl";
+    case ExchangeFormat::csv: return "csv";
+    case ExchangeFormat::t4: return "t4";
+  }
+  return "unknown";
+}
+
+ExchangeFormat exchange_format_from_string(std::string_view text) {
+  if (text == "jsonl") return ExchangeFormat::jsonl;
+  if (text == "csv") return ExchangeFormat::csv;
+  if (text == "t4") return ExchangeFormat::t4;
+  throw std::invalid_argument("unknown format '" + std::string(text) + "' (accepted: jsonl, csv, t4)");
+}
+
+ExchangeFormat exchange_format_for_path(const std::string& path) {
+  auto ends = [&](std::string_view s) {
+    return path.size() >= s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0;
+  };
+  if (ends(".jsonl") || ends(".ndjson")) return ExchangeFormat::jsonl;
+  if (ends(".csv")) return ExchangeFormat::csv;
+  if (ends(".json") || ends(".t4")) return ExchangeFormat::t4;
+  throw std::invalid_argument("cannot tell the format of '" + path +
+                              "' from its name (.jsonl, .csv or .json for T4): pass --format");
+}
+
+json measurement_to_json(const Measurement& m) {
+  return {
+      {"ktune", kJsonlTag},
+      {"version", kJsonlVersion},
+      {"device", m.key.device.to_json()},
+      {"family", m.key.family},
+      {"family_hash", m.key.family_hash},
+      {"problem", m.key.problem.to_json()},
+      {"shape_class", m.key.shape_class},
+      {"shape_keys", m.key.shape_keys},
+      {"result", result_to_json(m.result)},
+      {"provenance", provenance_to_json(m.provenance)},
+  };
+}
+
+Measurement measurement_from_json(const json& j) {
+  if (!j.is_object()) throw std::invalid_argument("expected a JSON object");
+  if (j.value("ktune", "") != kJsonlTag)
+    throw std::invalid_argument(std::string("not a ktune measurement (no \"ktune\": \"") + kJsonlTag + "\")");
+  if (j.value("version", 0) != kJsonlVersion)
+    throw std::invalid_argument("unsupported measurement version " + j.value("version", json()).dump());
+  Measurement m;
+  try {
+    m.key.device = DeviceSpec::from_json(j.at("device"));
+    m.key.family = j.at("family").get<std::string>();
+    if (m.key.family.empty()) throw std::invalid_argument("'family' is empty");
+    m.key.family_hash = j.at("family_hash").get<std::string>();
+    m.key.problem = ValueMap::from_json(j.at("problem"));
+    m.key.shape_class = j.value("shape_class", "");
+    m.key.shape_keys = j.value("shape_keys", std::vector<std::string>{});
+    m.result = result_from_json(j.at("result"));
+    m.provenance = provenance_from_json(j.at("provenance"));
+  } catch (const json::exception& e) {
+    throw std::invalid_argument(e.what());
+  }
+  return m;
+}
+
+std::int64_t export_measurements(const Store& store, std::ostream& out, ExchangeFormat format) {
+  std::int64_t n = 0;
+  if (format == ExchangeFormat::csv) {
+    for (std::size_t i = 0; i < kCsvColumns.size(); ++i) out << (i ? "," : "") << kCsvColumns[i];
+    out << "\n";
+  } else if (format == ExchangeFormat::t4) {
+    out << "{\"schema_version\": \"1.0.0\",\n\"results\": [";
+  }
+  store.for_each([&](const Measurement& m) {
+    switch (format) {
+      case ExchangeFormat::jsonl: out << measurement_to_json(m).dump() << "\n"; break;
+      case ExchangeFormat::t4: out << (n ? ",\n" : "\n") << t4_result(m).dump(); break;
+      case ExchangeFormat::csv: {
+        const Result& r = m.result;
+        std::vector<std::string> cells = {
+            m.key.device.name, m.key.device.arch(), m.key.device.to_json().dump(), m.key.family,
+            m.key.family_hash, m.key.problem.key(), m.key.problem.to_json().dump(),
+            m.key.shape_class, join_names(m.key.shape_keys), r.config.key(), r.config.to_json().dump(),
+            std::string(to_string(r.status)), number_text(r.time.median_s), number_text(r.time.min_s),
+            number_text(r.time.max_s), number_text(r.time.spread), std::to_string(r.time.repetitions),
+            number_text(r.tflops), number_text(r.gbps), number_text(r.error),
+            number_text(r.max_abs_error),
+            r.deterministic ? (*r.deterministic ? "true" : "false") : "", r.message, r.metrics.dump(),
+            m.provenance.host, m.provenance.tool_version, m.provenance.source, m.provenance.measured_at};
+        for (std::size_t i = 0; i < cells.size(); ++i) {
+          if (i) out << ',';
+          csv_cell(out, cells[i]);
+        }
+        out << "\n";
+        break;
+      }
+    }
+    ++n;
+    return true;
+  });
+  if (format == ExchangeFormat::t4) out << "\n]}\n";
+  return n;
+}
+
+std::vector<Measurement> parse_measurements(std::istream& in, ExchangeFormat format) {
+  std::vector<Measurement> out;
+  if (format == ExchangeFormat::jsonl) {
+    std::string line;
+    int number = 0;
+    while (std::getline(in, line)) {
+      ++number;
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      try {
+        out.push_back(measurement_from_json(json::parse(line)));
+      } catch (const std::exception& e) {
+        throw ImportError(number, e.what());
+      }
+    }
+    return out;
+  }
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (format == ExchangeFormat::csv) {
+    auto records = parse_csv(text);
+    if (records.empty()) throw ImportError(1, "empty CSV: expected a header row");
+    if (records[0].cells != kCsvColumns)
+      throw ImportError(records[0].line, "the header row is not ktune's CSV header (" +
+                                             std::to_string(kCsvColumns.size()) + " columns starting device_name,device_arch)");
+    for (std::size_t i = 1; i < records.size(); ++i) {
+      const auto& rec = records[i];
+      if (rec.cells.size() != kCsvColumns.size())
+        throw ImportError(rec.line, "expected " + std::to_string(kCsvColumns.size()) + " cells, found " +
+                                        std::to_string(rec.cells.size()));
+      try {
+        out.push_back(measurement_from_csv(rec.cells));
+      } catch (const ImportError&) {
+        throw;
+      } catch (const std::exception& e) {
+        throw ImportError(rec.line, e.what());
+      }
+    }
+    return out;
+  }
+  // T4: one document; errors name the line of the offending result.
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw ImportError(line_of_offset(text, e.byte), e.what());
+  }
+  if (!doc.is_object() || !doc.contains("results") || !doc["results"].is_array())
+    throw ImportError(1, "not a T4 results document (no \"results\" array)");
+  // Results are written one per line; find each one's line for messages.
+  std::vector<int> lines;
+  {
+    int line = 1;
+    int depth = 0;
+    bool in_string = false, escaped = false, in_results = false;
+    std::size_t results_pos = text.find("\"results\"");
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      char c = text[i];
+      if (c == '\n') ++line;
+      if (in_string) {
+        if (escaped) escaped = false;
+        else if (c == '\\') escaped = true;
+        else if (c == '"') in_string = false;
+        continue;
+      }
+      if (c == '"') { in_string = true; continue; }
+      if (i > results_pos && !in_results && c == '[') { in_results = true; depth = 0; continue; }
+      if (!in_results) continue;
+      if (c == '{' || c == '[') {
+        if (depth == 0 && c == '{') lines.push_back(line);
+        ++depth;
+      } else if (c == '}' || c == ']') {
+        if (depth == 0) break;
+        --depth;
+      }
+    }
+  }
+  const json& results = doc["results"];
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    int line = i < lines.size() ? lines[i] : 1;
+    const json& r = results[i];
+    try {
+      if (!r.is_object() || !r.contains("ktune"))
+        throw std::invalid_argument("result " + std::to_string(i + 1) +
+                                    " has no \"ktune\" record (device, kernel, problem): only T4 files "
+                                    "written by ktune can be imported");
+      out.push_back(measurement_from_json(r.at("ktune")));
+    } catch (const std::exception& e) {
+      throw ImportError(line, e.what());
+    }
+  }
+  return out;
+}
+
+ImportSummary import_measurements(Store& store, std::istream& in, ExchangeFormat format) {
+  std::vector<Measurement> all = parse_measurements(in, format);
+  ImportSummary s;
+  s.read = static_cast<std::int64_t>(all.size());
+  s.added = store.insert(all);
+  return s;
+}
+
+}  // namespace ktune

@@ -1,0 +1,53 @@
+// Exchange formats of the tuning database: JSON Lines, CSV and Kernel Tuner's
+// T4 results JSON. Export writes every measurement; import is all-or-nothing.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "db/store.hpp"
+
+namespace ktune {
+
+enum class ExchangeFormat {
+  jsonl,  ///< one self-describing JSON object per line
+  csv,    ///< RFC 4180, one header row, JSON in the problem/config/device/metrics cells
+  t4,     ///< the autotuning community's T4 results schema, ktune's keys under "ktune"
+};
+std::string_view to_string(ExchangeFormat f);
+/// "jsonl", "csv" or "t4"; throws std::invalid_argument listing them.
+ExchangeFormat exchange_format_from_string(std::string_view text);
+/// From a file name: .jsonl/.ndjson, .csv, .json (T4). Throws std::invalid_argument.
+ExchangeFormat exchange_format_for_path(const std::string& path);
+
+/// A malformed record: `line` is the 1-based line where it starts (T4: the
+/// line of the offending result); the message names the line and the field.
+struct ImportError : std::invalid_argument {
+  ImportError(int line, const std::string& what);
+  int line;
+};
+
+/// The JSON Lines object of one measurement, and back (throws std::invalid_argument).
+nlohmann::json measurement_to_json(const Measurement& m);
+Measurement measurement_from_json(const nlohmann::json& j);
+
+/// Writes every measurement of `store`; returns how many.
+std::int64_t export_measurements(const Store& store, std::ostream& out, ExchangeFormat format);
+/// Parses a whole stream; throws ImportError at the first malformed record.
+std::vector<Measurement> parse_measurements(std::istream& in, ExchangeFormat format);
+
+struct ImportSummary {
+  std::int64_t read = 0;   ///< measurements in the input
+  std::int64_t added = 0;  ///< new to the database (the rest were already there)
+};
+/// Parses everything first, then stores it in one transaction: a malformed
+/// record (ImportError) or a database error leaves the database unchanged.
+ImportSummary import_measurements(Store& store, std::istream& in, ExchangeFormat format);
+
+}  // namespace ktune

@@ -1,0 +1,465 @@
+// Lookup: in-memory index of verified results per database layer, and the
+// exact -> nearest -> arch fallback -> default chain over it.
+#include "db/lookup.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <nlohmann/json.hpp>
+
+#include "db/store_impl.hpp"
+
+namespace ktune {
+namespace {
+
+// Fastest few configurations kept per (device, problem): enough to step past
+// the ones a caller's device has seen fail, small enough for a million results.
+constexpr std::size_t kCandidatesPerEntry = 8;
+constexpr std::size_t kMaxCachedAnswers = 1 << 20;
+constexpr char kSep = '\x1f';
+
+int arch_number(std::string_view arch) {
+  int n = 0;
+  for (char c : arch)
+    if (c >= '0' && c <= '9') n = n * 10 + (c - '0');
+  return n;
+}
+
+struct Entry {
+  std::string device, arch;
+  int arch_num = 0;
+  std::string problem_key;
+  Problem problem;
+  std::string shape_class;
+  std::vector<std::string> shape_keys;
+  std::vector<double> log_shape;  // log2 of shape_keys' values; empty if any is missing or <= 0
+  std::vector<std::shared_ptr<const LookupAnswer>> candidates;  // fastest first
+};
+
+struct FamilyIndex {
+  std::vector<std::unique_ptr<Entry>> entries;
+  std::unordered_map<std::string, std::vector<const Entry*>> by_problem;
+  // class + kSep + arch -> entries sorted by log_shape[0] (those without a shape at the end)
+  std::unordered_map<std::string, std::vector<const Entry*>> by_class_arch;
+  std::vector<std::string> shape_keys;  // as stored with the first problem that had them
+};
+
+struct Layer {
+  std::string path;
+  std::map<std::pair<std::string, std::string>, FamilyIndex> families;  // (family, hash)
+};
+
+std::vector<double> log_shape_of(const Problem& p, const std::vector<std::string>& keys) {
+  std::vector<double> out;
+  out.reserve(keys.size());
+  for (const auto& k : keys) {
+    if (!p.contains(k)) return {};
+    const Value& v = p.at(k);
+    if (std::holds_alternative<std::string>(v)) return {};
+    double x = as_number(v);
+    if (!(x > 0)) return {};
+    out.push_back(std::log2(x));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view to_string(LookupSource s) {
+  switch (s) {
+    case LookupSource::exact: return "exact";
+    case LookupSource::nearest: return "nearest";
+    case LookupSource::arch_fallback: return "arch_fallback";
+    case LookupSource::default_config: return "default";
+  }
+  return "unknown";
+}
+
+struct Lookup::Impl {
+  std::vector<Layer> layers;
+  std::unordered_map<std::string, std::string> current_hash;  // family -> hash
+  std::unordered_map<std::string, std::string> newest_time;   // family -> measured_at of current
+  std::unordered_set<std::string> wrong;  // family, hash, device, problem key, config key
+  std::unordered_map<std::string, std::string> device_arch;
+  std::size_t entry_count = 0;
+
+  mutable std::shared_mutex cache_mutex;
+  mutable std::unordered_map<std::string, std::shared_ptr<const LookupAnswer>> cache;
+
+  void load(const std::string& path);
+  std::shared_ptr<const LookupAnswer> compute(const LookupRequest& req) const;
+  bool usable(const LookupAnswer& cand, const std::string& family, const std::string& hash,
+              const std::string& device, const std::string& problem_key) const {
+    if (device.empty()) return true;
+    std::string k = family + kSep + hash + kSep + device + kSep + problem_key + kSep + cand.config_key;
+    return wrong.find(k) == wrong.end();
+  }
+};
+
+void Lookup::Impl::load(const std::string& path) {
+  Store store = Store::open_read_only(path);
+  SQLite::Database& db = store.impl().db;
+  Layer layer;
+  layer.path = path;
+
+  struct DeviceRow { std::string name, arch; };
+  std::unordered_map<std::int64_t, DeviceRow> devices;
+  {
+    SQLite::Statement q(db, "SELECT id, name, arch FROM devices");
+    while (q.executeStep()) {
+      devices[q.getColumn(0).getInt64()] = {q.getColumn(1).getString(), q.getColumn(2).getString()};
+      device_arch.emplace(q.getColumn(1).getString(), q.getColumn(2).getString());
+    }
+  }
+  struct FamilyRow { std::string name, hash; };
+  std::unordered_map<std::int64_t, FamilyRow> families;
+  {
+    SQLite::Statement q(db,
+                        "SELECT f.id, f.name, f.source_hash, "
+                        "(SELECT max(measured_at) FROM results r WHERE r.family_id = f.id) FROM families f");
+    while (q.executeStep()) {
+      FamilyRow row{q.getColumn(1).getString(), q.getColumn(2).getString()};
+      std::string newest = q.getColumn(3).isNull() ? "" : q.getColumn(3).getString();
+      auto& t = newest_time[row.name];
+      if (!newest.empty() && newest > t) {
+        t = newest;
+        current_hash[row.name] = row.hash;
+      }
+      families[q.getColumn(0).getInt64()] = std::move(row);
+    }
+  }
+  struct ProblemRow { std::string key, json, shape_class, shape_keys; };
+  std::unordered_map<std::int64_t, ProblemRow> problems;
+  {
+    SQLite::Statement q(db, "SELECT id, key, json, shape_class, shape_keys FROM problems");
+    while (q.executeStep())
+      problems[q.getColumn(0).getInt64()] = {q.getColumn(1).getString(), q.getColumn(2).getString(),
+                                             q.getColumn(3).getString(), q.getColumn(4).getString()};
+  }
+  // Configurations that failed verification, per device name and problem.
+  std::unordered_set<std::string> wrong_ids;
+  {
+    SQLite::Statement q(db,
+                        "SELECT r.device_id, r.family_id, r.problem_id, r.config_id, c.key "
+                        "FROM results r JOIN configs c ON c.id = r.config_id "
+                        "WHERE r.status = 'wrong_result'");
+    while (q.executeStep()) {
+      const auto& dev = devices.at(q.getColumn(0).getInt64());
+      const auto& fam = families.at(q.getColumn(1).getInt64());
+      const auto& prob = problems.at(q.getColumn(2).getInt64());
+      wrong.insert(fam.name + kSep + fam.hash + kSep + dev.name + kSep + prob.key + kSep +
+                   q.getColumn(4).getString());
+      wrong_ids.insert(dev.name + kSep + std::to_string(q.getColumn(1).getInt64()) + kSep +
+                       std::to_string(q.getColumn(2).getInt64()) + kSep +
+                       std::to_string(q.getColumn(3).getInt64()));
+    }
+  }
+  // Fastest verified configurations per (family, device name, problem).
+  struct Pick { double median; std::int64_t config_id; std::int64_t row_id; };
+  struct Group { std::int64_t family_id; std::string device; std::string arch; std::int64_t problem_id; std::vector<Pick> picks; };
+  std::unordered_map<std::string, Group> groups;
+  {
+    SQLite::Statement q(db,
+                        "SELECT id, device_id, family_id, problem_id, config_id, median_s "
+                        "FROM results WHERE status = 'ok'");
+    std::string key;
+    while (q.executeStep()) {
+      std::int64_t row_id = q.getColumn(0).getInt64();
+      const auto& dev = devices.at(q.getColumn(1).getInt64());
+      std::int64_t family_id = q.getColumn(2).getInt64();
+      std::int64_t problem_id = q.getColumn(3).getInt64();
+      std::int64_t config_id = q.getColumn(4).getInt64();
+      double median = q.getColumn(5).getDouble();
+      key = dev.name + kSep + std::to_string(family_id) + kSep + std::to_string(problem_id);
+      if (!wrong_ids.empty() && wrong_ids.count(key + kSep + std::to_string(config_id))) continue;
+      auto [it, fresh] = groups.try_emplace(key);
+      Group& g = it->second;
+      if (fresh) {
+        g.family_id = family_id;
+        g.device = dev.name;
+        g.arch = dev.arch;
+        g.problem_id = problem_id;
+      }
+      auto same = std::find_if(g.picks.begin(), g.picks.end(),
+                               [&](const Pick& p) { return p.config_id == config_id; });
+      if (same != g.picks.end()) {
+        if (median < same->median) *same = {median, config_id, row_id};
+      } else if (g.picks.size() < kCandidatesPerEntry) {
+        g.picks.push_back({median, config_id, row_id});
+      } else {
+        auto worst = std::max_element(g.picks.begin(), g.picks.end(),
+                                      [](const Pick& a, const Pick& b) { return a.median < b.median; });
+        if (median < worst->median) *worst = {median, config_id, row_id};
+      }
+    }
+  }
+  SQLite::Statement detail(db, std::string("SELECT c.json, c.key, ") + kResultColumns +
+                                   " FROM results r JOIN configs c ON c.id = r.config_id WHERE r.id = ?");
+  for (auto& [unused, g] : groups) {
+    const auto& fam = families.at(g.family_id);
+    const auto& prob = problems.at(g.problem_id);
+    FamilyIndex& fi = layer.families[{fam.name, fam.hash}];
+    auto e = std::make_unique<Entry>();
+    e->device = g.device;
+    e->arch = g.arch;
+    e->arch_num = arch_number(g.arch);
+    e->problem_key = prob.key;
+    e->problem = ValueMap::from_json(nlohmann::json::parse(prob.json));
+    e->shape_keys = split_names(prob.shape_keys);
+    e->shape_class = prob.shape_class;
+    e->log_shape = log_shape_of(e->problem, e->shape_keys);
+    if (fi.shape_keys.empty()) fi.shape_keys = e->shape_keys;
+    std::sort(g.picks.begin(), g.picks.end(), [](const Pick& a, const Pick& b) {
+      return a.median != b.median ? a.median < b.median : a.config_id < b.config_id;
+    });
+    for (const Pick& p : g.picks) {
+      detail.reset();
+      detail.bind(1, p.row_id);
+      if (!detail.executeStep()) continue;
+      auto a = std::make_shared<LookupAnswer>();
+      a->config = ValueMap::from_json(nlohmann::json::parse(detail.getColumn(0).getString()));
+      a->config_key = detail.getColumn(1).getString();
+      read_result(detail, 2, a->result, a->provenance);
+      a->result.config = a->config;
+      a->measured_device = g.device;
+      a->measured_arch = g.arch;
+      a->measured_problem = e->problem;
+      a->family_hash = fam.hash;
+      a->database = path;
+      e->candidates.push_back(std::move(a));
+    }
+    fi.by_problem[e->problem_key].push_back(e.get());
+    fi.by_class_arch[e->shape_class + kSep + e->arch].push_back(e.get());
+    fi.entries.push_back(std::move(e));
+    ++entry_count;
+  }
+  for (auto& [unused, fi] : layer.families)
+    for (auto& [unused2, list] : fi.by_class_arch)
+      std::stable_sort(list.begin(), list.end(), [](const Entry* a, const Entry* b) {
+        if (a->log_shape.empty() != b->log_shape.empty()) return b->log_shape.empty();
+        if (a->log_shape.empty()) return false;
+        return a->log_shape[0] < b->log_shape[0];
+      });
+  layers.push_back(std::move(layer));
+}
+
+std::shared_ptr<const LookupAnswer> Lookup::Impl::compute(const LookupRequest& req) const {
+  auto hash_it = current_hash.find(req.family);
+  std::string hash = !req.family_hash.empty() ? req.family_hash
+                     : hash_it != current_hash.end() ? hash_it->second : std::string();
+  std::string arch = req.arch;
+  if (arch.empty() && !req.device.empty()) {
+    if (auto it = device_arch.find(req.device); it != device_arch.end()) arch = it->second;
+    else if (auto b = find_builtin_device(req.device)) arch = b->arch();
+  }
+  const std::string problem_key = req.problem.key();
+  auto answer = [&](const LookupAnswer& cand, LookupSource source, double distance) {
+    auto a = std::make_shared<LookupAnswer>(cand);
+    a->source = source;
+    a->distance = distance;
+    return a;
+  };
+  auto first_usable = [&](const Entry& e) -> const LookupAnswer* {
+    for (const auto& c : e.candidates)
+      if (usable(*c, req.family, hash, req.device, problem_key)) return c.get();
+    return nullptr;
+  };
+  auto family_of = [&](const Layer& layer) -> const FamilyIndex* {
+    auto it = layer.families.find({req.family, hash});
+    return it == layer.families.end() ? nullptr : &it->second;
+  };
+
+  if (!hash.empty()) {
+    // exact: this problem on this device (or this arch when no device is named)
+    for (const Layer& layer : layers) {
+      const FamilyIndex* fi = family_of(layer);
+      if (!fi) continue;
+      auto it = fi->by_problem.find(problem_key);
+      if (it == fi->by_problem.end()) continue;
+      const LookupAnswer* best = nullptr;
+      for (const Entry* e : it->second) {
+        if (req.device.empty() ? e->arch != arch : e->device != req.device) continue;
+        const LookupAnswer* c = first_usable(*e);
+        if (c && (!best || c->result.time.median_s < best->result.time.median_s)) best = c;
+      }
+      if (best) return answer(*best, LookupSource::exact, 0);
+    }
+    // nearest: same shape class, same device (same arch), log-space distance
+    if (!arch.empty()) {
+      for (const Layer& layer : layers) {
+        const FamilyIndex* fi = family_of(layer);
+        if (!fi) continue;
+        const auto& keys = !req.shape_keys.empty() ? req.shape_keys : fi->shape_keys;
+        if (keys.empty()) continue;
+        std::string shape_class =
+            !req.shape_class.empty() ? req.shape_class : derived_shape_class(req.problem, keys);
+        auto it = fi->by_class_arch.find(shape_class + kSep + arch);
+        if (it == fi->by_class_arch.end()) continue;
+        std::vector<double> q = log_shape_of(req.problem, keys);
+        if (q.empty()) continue;
+        const auto& list = it->second;
+        double best_d2 = std::numeric_limits<double>::infinity();
+        const LookupAnswer* best = nullptr;
+        auto consider = [&](const Entry* e) {
+          if (!req.device.empty() && e->device != req.device) return;
+          if (e->shape_keys != keys || e->log_shape.size() != q.size()) return;
+          double d2 = 0;
+          for (std::size_t i = 0; i < q.size(); ++i) d2 += (q[i] - e->log_shape[i]) * (q[i] - e->log_shape[i]);
+          if (d2 > best_d2) return;
+          const LookupAnswer* c = first_usable(*e);
+          if (!c) return;
+          if (d2 < best_d2 || c->result.time.median_s < best->result.time.median_s) {
+            best_d2 = d2;
+            best = c;
+          }
+        };
+        // Entries are sorted by their first coordinate: walk outwards from the
+        // query and stop once that coordinate alone is farther than the best.
+        auto with_shape_end = std::partition_point(list.begin(), list.end(),
+                                                   [](const Entry* e) { return !e->log_shape.empty(); });
+        auto mid = std::lower_bound(list.begin(), with_shape_end, q[0],
+                                    [](const Entry* e, double x) { return e->log_shape[0] < x; });
+        auto up = mid;
+        auto down = mid;
+        while (up != with_shape_end || down != list.begin()) {
+          bool went = false;
+          if (up != with_shape_end) {
+            double dx = (*up)->log_shape[0] - q[0];
+            if (dx * dx <= best_d2) {
+              consider(*up);
+              ++up;
+              went = true;
+            } else {
+              up = with_shape_end;
+            }
+          }
+          if (down != list.begin()) {
+            double dx = q[0] - (*(down - 1))->log_shape[0];
+            if (dx * dx <= best_d2) {
+              --down;
+              consider(*down);
+              went = true;
+            } else {
+              down = list.begin();
+            }
+          }
+          if (!went) break;
+        }
+        if (best) return answer(*best, LookupSource::nearest, std::sqrt(best_d2));
+      }
+    }
+    // arch fallback: this problem on another device of this arch, then the closest arch
+    for (int pass = 0; pass < 2; ++pass) {
+      for (const Layer& layer : layers) {
+        const FamilyIndex* fi = family_of(layer);
+        if (!fi) continue;
+        auto it = fi->by_problem.find(problem_key);
+        if (it == fi->by_problem.end()) continue;
+        const LookupAnswer* best = nullptr;
+        int best_gap = std::numeric_limits<int>::max();
+        int want = arch_number(arch);
+        for (const Entry* e : it->second) {
+          if (e->device == req.device) continue;
+          int gap = std::abs(e->arch_num - want);
+          if (pass == 0 ? e->arch != arch : (e->arch == arch || arch.empty())) continue;
+          const LookupAnswer* c = first_usable(*e);
+          if (!c) continue;
+          // closest arch first; at equal gap the older one (its code runs on newer GPUs)
+          bool better = !best || gap < best_gap ||
+                        (gap == best_gap && e->arch_num < arch_number(best->measured_arch)) ||
+                        (gap == best_gap && e->arch_num == arch_number(best->measured_arch) &&
+                         c->result.time.median_s < best->result.time.median_s);
+          if (better) {
+            best = c;
+            best_gap = gap;
+          }
+        }
+        if (best) return answer(*best, LookupSource::arch_fallback, 0);
+      }
+    }
+  }
+  return nullptr;
+}
+
+Lookup::Lookup(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Lookup::Lookup(Lookup&&) noexcept = default;
+Lookup& Lookup::operator=(Lookup&&) noexcept = default;
+Lookup::~Lookup() = default;
+
+Lookup Lookup::open(const std::string& path) { return open_layers({path}); }
+
+Lookup Lookup::open_layers(const std::vector<std::string>& paths) {
+  if (paths.empty()) throw DatabaseError("a lookup needs at least one database");
+  auto impl = std::make_unique<Impl>();
+  try {
+    for (const auto& p : paths) impl->load(p);
+  } catch (const SQLite::Exception& e) {
+    throw DatabaseError(std::string("cannot index tuning database: ") + e.what());
+  }
+  return Lookup(std::move(impl));
+}
+
+Lookup Lookup::open_overlay(const std::string& user_path, const std::string& system_path) {
+  std::vector<std::string> paths;
+  if (!user_path.empty() && std::filesystem::exists(user_path)) paths.push_back(user_path);
+  paths.push_back(system_path);
+  return open_layers(paths);
+}
+
+std::shared_ptr<const LookupAnswer> Lookup::best(const LookupRequest& req) const {
+  std::string key;
+  key.reserve(128);
+  key += req.family;
+  key += kSep;
+  key += req.problem.key();
+  key += kSep;
+  key += req.device;
+  key += kSep;
+  key += req.arch;
+  key += kSep;
+  key += req.shape_class;
+  key += kSep;
+  key += req.family_hash;
+  for (const auto& k : req.shape_keys) {
+    key += kSep;
+    key += k;
+  }
+  std::shared_ptr<const LookupAnswer> found;
+  bool cached = false;
+  {
+    std::shared_lock lock(impl_->cache_mutex);
+    if (auto it = impl_->cache.find(key); it != impl_->cache.end()) {
+      found = it->second;
+      cached = true;
+    }
+  }
+  if (!cached) {
+    found = impl_->compute(req);
+    std::unique_lock lock(impl_->cache_mutex);
+    if (impl_->cache.size() >= kMaxCachedAnswers) impl_->cache.clear();
+    impl_->cache.emplace(std::move(key), found);
+  }
+  if (found || !req.default_config) return found;
+  auto a = std::make_shared<LookupAnswer>();
+  a->source = LookupSource::default_config;
+  a->config = *req.default_config;
+  a->config_key = a->config.key();
+  return a;
+}
+
+std::size_t Lookup::indexed_entries() const { return impl_->entry_count; }
+
+std::string Lookup::arch_of(const std::string& device_name) const {
+  if (auto it = impl_->device_arch.find(device_name); it != impl_->device_arch.end()) return it->second;
+  if (auto b = find_builtin_device(device_name)) return b->arch();
+  return "";
+}
+
+}  // namespace ktune

@@ -1,0 +1,91 @@
+// Lookup: the runtime answer to "which configuration for this (family,
+// problem, device)?" from one database or a user database over a system one.
+// Opens read-only, builds an in-memory index once, thread-safe. No CUDA.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "db/store.hpp"
+
+namespace ktune {
+
+/// Where an answer came from, best first.
+enum class LookupSource {
+  exact,          ///< this problem, measured on this device (or, when only an arch is asked, on that arch)
+  nearest,        ///< nearest measured shape of the same shape class on this device (same arch)
+  arch_fallback,  ///< this problem measured on another device: same arch first, then the closest arch
+  default_config, ///< nothing measured fits: the caller's safe default
+};
+std::string_view to_string(LookupSource s);
+
+struct LookupRequest {
+  std::string family;          ///< e.g. "gemm"
+  Problem problem;             ///< normalized (KernelFamily::normalize)
+  std::string device;          ///< GPU name, e.g. "NVIDIA H200"; empty: any device of `arch`
+  std::string arch;            ///< "sm_90"; empty: taken from the device name (database or built-in table)
+  /// Numeric keys for the nearest-shape distance (KernelFamily::shape_keys()).
+  /// Empty: those stored with the measured problems.
+  std::vector<std::string> shape_keys;
+  /// KernelFamily::shape_class(problem). Empty: the problem minus its shape keys.
+  std::string shape_class;
+  /// Template hash that is current. Empty: per family, the hash with the newest
+  /// measurement across the open databases; other hashes are stale, never served.
+  std::string family_hash;
+  /// The family's safe default (KernelFamily::default_config); without it a
+  /// request that nothing measured fits gets no answer.
+  std::optional<Config> default_config;
+};
+
+struct LookupAnswer {
+  LookupSource source = LookupSource::default_config;
+  Config config;
+  std::string config_key;       ///< config.key()
+  // What was measured (empty / zero for default_config):
+  Result result;                ///< status ok, times, throughput, errors, metrics
+  Provenance provenance;        ///< host, tool version, source label, time
+  std::string measured_device;  ///< GPU name that measured it
+  std::string measured_arch;
+  Problem measured_problem;     ///< the problem measured (differs for nearest)
+  std::string family_hash;
+  double distance = 0;          ///< nearest: log2-space distance over the shape keys
+  std::string database;         ///< path of the database (layer) that answered
+};
+
+class Lookup {
+ public:
+  /// One database, read-only. Throws DatabaseError.
+  static Lookup open(const std::string& path);
+  /// Layers in precedence order (the user's database first, then the shipped
+  /// system one): at each level (exact, nearest, arch fallback) the first
+  /// layer with an answer wins; later layers fill gaps. A configuration that
+  /// failed verification in any layer is never served for that device and problem.
+  static Lookup open_layers(const std::vector<std::string>& paths);
+  /// open_layers({user, system}), skipping a user path that does not exist.
+  static Lookup open_overlay(const std::string& user_path, const std::string& system_path);
+
+  Lookup(Lookup&&) noexcept;
+  Lookup& operator=(Lookup&&) noexcept;
+  ~Lookup();
+
+  /// The best verified configuration with its provenance; null only when
+  /// nothing fits and the request carries no default. Repeated requests are
+  /// answered from a cache. Safe to call from many threads.
+  std::shared_ptr<const LookupAnswer> best(const LookupRequest& request) const;
+
+  /// Number of measured (device, problem) entries indexed (all layers).
+  std::size_t indexed_entries() const;
+  /// Arch of a GPU name known to the open databases or the built-in table ("" if unknown).
+  std::string arch_of(const std::string& device_name) const;
+
+  struct Impl;
+
+ private:
+  explicit Lookup(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ktune

@@ -1,0 +1,86 @@
+// Merge: attach each input to the output and copy its rows, ids remapped by natural keys.
+#include "db/merge.hpp"
+
+#include <filesystem>
+
+#include "db/schema.hpp"
+#include "db/store_impl.hpp"
+
+namespace ktune {
+
+MergeSummary merge_databases(const std::vector<std::string>& inputs, const std::string& output) {
+  for (const auto& in : inputs) {
+    if (!std::filesystem::exists(in)) throw DatabaseError("no tuning database at '" + in + "'");
+    std::error_code ec;
+    if (std::filesystem::equivalent(in, output, ec))
+      throw DatabaseError("the output '" + output + "' is also an input");
+    FileInspection f = inspect_file(in);
+    if (f.exists_with_content && f.version != kSchemaVersion)
+      throw DatabaseError("'" + in + "' has schema version " + std::to_string(f.version) +
+                          "; upgrade it first with `ktune db migrate " + in + "`");
+  }
+  Store out = Store::open(output);
+  SQLite::Database& db = out.impl().db;
+  MergeSummary summary;
+  try {
+    db.exec("PRAGMA cache_size = -262144");  // 256 MiB: the id indexes stay in memory
+    db.exec("PRAGMA temp_store = MEMORY");
+    for (const auto& in : inputs) {
+      SQLite::Statement attach(db, "ATTACH DATABASE ? AS src");
+      attach.bind(1, in);
+      attach.exec();
+      try {
+        SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+        summary.read += db.execAndGet("SELECT count(*) FROM src.results").getInt64();
+        db.exec(R"sql(
+INSERT INTO main.devices (name, arch, sm_count, driver, cuda_version, spec)
+  SELECT name, arch, sm_count, driver, cuda_version, spec FROM src.devices WHERE true ON CONFLICT DO NOTHING;
+INSERT INTO main.families (name, source_hash)
+  SELECT name, source_hash FROM src.families WHERE true ON CONFLICT DO NOTHING;
+INSERT INTO main.problems (family, key, json, shape_class, shape_keys)
+  SELECT family, key, json, shape_class, shape_keys FROM src.problems WHERE true
+  ON CONFLICT (family, key) DO UPDATE SET shape_class = excluded.shape_class, shape_keys = excluded.shape_keys
+  WHERE problems.shape_keys = '' AND excluded.shape_keys <> '';
+INSERT INTO main.configs (key, json)
+  SELECT key, json FROM src.configs WHERE true ON CONFLICT DO NOTHING;
+CREATE TEMP TABLE map_device (src INTEGER PRIMARY KEY, dst INTEGER NOT NULL);
+CREATE TEMP TABLE map_family (src INTEGER PRIMARY KEY, dst INTEGER NOT NULL);
+CREATE TEMP TABLE map_problem (src INTEGER PRIMARY KEY, dst INTEGER NOT NULL);
+CREATE TEMP TABLE map_config (src INTEGER PRIMARY KEY, dst INTEGER NOT NULL);
+INSERT INTO map_device SELECT s.id, d.id FROM src.devices s JOIN main.devices d
+  ON d.name = s.name AND d.arch = s.arch AND d.sm_count = s.sm_count AND d.driver = s.driver
+  AND d.cuda_version = s.cuda_version;
+INSERT INTO map_family SELECT s.id, d.id FROM src.families s JOIN main.families d
+  ON d.name = s.name AND d.source_hash = s.source_hash;
+INSERT INTO map_problem SELECT s.id, d.id FROM src.problems s JOIN main.problems d
+  ON d.family = s.family AND d.key = s.key;
+INSERT INTO map_config SELECT s.id, d.id FROM src.configs s JOIN main.configs d ON d.key = s.key;
+INSERT INTO main.results (device_id, family_id, problem_id, config_id, status, median_s, min_s, max_s,
+    spread, repetitions, tflops, gbps, error, max_abs_error, deterministic, message, metrics, host,
+    tool_version, source, measured_at)
+  SELECT md.dst, mf.dst, mp.dst, mc.dst, r.status, r.median_s, r.min_s, r.max_s, r.spread,
+    r.repetitions, r.tflops, r.gbps, r.error, r.max_abs_error, r.deterministic, r.message, r.metrics,
+    r.host, r.tool_version, r.source, r.measured_at
+  FROM src.results r
+  JOIN map_device md ON md.src = r.device_id JOIN map_family mf ON mf.src = r.family_id
+  JOIN map_problem mp ON mp.src = r.problem_id JOIN map_config mc ON mc.src = r.config_id
+  WHERE true ON CONFLICT DO NOTHING;
+)sql");
+        summary.added += db.getChanges();
+        db.exec("DROP TABLE temp.map_device; DROP TABLE temp.map_family; "
+                "DROP TABLE temp.map_problem; DROP TABLE temp.map_config;");
+        tx.commit();
+      } catch (...) {
+        db.exec("DETACH DATABASE src");
+        throw;
+      }
+      db.exec("DETACH DATABASE src");
+    }
+    summary.output_total = out.result_count();
+  } catch (const SQLite::Exception& e) {
+    throw DatabaseError("cannot merge into '" + output + "': " + e.what());
+  }
+  return summary;
+}
+
+}  // namespace ktune

@@ -1,0 +1,102 @@
+// Query views: best verified configuration per problem, and the diff of two databases.
+#include "db/query.hpp"
+
+#include <map>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "db/store_impl.hpp"
+
+namespace ktune {
+
+std::vector<BestRow> best_per_problem(const Store& store, const BestQuery& query) {
+  SQLite::Database& db = store.impl().db;
+  // current: per family, the given hash, else the one with the newest measurement.
+  SQLite::Statement q(db, R"sql(
+WITH per_hash AS (
+  SELECT f.id AS family_id, f.name AS name, f.source_hash AS hash,
+         (SELECT max(measured_at) FROM results r WHERE r.family_id = f.id) AS newest
+  FROM families f WHERE (?1 = '' OR f.name = ?1)),
+current AS (
+  SELECT p.family_id FROM per_hash p
+  WHERE (?3 <> '' AND p.hash = ?3)
+     OR (?3 = '' AND p.newest IS NOT NULL AND p.newest = (SELECT max(q.newest) FROM per_hash q WHERE q.name = p.name))),
+wrong AS (
+  SELECT DISTINCT d.name AS dname, r.family_id, r.problem_id, r.config_id
+  FROM results r JOIN devices d ON d.id = r.device_id
+  WHERE r.status = 'wrong_result' AND r.family_id IN (SELECT family_id FROM current)),
+ok AS (
+  SELECT d.name AS dname, d.arch AS arch, r.id AS rid, r.family_id, r.problem_id, r.config_id, r.median_s,
+         row_number() OVER (PARTITION BY d.name, r.family_id, r.problem_id ORDER BY r.median_s, r.config_id) AS rn,
+         count(*) OVER (PARTITION BY d.name, r.family_id, r.problem_id) AS n
+  FROM results r JOIN devices d ON d.id = r.device_id
+  WHERE r.status = 'ok' AND r.family_id IN (SELECT family_id FROM current)
+    AND (?2 = '' OR d.name = ?2 OR d.arch = ?2)
+    AND NOT EXISTS (SELECT 1 FROM wrong w WHERE w.dname = d.name AND w.family_id = r.family_id
+                    AND w.problem_id = r.problem_id AND w.config_id = r.config_id))
+SELECT f.name, f.source_hash, ok.dname, ok.arch, p.json, p.key, p.shape_class, p.shape_keys,
+       c.json, c.key, r.median_s, r.tflops, r.gbps, ok.n, r.host, r.tool_version, r.source, r.measured_at
+FROM ok JOIN results r ON r.id = ok.rid
+JOIN families f ON f.id = ok.family_id JOIN problems p ON p.id = ok.problem_id
+JOIN configs c ON c.id = ok.config_id
+WHERE ok.rn = 1
+ORDER BY f.name, ok.dname, p.key)sql");
+  q.bind(1, query.family);
+  q.bind(2, query.device);
+  q.bind(3, query.family_hash);
+  std::vector<BestRow> out;
+  while (q.executeStep()) {
+    BestRow row;
+    row.family = q.getColumn(0).getString();
+    row.family_hash = q.getColumn(1).getString();
+    row.device = q.getColumn(2).getString();
+    row.arch = q.getColumn(3).getString();
+    row.problem = ValueMap::from_json(nlohmann::json::parse(q.getColumn(4).getString()));
+    row.problem_key = q.getColumn(5).getString();
+    row.shape_class = q.getColumn(6).getString();
+    row.shape_keys = split_names(q.getColumn(7).getString());
+    row.config = ValueMap::from_json(nlohmann::json::parse(q.getColumn(8).getString()));
+    row.config_key = q.getColumn(9).getString();
+    row.median_s = q.getColumn(10).getDouble();
+    row.tflops = q.getColumn(11).getDouble();
+    row.gbps = q.getColumn(12).getDouble();
+    row.ok_measurements = q.getColumn(13).getInt64();
+    row.provenance.host = q.getColumn(14).getString();
+    row.provenance.tool_version = q.getColumn(15).getString();
+    row.provenance.source = q.getColumn(16).getString();
+    row.provenance.measured_at = q.getColumn(17).getString();
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+BestDiff diff_best(const Store& a, const Store& b, const BestQuery& query) {
+  using Key = std::tuple<std::string, std::string, std::string>;
+  auto index = [&](const Store& s) {
+    std::map<Key, BestRow> m;
+    for (auto& row : best_per_problem(s, query)) {
+      Key k{row.family, row.device, row.problem_key};
+      m.emplace(std::move(k), std::move(row));
+    }
+    return m;
+  };
+  auto ma = index(a);
+  auto mb = index(b);
+  BestDiff diff;
+  for (auto& [k, row] : ma) {
+    auto it = mb.find(k);
+    if (it == mb.end()) {
+      diff.only_a.push_back(row);
+    } else if (it->second.config_key != row.config_key || it->second.family_hash != row.family_hash) {
+      diff.changed.push_back({row, it->second});
+    } else {
+      ++diff.same;
+    }
+  }
+  for (auto& [k, row] : mb)
+    if (!ma.count(k)) diff.only_b.push_back(row);
+  return diff;
+}
+
+}  // namespace ktune

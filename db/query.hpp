@@ -1,0 +1,51 @@
+// Query views over a tuning database: the best verified configuration per
+// (family, device, problem), and the difference of two databases' best views.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "db/store.hpp"
+
+namespace ktune {
+
+/// The best verified configuration of one problem on one GPU model.
+struct BestRow {
+  std::string family, family_hash;
+  std::string device, arch;      ///< GPU name and its arch
+  Problem problem;
+  std::string problem_key;
+  std::string shape_class;
+  std::vector<std::string> shape_keys;
+  Config config;
+  std::string config_key;
+  double median_s = 0, tflops = 0, gbps = 0;
+  std::int64_t ok_measurements = 0;  ///< ok measurements of this (device, problem), all configurations
+  Provenance provenance;             ///< of the fastest measurement of the chosen configuration
+};
+
+struct BestQuery {
+  std::string family;          ///< empty: every family
+  std::string device;          ///< GPU name or arch ("sm_90"); empty: every device
+  /// Template hash to serve; empty: per family, the hash with the newest
+  /// measurement (results of other hashes are stale and never shown).
+  std::string family_hash;
+};
+
+/// Best `ok` configuration per (family, device name, problem), never one with
+/// a `wrong_result` on that device and problem. Ordered by family, device, problem key.
+std::vector<BestRow> best_per_problem(const Store& store, const BestQuery& query = {});
+
+/// Differences between two databases' best views, keyed by (family, device, problem).
+struct BestDiff {
+  std::vector<BestRow> only_a, only_b;
+  struct Changed {
+    BestRow a, b;
+  };
+  std::vector<Changed> changed;  ///< another configuration is best, or another hash is current
+  std::int64_t same = 0;
+};
+BestDiff diff_best(const Store& a, const Store& b, const BestQuery& query = {});
+
+}  // namespace ktune

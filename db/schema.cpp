@@ -1,0 +1,168 @@
+// Schema of the tuning database: DDL per version, forward migrations, and the
+// read-only inspection that refuses foreign, corrupt or newer files.
+#include "db/schema.hpp"
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include "db/store.hpp"
+
+namespace ktune {
+namespace {
+
+struct Migration {
+  int to_version;
+  const char* what;
+  const char* sql;
+};
+
+// Each step brings the schema from to_version - 1 to to_version. Never edit a
+// shipped step: add a new one, so that every older file upgrades the same way.
+const Migration kMigrations[] = {
+    {1, "first schema: devices, families, problems, configurations, results",
+     R"sql(
+CREATE TABLE devices (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  arch TEXT NOT NULL,
+  sm_count INTEGER NOT NULL,
+  driver TEXT NOT NULL,
+  cuda_version TEXT NOT NULL,
+  spec TEXT NOT NULL,
+  UNIQUE (name, arch, sm_count, driver, cuda_version)
+);
+CREATE TABLE families (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  source_hash TEXT NOT NULL,
+  UNIQUE (name, source_hash)
+);
+CREATE TABLE problems (
+  id INTEGER PRIMARY KEY,
+  family TEXT NOT NULL,
+  key TEXT NOT NULL,
+  json TEXT NOT NULL,
+  UNIQUE (family, key)
+);
+CREATE TABLE configs (
+  id INTEGER PRIMARY KEY,
+  key TEXT NOT NULL UNIQUE,
+  json TEXT NOT NULL
+);
+CREATE TABLE results (
+  id INTEGER PRIMARY KEY,
+  device_id INTEGER NOT NULL REFERENCES devices (id),
+  family_id INTEGER NOT NULL REFERENCES families (id),
+  problem_id INTEGER NOT NULL REFERENCES problems (id),
+  config_id INTEGER NOT NULL REFERENCES configs (id),
+  status TEXT NOT NULL CHECK (status IN ('ok', 'wrong_result', 'compile_error',
+                                         'launch_error', 'timeout', 'invalid_config')),
+  median_s REAL NOT NULL DEFAULT 0,
+  min_s REAL NOT NULL DEFAULT 0,
+  max_s REAL NOT NULL DEFAULT 0,
+  spread REAL NOT NULL DEFAULT 0,
+  repetitions INTEGER NOT NULL DEFAULT 0,
+  tflops REAL NOT NULL DEFAULT 0,
+  gbps REAL NOT NULL DEFAULT 0,
+  error REAL NOT NULL DEFAULT 0,
+  max_abs_error REAL NOT NULL DEFAULT 0,
+  deterministic INTEGER,
+  message TEXT NOT NULL DEFAULT '',
+  metrics TEXT NOT NULL DEFAULT '{}',
+  host TEXT NOT NULL DEFAULT '',
+  tool_version TEXT NOT NULL DEFAULT '',
+  source TEXT NOT NULL DEFAULT '',
+  measured_at TEXT NOT NULL,
+  UNIQUE (device_id, family_id, problem_id, config_id, source, host, measured_at)
+);
+CREATE INDEX results_by_status ON results (family_id, status, device_id, problem_id, median_s);
+)sql"},
+    {2, "problems remember their shape keys and shape class (nearest-shape lookup)",
+     R"sql(
+ALTER TABLE problems ADD COLUMN shape_class TEXT NOT NULL DEFAULT '';
+ALTER TABLE problems ADD COLUMN shape_keys TEXT NOT NULL DEFAULT '';
+CREATE INDEX problems_by_class ON problems (family, shape_class);
+)sql"},
+};
+
+int read_int_pragma(SQLite::Database& db, const char* pragma) {
+  return db.execAndGet(std::string("PRAGMA ") + pragma).getInt();
+}
+
+}  // namespace
+
+void migrate(SQLite::Database& db, int target) {
+  if (target < 0 || target > kSchemaVersion)
+    throw DatabaseError("cannot migrate to schema version " + std::to_string(target));
+  // IMMEDIATE: two processes creating the same file serialise here, and the
+  // second one sees the version the first one wrote.
+  SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+  int version = read_int_pragma(db, "user_version");
+  if (version > target) {
+    tx.commit();
+    return;
+  }
+  for (const Migration& m : kMigrations) {
+    if (m.to_version <= version || m.to_version > target) continue;
+    db.exec(m.sql);
+    db.exec("PRAGMA user_version = " + std::to_string(m.to_version));
+    version = m.to_version;
+  }
+  if (read_int_pragma(db, "application_id") != kApplicationId)
+    db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
+  tx.commit();
+}
+
+FileInspection inspect_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  FileInspection out;
+  std::error_code ec;
+  if (!fs::exists(path, ec) || fs::file_size(path, ec) == 0 || ec) return out;
+  out.exists_with_content = true;
+
+  char header[16] = {};
+  {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw DatabaseError("cannot read '" + path + "'");
+    in.read(header, sizeof header);
+    if (in.gcount() != sizeof header || std::memcmp(header, "SQLite format 3\0", 16) != 0)
+      throw DatabaseError("'" + path + "' is not a ktune database (not an SQLite file); left untouched");
+  }
+  try {
+    SQLite::Database db(path, SQLite::OPEN_READONLY);
+    int app_id = read_int_pragma(db, "application_id");
+    int version = read_int_pragma(db, "user_version");
+    int tables = db.execAndGet("SELECT count(*) FROM sqlite_master").getInt();
+    if (app_id != kApplicationId) {
+      if (app_id == 0 && version == 0 && tables == 0) {
+        out.exists_with_content = false;  // an empty SQLite file: ours to initialise
+        return out;
+      }
+      throw DatabaseError("'" + path + "' is not a ktune database (application_id " +
+                          std::to_string(app_id) + ", expected " + std::to_string(kApplicationId) +
+                          "); left untouched");
+    }
+    if (version > kSchemaVersion)
+      throw DatabaseError("'" + path + "' has schema version " + std::to_string(version) +
+                          ", newer than this build's " + std::to_string(kSchemaVersion) +
+                          "; upgrade ktune to read it (file left untouched)");
+    std::string check = db.execAndGet("PRAGMA quick_check(1)").getString();
+    if (check != "ok")
+      throw DatabaseError("'" + path + "' is corrupt (integrity check: " + check +
+                          "); left untouched");
+    out.version = version;
+  } catch (const SQLite::Exception& e) {
+    throw DatabaseError("'" + path + "' is corrupt or unreadable (" + e.what() + "); left untouched");
+  }
+  return out;
+}
+
+void create_database_at_version(const std::string& path, int version) {
+  SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+  migrate(db, version);
+}
+
+}  // namespace ktune

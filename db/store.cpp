@@ -1,0 +1,531 @@
+// Store: opening (checks, WAL, migrations), recording batches, reading results.
+#include "db/store.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "db/schema.hpp"
+#include "db/store_impl.hpp"
+
+namespace ktune {
+namespace {
+
+constexpr int kBusyTimeoutMs = 60000;
+
+std::string device_cache_key(const DeviceSpec& d) {
+  return d.name + '\x1f' + d.arch() + '\x1f' + std::to_string(d.sm_count) + '\x1f' + d.driver +
+         '\x1f' + d.cuda_runtime;
+}
+
+// A shipped database in a read-only folder cannot grow a -shm file: SQLite's
+// immutable mode reads it without any lock or side file.
+std::string read_only_uri(const std::string& path) {
+  std::string uri = "file:";
+  for (char c : path) {
+    if (c == '%' || c == '?' || c == '#') {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", static_cast<unsigned char>(c));
+      uri += buf;
+    } else {
+      uri += c;
+    }
+  }
+  return uri + "?immutable=1";
+}
+
+bool folder_writable(const std::string& path) {
+  auto parent = std::filesystem::absolute(path).parent_path();
+  return ::access(parent.c_str(), W_OK) == 0 && ::access(path.c_str(), W_OK) == 0;
+}
+
+}  // namespace
+
+std::string measurement_time_now() {
+  static std::atomic<std::int64_t> last{0};
+  std::int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+  std::int64_t prev = last.load();
+  while (true) {
+    std::int64_t next = std::max(now, prev + 1);
+    if (last.compare_exchange_weak(prev, next)) {
+      now = next;
+      break;
+    }
+  }
+  std::time_t seconds = static_cast<std::time_t>(now / 1000000);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", utc.tm_year + 1900,
+                utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
+                static_cast<long long>(now % 1000000));
+  return buf;
+}
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ",") + n;
+  return out;
+}
+
+std::vector<std::string> split_names(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t comma = text.find(',', pos);
+    if (comma == std::string::npos) comma = text.size();
+    if (comma > pos) out.push_back(text.substr(pos, comma - pos));
+    pos = comma + 1;
+  }
+  return out;
+}
+
+std::string derived_shape_class(const Problem& p, const std::vector<std::string>& shape_keys) {
+  Problem rest = p;
+  for (const auto& k : shape_keys) rest.erase(k);
+  return rest.key();
+}
+
+void read_result(SQLite::Statement& row, int first, Result& r, Provenance& p) {
+  int c = first;
+  r.status = status_from_string(row.getColumn(c++).getString());
+  r.time.median_s = row.getColumn(c++).getDouble();
+  r.time.min_s = row.getColumn(c++).getDouble();
+  r.time.max_s = row.getColumn(c++).getDouble();
+  r.time.spread = row.getColumn(c++).getDouble();
+  r.time.repetitions = row.getColumn(c++).getInt();
+  r.tflops = row.getColumn(c++).getDouble();
+  r.gbps = row.getColumn(c++).getDouble();
+  r.error = row.getColumn(c++).getDouble();
+  r.max_abs_error = row.getColumn(c++).getDouble();
+  auto det = row.getColumn(c++);
+  r.deterministic = det.isNull() ? std::nullopt : std::optional<bool>(det.getInt() != 0);
+  r.message = row.getColumn(c++).getString();
+  r.metrics = nlohmann::json::parse(row.getColumn(c++).getString());
+  p.host = row.getColumn(c++).getString();
+  p.tool_version = row.getColumn(c++).getString();
+  p.source = row.getColumn(c++).getString();
+  p.measured_at = row.getColumn(c++).getString();
+}
+
+// ---- Impl: ids by natural key -------------------------------------------------
+
+std::int64_t Store::Impl::device_id(const DeviceSpec& d) {
+  std::string key = device_cache_key(d);
+  if (auto it = device_ids.find(key); it != device_ids.end()) return it->second;
+  SQLite::Statement ins(db,
+                        "INSERT INTO devices (name, arch, sm_count, driver, cuda_version, spec) "
+                        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
+  ins.bind(1, d.name);
+  ins.bind(2, d.arch());
+  ins.bind(3, d.sm_count);
+  ins.bind(4, d.driver);
+  ins.bind(5, d.cuda_runtime);
+  ins.bind(6, d.to_json().dump());
+  ins.exec();
+  auto id = find_device(d);
+  if (!id) throw DatabaseError("device '" + d.name + "' was not stored");
+  device_ids.emplace(key, *id);
+  return *id;
+}
+
+std::optional<std::int64_t> Store::Impl::find_device(const DeviceSpec& d) const {
+  SQLite::Statement q(const_cast<SQLite::Database&>(db),
+                      "SELECT id FROM devices WHERE name = ? AND arch = ? AND sm_count = ? AND "
+                      "driver = ? AND cuda_version = ?");
+  q.bind(1, d.name);
+  q.bind(2, d.arch());
+  q.bind(3, d.sm_count);
+  q.bind(4, d.driver);
+  q.bind(5, d.cuda_runtime);
+  if (q.executeStep()) return q.getColumn(0).getInt64();
+  return std::nullopt;
+}
+
+std::int64_t Store::Impl::family_id(const std::string& family, const std::string& hash) {
+  std::string key = family + '\x1f' + hash;
+  if (auto it = family_ids.find(key); it != family_ids.end()) return it->second;
+  SQLite::Statement ins(db,
+                        "INSERT INTO families (name, source_hash) VALUES (?, ?) ON CONFLICT DO NOTHING");
+  ins.bind(1, family);
+  ins.bind(2, hash);
+  ins.exec();
+  auto id = find_family(family, hash);
+  if (!id) throw DatabaseError("family '" + family + "' was not stored");
+  family_ids.emplace(key, *id);
+  return *id;
+}
+
+std::optional<std::int64_t> Store::Impl::find_family(const std::string& family,
+                                                     const std::string& hash) const {
+  SQLite::Statement q(const_cast<SQLite::Database&>(db),
+                      "SELECT id FROM families WHERE name = ? AND source_hash = ?");
+  q.bind(1, family);
+  q.bind(2, hash);
+  if (q.executeStep()) return q.getColumn(0).getInt64();
+  return std::nullopt;
+}
+
+std::int64_t Store::Impl::problem_id(const RunKey& key) {
+  std::string pkey = key.problem.key();
+  std::string cache = key.family + '\x1f' + pkey;
+  if (auto it = problem_ids.find(cache); it != problem_ids.end()) return it->second;
+  std::string shape_class =
+      key.shape_class.empty() ? derived_shape_class(key.problem, key.shape_keys) : key.shape_class;
+  SQLite::Statement ins(db,
+                        "INSERT INTO problems (family, key, json, shape_class, shape_keys) "
+                        "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
+  ins.bind(1, key.family);
+  ins.bind(2, pkey);
+  ins.bind(3, key.problem.to_json().dump());
+  ins.bind(4, shape_class);
+  ins.bind(5, join_names(key.shape_keys));
+  ins.exec();
+  // A problem first stored without shape information learns it later.
+  if (!key.shape_keys.empty() || !key.shape_class.empty()) {
+    SQLite::Statement upd(db,
+                          "UPDATE problems SET shape_class = ?, shape_keys = ? "
+                          "WHERE family = ? AND key = ? AND shape_keys = '' AND ? <> ''");
+    upd.bind(1, shape_class);
+    upd.bind(2, join_names(key.shape_keys));
+    upd.bind(3, key.family);
+    upd.bind(4, pkey);
+    upd.bind(5, join_names(key.shape_keys));
+    upd.exec();
+  }
+  auto id = find_problem(key.family, key.problem);
+  if (!id) throw DatabaseError("problem '" + pkey + "' was not stored");
+  problem_ids.emplace(cache, *id);
+  return *id;
+}
+
+std::optional<std::int64_t> Store::Impl::find_problem(const std::string& family,
+                                                      const Problem& p) const {
+  SQLite::Statement q(const_cast<SQLite::Database&>(db),
+                      "SELECT id FROM problems WHERE family = ? AND key = ?");
+  q.bind(1, family);
+  q.bind(2, p.key());
+  if (q.executeStep()) return q.getColumn(0).getInt64();
+  return std::nullopt;
+}
+
+std::int64_t Store::Impl::config_id(const Config& c) {
+  std::string key = c.key();
+  if (auto it = config_ids.find(key); it != config_ids.end()) return it->second;
+  SQLite::Statement ins(db, "INSERT INTO configs (key, json) VALUES (?, ?) ON CONFLICT DO NOTHING");
+  ins.bind(1, key);
+  ins.bind(2, c.to_json().dump());
+  ins.exec();
+  SQLite::Statement q(db, "SELECT id FROM configs WHERE key = ?");
+  q.bind(1, key);
+  if (!q.executeStep()) throw DatabaseError("configuration '" + key + "' was not stored");
+  std::int64_t id = q.getColumn(0).getInt64();
+  config_ids.emplace(std::move(key), id);
+  return id;
+}
+
+bool Store::Impl::insert_row(std::int64_t device, std::int64_t family, std::int64_t problem,
+                             const Result& r, const Provenance& p, const std::string& measured_at) {
+  std::int64_t config = config_id(r.config);
+  if (!insert_result)
+    insert_result.emplace(
+        db,
+        "INSERT INTO results (device_id, family_id, problem_id, config_id, status, median_s, "
+        "min_s, max_s, spread, repetitions, tflops, gbps, error, max_abs_error, deterministic, "
+        "message, metrics, host, tool_version, source, measured_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT DO NOTHING");
+  SQLite::Statement& s = *insert_result;
+  s.reset();
+  s.clearBindings();
+  s.bind(1, device);
+  s.bind(2, family);
+  s.bind(3, problem);
+  s.bind(4, config);
+  s.bind(5, std::string(to_string(r.status)));
+  s.bind(6, r.time.median_s);
+  s.bind(7, r.time.min_s);
+  s.bind(8, r.time.max_s);
+  s.bind(9, r.time.spread);
+  s.bind(10, r.time.repetitions);
+  s.bind(11, r.tflops);
+  s.bind(12, r.gbps);
+  s.bind(13, r.error);
+  s.bind(14, r.max_abs_error);
+  if (r.deterministic)
+    s.bind(15, *r.deterministic ? 1 : 0);
+  else
+    s.bind(15);
+  s.bind(16, r.message);
+  s.bind(17, r.metrics.dump());
+  s.bind(18, p.host);
+  s.bind(19, p.tool_version);
+  s.bind(20, p.source);
+  s.bind(21, measured_at);
+  return s.exec() > 0;
+}
+
+void Store::Impl::forget_ids() {
+  device_ids.clear();
+  family_ids.clear();
+  problem_ids.clear();
+  config_ids.clear();
+}
+
+// ---- Store --------------------------------------------------------------------
+
+Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Store::Store(Store&&) noexcept = default;
+Store& Store::operator=(Store&&) noexcept = default;
+Store::~Store() = default;
+
+Store Store::open(const std::string& path) {
+  if (path != ":memory:") inspect_file(path);  // throws before a byte is written
+  try {
+    SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE, kBusyTimeoutMs);
+    if (path != ":memory:") db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = NORMAL");
+    db.exec("PRAGMA foreign_keys = ON");
+    migrate(db, kSchemaVersion);
+    return Store(std::make_unique<Impl>(path, false, std::move(db)));
+  } catch (const SQLite::Exception& e) {
+    throw DatabaseError("cannot open '" + path + "' for writing: " + e.what());
+  }
+}
+
+Store Store::open_read_only(const std::string& path) {
+  if (!std::filesystem::exists(path))
+    throw DatabaseError("no tuning database at '" + path + "'");
+  FileInspection file = inspect_file(path);
+  if (!file.exists_with_content)
+    throw DatabaseError("'" + path + "' is empty, not a tuning database");
+  if (file.version != kSchemaVersion)
+    throw DatabaseError("'" + path + "' has schema version " + std::to_string(file.version) +
+                        ", older than this build's " + std::to_string(kSchemaVersion) +
+                        "; upgrade it with `ktune db migrate " + path + "`");
+  try {
+    if (folder_writable(path)) {
+      SQLite::Database db(path, SQLite::OPEN_READONLY, kBusyTimeoutMs);
+      return Store(std::make_unique<Impl>(path, true, std::move(db)));
+    }
+    SQLite::Database db(read_only_uri(path), SQLite::OPEN_READONLY | SQLite::OPEN_URI);
+    return Store(std::make_unique<Impl>(path, true, std::move(db)));
+  } catch (const SQLite::Exception& e) {
+    throw DatabaseError("cannot open '" + path + "' read-only: " + e.what());
+  }
+}
+
+void Store::record(const RunKey& key, std::span<const Result> results,
+                   const Provenance& provenance) {
+  if (impl_->read_only) throw DatabaseError("'" + impl_->path + "' is open read-only");
+  try {
+    SQLite::Transaction tx(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
+    std::int64_t device = impl_->device_id(key.device);
+    std::int64_t family = impl_->family_id(key.family, key.family_hash);
+    std::int64_t problem = impl_->problem_id(key);
+    for (const Result& r : results) {
+      std::string when = provenance.measured_at.empty() ? measurement_time_now() : provenance.measured_at;
+      impl_->insert_row(device, family, problem, r, provenance, when);
+    }
+    tx.commit();
+  } catch (const SQLite::Exception& e) {
+    impl_->forget_ids();
+    throw DatabaseError("cannot record results in '" + impl_->path + "': " + e.what());
+  } catch (...) {
+    impl_->forget_ids();
+    throw;
+  }
+}
+
+std::int64_t Store::insert(std::span<const Measurement> measurements) {
+  if (impl_->read_only) throw DatabaseError("'" + impl_->path + "' is open read-only");
+  std::int64_t added = 0;
+  try {
+    SQLite::Transaction tx(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
+    for (const Measurement& m : measurements) {
+      if (m.provenance.measured_at.empty())
+        throw DatabaseError("a measurement of '" + m.key.family + "' has no time");
+      std::int64_t device = impl_->device_id(m.key.device);
+      std::int64_t family = impl_->family_id(m.key.family, m.key.family_hash);
+      std::int64_t problem = impl_->problem_id(m.key);
+      if (impl_->insert_row(device, family, problem, m.result, m.provenance, m.provenance.measured_at))
+        ++added;
+    }
+    tx.commit();
+  } catch (const SQLite::Exception& e) {
+    impl_->forget_ids();
+    throw DatabaseError("cannot insert into '" + impl_->path + "': " + e.what());
+  } catch (...) {
+    impl_->forget_ids();
+    throw;
+  }
+  return added;
+}
+
+std::vector<Result> Store::results(const RunKey& key) const {
+  std::vector<Result> out;
+  auto device = impl_->find_device(key.device);
+  auto family = impl_->find_family(key.family, key.family_hash);
+  auto problem = impl_->find_problem(key.family, key.problem);
+  if (!device || !family || !problem) return out;
+  SQLite::Statement q(impl_->db, std::string("SELECT c.json, ") + kResultColumns +
+                                     " FROM results r JOIN configs c ON c.id = r.config_id "
+                                     "WHERE r.device_id = ? AND r.family_id = ? AND r.problem_id = ? "
+                                     "ORDER BY c.key, r.measured_at DESC");
+  q.bind(1, *device);
+  q.bind(2, *family);
+  q.bind(3, *problem);
+  std::string last_config;
+  while (q.executeStep()) {
+    std::string json = q.getColumn(0).getString();
+    if (!out.empty() && json == last_config) continue;  // an older measurement
+    Result r;
+    Provenance p;
+    r.config = ValueMap::from_json(nlohmann::json::parse(json));
+    read_result(q, 1, r, p);
+    last_config = std::move(json);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::optional<Result> Store::best(const RunKey& key) const {
+  auto device = impl_->find_device(key.device);
+  auto family = impl_->find_family(key.family, key.family_hash);
+  auto problem = impl_->find_problem(key.family, key.problem);
+  if (!device || !family || !problem) return std::nullopt;
+  SQLite::Statement q(impl_->db,
+                      std::string("SELECT c.json, ") + kResultColumns +
+                          " FROM results r JOIN configs c ON c.id = r.config_id "
+                          "WHERE r.device_id = ?1 AND r.family_id = ?2 AND r.problem_id = ?3 "
+                          "AND r.status = 'ok' AND r.config_id NOT IN ("
+                          "  SELECT config_id FROM results WHERE device_id = ?1 AND family_id = ?2 "
+                          "  AND problem_id = ?3 AND status = 'wrong_result') "
+                          "ORDER BY r.median_s, c.key LIMIT 1");
+  q.bind(1, *device);
+  q.bind(2, *family);
+  q.bind(3, *problem);
+  if (!q.executeStep()) return std::nullopt;
+  Result r;
+  Provenance p;
+  r.config = ValueMap::from_json(nlohmann::json::parse(q.getColumn(0).getString()));
+  read_result(q, 1, r, p);
+  return r;
+}
+
+void Store::for_each(const std::function<bool(const Measurement&)>& visit) const {
+  SQLite::Statement q(impl_->db,
+                      std::string("SELECT d.spec, f.name, f.source_hash, p.json, p.shape_class, "
+                                  "p.shape_keys, c.json, ") +
+                          kResultColumns +
+                          " FROM results r JOIN devices d ON d.id = r.device_id "
+                          "JOIN families f ON f.id = r.family_id "
+                          "JOIN problems p ON p.id = r.problem_id "
+                          "JOIN configs c ON c.id = r.config_id "
+                          "ORDER BY f.name, f.source_hash, d.name, d.id, p.key, c.key, "
+                          "r.measured_at, r.source, r.host");
+  Measurement m;
+  while (q.executeStep()) {
+    m.key.device = DeviceSpec::from_json(nlohmann::json::parse(q.getColumn(0).getString()));
+    m.key.family = q.getColumn(1).getString();
+    m.key.family_hash = q.getColumn(2).getString();
+    m.key.problem = ValueMap::from_json(nlohmann::json::parse(q.getColumn(3).getString()));
+    m.key.shape_class = q.getColumn(4).getString();
+    m.key.shape_keys = split_names(q.getColumn(5).getString());
+    m.result = Result{};
+    m.result.config = ValueMap::from_json(nlohmann::json::parse(q.getColumn(6).getString()));
+    read_result(q, 7, m.result, m.provenance);
+    if (!visit(m)) return;
+  }
+}
+
+std::vector<StaleSummary> Store::stale(const std::string& family,
+                                       const std::string& current_hash) const {
+  std::vector<StaleSummary> out;
+  if (!family.empty()) {
+    SQLite::Statement q(impl_->db,
+                        "SELECT f.name, f.source_hash, count(r.id) FROM families f "
+                        "JOIN results r ON r.family_id = f.id WHERE f.name = ? AND f.source_hash <> ? "
+                        "GROUP BY f.id ORDER BY f.source_hash");
+    q.bind(1, family);
+    q.bind(2, current_hash);
+    while (q.executeStep())
+      out.push_back({q.getColumn(0).getString(), q.getColumn(1).getString(), q.getColumn(2).getInt64()});
+    return out;
+  }
+  // Without a current hash, the newest-measured hash of each family is current.
+  SQLite::Statement q(impl_->db,
+                      "WITH per_hash AS (SELECT f.name AS name, f.source_hash AS hash, "
+                      "  count(r.id) AS n, max(r.measured_at) AS newest FROM families f "
+                      "  JOIN results r ON r.family_id = f.id GROUP BY f.id), "
+                      "current AS (SELECT name, max(newest) AS newest FROM per_hash GROUP BY name) "
+                      "SELECT p.name, p.hash, p.n FROM per_hash p JOIN current c ON c.name = p.name "
+                      "WHERE p.newest < c.newest ORDER BY p.name, p.hash");
+  while (q.executeStep())
+    out.push_back({q.getColumn(0).getString(), q.getColumn(1).getString(), q.getColumn(2).getInt64()});
+  return out;
+}
+
+std::int64_t Store::prune_stale(const std::string& family, const std::string& current_hash) {
+  if (impl_->read_only) throw DatabaseError("'" + impl_->path + "' is open read-only");
+  if (family.empty() || current_hash.empty())
+    throw std::invalid_argument("prune_stale needs a family and its current template hash");
+  try {
+    SQLite::Transaction tx(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
+    SQLite::Statement del(impl_->db,
+                          "DELETE FROM results WHERE family_id IN "
+                          "(SELECT id FROM families WHERE name = ? AND source_hash <> ?)");
+    del.bind(1, family);
+    del.bind(2, current_hash);
+    std::int64_t n = del.exec();
+    tx.commit();
+    return n;
+  } catch (const SQLite::Exception& e) {
+    throw DatabaseError("cannot prune '" + impl_->path + "': " + e.what());
+  }
+}
+
+StoreStats Store::stats() const {
+  StoreStats s;
+  auto count = [&](const char* table) {
+    return impl_->db.execAndGet(std::string("SELECT count(*) FROM ") + table).getInt64();
+  };
+  s.devices = count("devices");
+  s.families = count("families");
+  s.problems = count("problems");
+  s.configs = count("configs");
+  s.results = count("results");
+  auto grouped = [&](const char* sql, std::vector<std::pair<std::string, std::int64_t>>& out) {
+    SQLite::Statement q(impl_->db, sql);
+    while (q.executeStep()) out.emplace_back(q.getColumn(0).getString(), q.getColumn(1).getInt64());
+  };
+  grouped("SELECT status, count(*) FROM results GROUP BY status ORDER BY status", s.by_status);
+  grouped("SELECT f.name || '@' || f.source_hash, count(r.id) FROM families f "
+          "JOIN results r ON r.family_id = f.id GROUP BY f.id ORDER BY 1", s.by_family);
+  grouped("SELECT d.name || ' (' || d.arch || ')', count(r.id) FROM devices d "
+          "JOIN results r ON r.device_id = d.id GROUP BY d.name, d.arch ORDER BY 1", s.by_device);
+  return s;
+}
+
+std::int64_t Store::result_count() const {
+  return impl_->db.execAndGet("SELECT count(*) FROM results").getInt64();
+}
+
+int Store::schema_version() const {
+  return impl_->db.execAndGet("PRAGMA user_version").getInt();
+}
+
+const std::string& Store::path() const { return impl_->path; }
+bool Store::read_only() const { return impl_->read_only; }
+
+}  // namespace ktune
