@@ -183,11 +183,23 @@ TuneReport Tuner::run() {
       if (in_.family) fill_throughput(results[i], *in_.family, in_.problem);
     }
 
-    // Stored before anything else learns of it: a kill loses at most this batch.
-    in_.log->append_batch(results);
-
+    // An invalid_config answer (not recorded in a replay, ruled out by the
+    // device) is no measurement: the searcher learns of it, the budget and the
+    // database do not.
+    std::vector<Result> measurements;
+    measurements.reserve(results.size());
     for (const Result& r : results) {
       measured_keys.insert(r.config.key());
+      if (r.status == Status::invalid_config)
+        ++report.skipped_invalid;
+      else
+        measurements.push_back(r);
+    }
+
+    // Stored before anything else learns of it: a kill loses at most this batch.
+    if (!measurements.empty()) in_.log->append_batch(measurements);
+
+    for (const Result& r : measurements) {
       if (!r.ok()) ++report.failures;
       if (consider_best(r))
         since_improvement = 0;

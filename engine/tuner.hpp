@@ -72,7 +72,9 @@ struct TuneReport {
   std::vector<Result> measured;   ///< evaluated in this run, in order (each stored)
   std::vector<Result> reused;     ///< stored results fed to the searcher on resume
   std::size_t failures = 0;       ///< measured results whose status is not ok
-  std::size_t skipped_invalid = 0;  ///< proposals the space rejected (never evaluated, never counted)
+  /// Proposals the space rejected (never evaluated) plus invalid_config answers
+  /// of the evaluator: neither counted against the budget nor stored.
+  std::size_t skipped_invalid = 0;
   std::size_t warm_started = 0;   ///< warm-start candidates evaluated
   std::optional<Result> best;     ///< fastest ok result among reused and measured
   StopReason stop = StopReason::exhausted;

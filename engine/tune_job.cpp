@@ -1,0 +1,300 @@
+// TuneJob: validating a tuning request, resolving it into the loop's inputs,
+// running it, and summarising its results.
+#include "engine/tune_job.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "engine/compiler.hpp"
+#include "engine/device_query.hpp"
+#include "engine/replay_evaluator.hpp"
+#include "engine/version.hpp"
+#include "search/cost_model.hpp"
+
+namespace ktune {
+namespace {
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+void check_strategy(const std::string& name) {
+  std::vector<std::string> known = searcher_names();
+  if (std::find(known.begin(), known.end(), name) == known.end())
+    throw std::invalid_argument("unknown strategy '" + name + "' (known: " + join(known) + ")");
+}
+
+/// A known family's name, or nullptr when the recording's family is foreign.
+const KernelFamily* family_if_known(const std::string& name) {
+  std::vector<std::string> known = family_names();
+  if (std::find(known.begin(), known.end(), name) == known.end()) return nullptr;
+  return &find_family(name);
+}
+
+std::shared_ptr<const RecordedSpace> read_recording(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw std::invalid_argument("replay file '" + path + "' does not exist or is not a file");
+  try {
+    return std::make_shared<const RecordedSpace>(read_recorded_space(path));
+  } catch (const std::invalid_argument&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw std::invalid_argument("replay file '" + path +
+                                "' is not a recording in an accepted format (ktune recording, Kernel "
+                                "Tuner cache, T4): " + e.what());
+  }
+}
+
+/// Identity of a replayed "version" of a family: the hash recorded with it if
+/// any, else the hash of the file's bytes (replays never pose as current templates).
+std::string recording_hash(const RecordedSpace& rec, const std::string& path) {
+  if (rec.provenance.is_object()) {
+    auto it = rec.provenance.find("family_hash");
+    if (it != rec.provenance.end() && it->is_string() && !it->get<std::string>().empty())
+      return it->get<std::string>();
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return "recorded-" + stable_hash_hex(bytes.str());
+}
+
+/// The GPU path: the eval room's isolated evaluator (a crashing candidate
+/// kills a worker, not the run).
+std::unique_ptr<Evaluator> make_gpu_evaluator(const KernelFamily& family, const Problem& problem,
+                                              int device, bool profile) {
+  (void)family, (void)problem, (void)device, (void)profile;
+  // TODO(integration): construct IsolatedEvaluator once engine/isolated_evaluator.hpp lands.
+  throw std::runtime_error("this build has no GPU evaluator yet (engine/isolated_evaluator is pending)");
+}
+
+void check_bounded(const TuneSpec& spec) {
+  if (spec.options.budget == 0 && spec.options.time_limit_s <= 0)
+    throw std::invalid_argument("no limit given: set a budget (evaluations) or a time limit");
+  if (spec.options.batch_size == 0) throw std::invalid_argument("batch size must be at least 1");
+}
+
+}  // namespace
+
+Store open_store_for_writing(const std::string& path) {
+  std::filesystem::path p(path);
+  std::error_code ec;
+  if (p.has_parent_path() && !std::filesystem::exists(p.parent_path(), ec)) {
+    std::filesystem::create_directories(p.parent_path(), ec);
+    if (ec)
+      throw std::invalid_argument("cannot create the folder of database '" + path + "': " + ec.message());
+  }
+  try {
+    return Store::open(path);
+  } catch (const DatabaseError& e) {
+    throw std::invalid_argument("cannot use database '" + path + "' for writing: " + e.what());
+  }
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+double parse_duration_s(const std::string& text) {
+  std::string t = text;
+  double scale = 1;
+  if (!t.empty()) {
+    char unit = t.back();
+    if (unit == 's' || unit == 'm' || unit == 'h') {
+      scale = unit == 's' ? 1 : unit == 'm' ? 60 : 3600;
+      t.pop_back();
+    }
+  }
+  try {
+    std::size_t used = 0;
+    double v = std::stod(t, &used);
+    if (used != t.size() || !(v > 0) || !std::isfinite(v)) throw std::invalid_argument("bad");
+    return v * scale;
+  } catch (const std::exception&) {
+    throw std::invalid_argument("malformed duration '" + text +
+                                "' (expected a positive number of seconds, or with s/m/h: 90s, 15m, 2h)");
+  }
+}
+
+void validate_tune_spec(const TuneSpec& spec) {
+  check_bounded(spec);
+  check_strategy(spec.strategy);
+  if (!spec.replay.empty()) {
+    // Reading it is the only way to know its format; prepare_tune reads it again.
+    std::shared_ptr<const RecordedSpace> rec = read_recording(spec.replay);
+    if (!spec.kernel.empty() && spec.kernel != rec->family) {
+      find_family(spec.kernel);  // an unknown name is reported as such
+      throw std::invalid_argument("replay file '" + spec.replay + "' records family '" + rec->family +
+                                  "', not '" + spec.kernel + "'");
+    }
+    if (!spec.problem.empty()) {
+      // Only the keys the user gave must match: the recording holds the
+      // normalized problem, with defaulted keys filled in.
+      Problem asked;
+      try {
+        asked = ValueMap::parse(spec.problem);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(std::string("malformed problem: ") + e.what());
+      }
+      for (const auto& [name, value] : asked) {
+        if (!rec->problem.contains(name) || to_text(rec->problem.at(name)) != to_text(value))
+          throw std::invalid_argument("replay file '" + spec.replay + "' records problem '" +
+                                      rec->problem.key() + "', not '" + asked.key() + "'");
+      }
+    }
+    return;
+  }
+  if (spec.kernel.empty()) throw std::invalid_argument("no kernel family given (--kernel; known: " +
+                                                       join(family_names()) + ")");
+  const KernelFamily& family = find_family(spec.kernel);
+  if (spec.problem.empty())
+    throw std::invalid_argument("no problem given for family '" + spec.kernel + "' (expected " +
+                                std::string(family.problem_help()) + ")");
+  parse_problem(family, spec.problem);
+}
+
+std::unique_ptr<PreparedTune> prepare_tune(const TuneSpec& spec) {
+  validate_tune_spec(spec);
+  auto job = std::make_unique<PreparedTune>();
+  job->spec = spec;
+  job->provenance.host = host_name();
+  job->provenance.tool_version = tool_version();
+  job->provenance.source = spec.source;
+
+  if (!spec.replay.empty()) {
+    job->recording = read_recording(spec.replay);
+    const RecordedSpace& rec = *job->recording;
+    job->family = family_if_known(rec.family);
+    job->problem = rec.problem;
+    job->device = recorded_device(rec);
+    job->space = std::make_unique<Space>(rec.space);
+    job->evaluator = std::make_unique<ReplayEvaluator>(job->recording);
+    job->key.family_hash = recording_hash(rec, spec.replay);
+    job->key.family = rec.family;
+    if (job->provenance.source.empty())
+      job->provenance.source = "replay:" + std::filesystem::path(spec.replay).filename().string();
+  } else {
+    job->family = &find_family(spec.kernel);
+    job->problem = parse_problem(*job->family, spec.problem);
+    DeviceQuery query = query_devices();
+    if (query.devices.empty())
+      throw NoGpuError("no GPU: " + query.none_reason +
+                       ". Use --replay FILE to run the same search against a recorded space");
+    auto live = std::find_if(query.devices.begin(), query.devices.end(),
+                             [&](const LiveDevice& d) { return d.ordinal == spec.device; });
+    if (live == query.devices.end())
+      throw std::invalid_argument("no GPU with ordinal " + std::to_string(spec.device) + " (" +
+                                  std::to_string(query.devices.size()) + " visible)");
+    job->device = live->spec;
+    job->space = std::make_unique<Space>(job->family->space(job->problem, job->device));
+    job->space->require_nonempty();
+    job->evaluator = make_gpu_evaluator(*job->family, job->problem, spec.device, spec.profile);
+    job->key.family = std::string(job->family->name());
+    job->key.family_hash = family_source_hash(*job->family);
+  }
+
+  job->key.device = job->device;
+  job->key.problem = job->problem;
+  if (job->family) {
+    job->key.shape_keys = job->family->shape_keys();
+    job->key.shape_class = job->family->shape_class(job->problem);
+  }
+  job->label = job->key.family + " " + job->problem.key();
+
+  SearchContext context;
+  context.space = job->space.get();
+  context.seed = spec.seed;
+  if (job->family && job->device.sm_count > 0) {
+    auto model = std::make_shared<RooflineModel>(job->device);
+    const KernelFamily* family = job->family;
+    Problem problem = job->problem;
+    DeviceSpec device = job->device;
+    context.predicted_time = [model, family, problem, device](const Config& c) {
+      return model->predict(family->estimate(problem, c, device)).time_s;
+    };
+  }
+  job->searcher = make_searcher(spec.strategy, context);
+  return job;
+}
+
+TuneReport run_prepared_tune(PreparedTune& job, Store& store, ProgressSink* progress) {
+  StoreLog log(store, job.key, job.provenance);
+  TuneInputs in;
+  in.family = job.family;
+  in.problem = job.problem;
+  in.space = job.space.get();
+  in.searcher = job.searcher.get();
+  in.evaluator = job.evaluator.get();
+  in.log = &log;
+  in.progress = progress;
+  TuneOptions options = job.spec.options;
+  if (options.label.empty()) options.label = job.label;
+  return Tuner(in, options).run();
+}
+
+std::vector<ResultRow> top_results(const PreparedTune& job, const TuneReport& report, std::size_t limit) {
+  std::vector<Result> all = report.reused;
+  all.insert(all.end(), report.measured.begin(), report.measured.end());
+  std::stable_sort(all.begin(), all.end(), better_result);
+  if (all.size() > limit) all.resize(limit);
+
+  // The ideal roofline: the ceilings themselves, no efficiency loss, no launch cost.
+  Calibration ideal;
+  ideal.compute_efficiency = 1.0;
+  ideal.memory_efficiency = 1.0;
+  ideal.launch_overhead_s = 0.0;
+  std::optional<RooflineModel> model;
+  if (job.family && job.device.sm_count > 0) model.emplace(job.device, ideal);
+
+  std::vector<ResultRow> rows;
+  for (Result& r : all) {
+    ResultRow row{std::move(r), std::nullopt};
+    if (model && row.result.ok() && row.result.time.median_s > 0) {
+      try {
+        double ideal_s = model->predict(job.family->estimate(job.problem, row.result.config, job.device)).time_s;
+        if (ideal_s > 0 && std::isfinite(ideal_s)) row.roofline_fraction = ideal_s / row.result.time.median_s;
+      } catch (const std::exception&) {
+        // A configuration the family cannot estimate (e.g. from a foreign
+        // recording) simply has no fraction.
+      }
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+Throughput throughput_for(const PreparedTune& job, const TuneReport& report) {
+  if (job.family && job.device.sm_count > 0) {
+    try {
+      RooflineModel model(job.device);
+      Config c = job.family->default_config(job.problem, job.device);
+      Bound bound = model.predict(job.family->estimate(job.problem, c, job.device)).bound;
+      if (bound == Bound::compute) return Throughput::tflops;
+      if (bound == Bound::memory) return Throughput::gbps;
+    } catch (const std::exception&) {
+    }
+    if (job.family->flops(job.problem) > 0) return Throughput::tflops;
+    return Throughput::gbps;
+  }
+  auto any = [&](auto field) {
+    for (const auto* list : {&report.reused, &report.measured})
+      for (const Result& r : *list)
+        if (r.ok() && r.*field > 0) return true;
+    return false;
+  };
+  if (any(&Result::tflops)) return Throughput::tflops;
+  if (any(&Result::gbps)) return Throughput::gbps;
+  return Throughput::none;
+}
+
+}  // namespace ktune

@@ -1,0 +1,93 @@
+// TuneJob: one tuning run as `ktune tune` and `ktune sweep` describe it
+// (family, problem, strategy, limits, GPU or replay), checked and resolved
+// into the loop's inputs before any database is touched.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "db/store.hpp"
+#include "engine/evaluator.hpp"
+#include "engine/progress.hpp"
+#include "engine/tuner.hpp"
+#include "kernels_templated/family.hpp"
+#include "search/recorded_space.hpp"
+#include "search/searcher.hpp"
+
+namespace ktune {
+
+/// What the user asked for (command-line options or one sweep entry).
+struct TuneSpec {
+  std::string kernel;            ///< family name; may be empty when `replay` names a self-describing file
+  std::string problem;           ///< "m=4096,n=4096,..."; may be empty for a self-describing replay
+  std::string replay;            ///< a recording to replay instead of the GPU; empty: GPU
+  std::string strategy = "bayes";
+  TuneOptions options;           ///< budget, time limit, batch, patience, resume, warm start
+  std::uint64_t seed = 1;
+  bool profile = false;          ///< collect profiler metrics (GPU only)
+  std::string source;            ///< provenance label; replays default to "replay:<file name>"
+  int device = 0;                ///< CUDA ordinal (GPU only)
+};
+
+/// No GPU where one is needed; the message says why and what to do instead.
+struct NoGpuError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// A TuneSpec resolved into everything the loop needs. Not movable: the
+/// searcher holds a pointer to the space.
+struct PreparedTune {
+  TuneSpec spec;
+  const KernelFamily* family = nullptr;            ///< null for a foreign replayed space
+  Problem problem;
+  std::shared_ptr<const RecordedSpace> recording;  ///< replay only
+  DeviceSpec device;
+  std::unique_ptr<Space> space;
+  std::unique_ptr<Searcher> searcher;
+  std::unique_ptr<Evaluator> evaluator;
+  RunKey key;
+  Provenance provenance;
+  std::string label;                               ///< "gemm m=...,n=..." for progress and summaries
+
+  PreparedTune() = default;
+  PreparedTune(const PreparedTune&) = delete;
+  PreparedTune& operator=(const PreparedTune&) = delete;
+};
+
+/// Cheap checks of a spec, with no GPU or database work: the family is known,
+/// the problem parses for it, the strategy is known, the replay file (if any)
+/// exists and is a recording in an accepted format, and a budget or a time
+/// limit bounds the run. Throws std::invalid_argument naming what is wrong.
+void validate_tune_spec(const TuneSpec& spec);
+
+/// Resolves a spec: reads the recording or finds the GPU, builds the space,
+/// the searcher (with the family's roofline as prior) and the evaluator.
+/// Throws std::invalid_argument for bad input and NoGpuError when the spec
+/// needs a GPU and there is none.
+std::unique_ptr<PreparedTune> prepare_tune(const TuneSpec& spec);
+
+/// Runs the loop against `store` under the prepared key.
+TuneReport run_prepared_tune(PreparedTune& job, Store& store, ProgressSink* progress);
+
+/// The best `limit` results (reused and measured; ok by time, then failures),
+/// with their roofline fraction when the family is known.
+std::vector<ResultRow> top_results(const PreparedTune& job, const TuneReport& report, std::size_t limit);
+/// TFLOP/s for compute-bound problems, GB/s for memory-bound ones (by the
+/// roofline of the family's default configuration), else what the results carry.
+Throughput throughput_for(const PreparedTune& job, const TuneReport& report);
+
+/// Opens (creating it and its folder) a database for writing. Call it only
+/// after every other input was checked, so bad input leaves the file
+/// untouched. Throws std::invalid_argument naming the path and the reason.
+Store open_store_for_writing(const std::string& path);
+
+/// This machine's host name (provenance).
+std::string host_name();
+
+/// Parses a duration: "90", "90s", "15m", "2h", "1.5h". Throws std::invalid_argument.
+double parse_duration_s(const std::string& text);
+
+}  // namespace ktune
