@@ -1,0 +1,114 @@
+// Helpers for the db tests: temporary folders and synthetic (not measured) results.
+#pragma once
+
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "db/store.hpp"
+
+namespace ktune::testing {
+
+/// A fresh folder under the system temp dir, removed with its files at scope exit.
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    path_ = std::filesystem::temp_directory_path() /
+            ("ktune_db_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+inline void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+/// A synthetic device identity (numbers are placeholders, not measurements).
+inline DeviceSpec synthetic_device(const std::string& name = "Synthetic GPU A", int major = 9,
+                                   int minor = 0) {
+  DeviceSpec d;
+  d.name = name;
+  d.cc_major = major;
+  d.cc_minor = minor;
+  d.driver = "580.00";
+  d.cuda_runtime = "13.0";
+  d.sm_count = 132;
+  d.smem_per_block_optin = 232448;
+  return d;
+}
+
+/// A gemm-like problem; shape keys m, n, k; class from dtype and layout.
+inline Problem gemm_problem(std::int64_t m, std::int64_t n, std::int64_t k,
+                            const std::string& dtype = "bf16") {
+  return Problem{{"m", m}, {"n", n}, {"k", k}, {"dtype", dtype}, {"layout", std::string("nn")}};
+}
+
+inline RunKey gemm_key(const Problem& p, const DeviceSpec& d = synthetic_device(),
+                       const std::string& hash = "hash-current") {
+  RunKey key;
+  key.device = d;
+  key.family = "gemm";
+  key.family_hash = hash;
+  key.problem = p;
+  key.shape_keys = {"m", "n", "k"};
+  key.shape_class = "dtype=" + p.text("dtype") + ",layout=" + p.text("layout");
+  return key;
+}
+
+inline Config tile_config(std::int64_t bm, std::int64_t bn, std::int64_t stages = 3) {
+  return Config{{"BLOCK_M", bm}, {"BLOCK_N", bn}, {"STAGES", stages}};
+}
+
+/// A synthetic verified result: the time is made up by the test, not measured.
+inline Result ok_result(const Config& c, double median_s) {
+  Result r;
+  r.config = c;
+  r.status = Status::ok;
+  r.time = {median_s, median_s * 0.95, median_s * 1.1, 0.02, 20};
+  r.tflops = 1.0 / median_s * 1e-9;
+  r.error = 1e-6;
+  r.max_abs_error = 2e-6;
+  r.deterministic = true;
+  r.metrics = {{"registers", 128}};
+  return r;
+}
+
+inline Result failed_result(const Config& c, Status s, const std::string& message = "synthetic failure") {
+  Result r;
+  r.config = c;
+  r.status = s;
+  r.message = message;
+  if (s == Status::wrong_result) {
+    r.error = 0.5;
+    r.max_abs_error = 3.0;
+  }
+  return r;
+}
+
+inline Provenance test_provenance(const std::string& source = "test") {
+  return Provenance{"testhost", "0.1.0+test", source, ""};
+}
+
+}  // namespace ktune::testing
