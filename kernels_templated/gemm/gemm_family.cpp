@@ -1,0 +1,506 @@
+// GemmFamily implementation: problem normalization, the two paths' spaces and
+// constraints, the work estimate and the NVRTC source of a configuration.
+#include "kernels_templated/gemm/gemm_family.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace ktune {
+namespace {
+
+long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+
+int in_bytes_of(const std::string& dtype) { return dtype == "bf16" || dtype == "fp16" ? 2 : 4; }
+
+/// Largest power of two (<= cap) dividing v.
+long long pow2_divisor(long long v, long long cap) {
+  long long d = 1;
+  while (d < cap && v % (2 * d) == 0) d *= 2;
+  return d;
+}
+
+const char* cuda_type(const std::string& dtype) {
+  if (dtype == "bf16") return "__nv_bfloat16";
+  if (dtype == "fp16") return "__half";
+  return "float";
+}
+
+int epilogue_code(const std::string& e) {
+  if (e == "bias") return 1;
+  if (e == "bias_relu") return 2;
+  if (e == "bias_gelu") return 3;
+  return 0;
+}
+
+int split_mode(const GemmKnobs& k) {
+  if (k.split_k <= 1) return 0;
+  return k.reduce == "atomic" ? 2 : 1;
+}
+
+/// Shared-memory tile elements (rows x padded stride) of the tensor-core path,
+/// mirroring SmemTile in gemm_tile.cuh.
+long long tc_tile_elems(int rows, int cols, bool swizzle, int elem_bytes) {
+  const int chunk = 16 / elem_bytes;
+  return static_cast<long long>(rows) * (swizzle ? cols : cols + chunk);
+}
+
+// SIMT lane grid: 4 x 8 lanes, or 8 x 4 when the warp tile is taller than wide
+// (mirrors gemm_simt.cuh).
+int simt_thread_m(int wm, int wn) { return wm / (wm > wn ? 8 : 4); }
+int simt_thread_n(int wm, int wn) { return wn / (wm > wn ? 4 : 8); }
+
+constexpr const char* kHelp =
+    "m,n,k>=1; dtype=fp32|tf32|bf16|fp16 (default bf16); layout=nn|nt|tn|tt (default nn: first "
+    "letter A, second B; 'n' = A stored MxK / B stored KxN, 't' = A stored KxM / B stored NxK, all "
+    "row-major; C is MxN row-major); lda,ldb,ldc>= the tight value (default tight); out=same|fp32 "
+    "(default same); epilogue=none|bias|bias_relu|bias_gelu (default none); alpha (default 1), beta "
+    "(default 0)";
+
+}  // namespace
+
+GemmProblem GemmProblem::from(const Problem& p) {
+  GemmProblem g;
+  try {
+    g.m = p.integer("m");
+    g.n = p.integer("n");
+    g.k = p.integer("k");
+    g.lda = p.integer("lda");
+    g.ldb = p.integer("ldb");
+    g.ldc = p.integer("ldc");
+    g.dtype = p.text("dtype");
+    g.layout = p.text("layout");
+    g.out = p.text("out");
+    g.epilogue = p.text("epilogue");
+    g.alpha = p.real("alpha");
+    g.beta = p.real("beta");
+  } catch (const std::exception& e) {
+    throw ProblemError(std::string("gemm problem is not normalized: ") + e.what());
+  }
+  return g;
+}
+
+GemmKnobs GemmKnobs::from(const Config& c) {
+  GemmKnobs k;
+  k.block_m = static_cast<int>(c.integer("BLOCK_M"));
+  k.block_n = static_cast<int>(c.integer("BLOCK_N"));
+  k.block_k = static_cast<int>(c.integer("BLOCK_K"));
+  k.warp_m = static_cast<int>(c.integer("WARP_M"));
+  k.warp_n = static_cast<int>(c.integer("WARP_N"));
+  k.stages = static_cast<int>(c.integer_or("STAGES", 2));
+  k.vec = static_cast<int>(c.integer("VEC"));
+  k.smem = c.text("SMEM");
+  k.group_m = static_cast<int>(c.integer("GROUP_M"));
+  k.split_k = static_cast<int>(c.integer("SPLIT_K"));
+  k.reduce = c.text("REDUCE");
+  k.predicated = c.boolean("PREDICATED");
+  return k;
+}
+
+std::string_view GemmFamily::description() const {
+  return "C = alpha*op(A)*op(B) + beta*C (+bias, ReLU/GELU): fp32 on CUDA cores (register tiling, "
+         "double-buffered shared memory), tf32/bf16/fp16 on tensor cores (mma.sync, ldmatrix, cp.async "
+         "multistage), split-K";
+}
+
+std::vector<std::string> GemmFamily::template_files() const {
+  return {"gemm/gemm_common.cuh", "gemm/gemm_tile.cuh", "gemm/gemm_tc.cuh", "gemm/gemm_simt.cuh",
+          "gemm/gemm_splitk.cuh"};
+}
+
+std::string_view GemmFamily::problem_help() const { return kHelp; }
+
+Problem GemmFamily::normalize(const Problem& raw) const {
+  static const std::vector<std::string> known = {"m",   "n",   "k",      "dtype",    "layout", "lda",
+                                                 "ldb", "ldc", "out",    "epilogue", "alpha",  "beta"};
+  for (const auto& [key, value] : raw)
+    if (std::find(known.begin(), known.end(), key) == known.end())
+      throw ProblemError("gemm: unknown problem key '" + key + "' (" + kHelp + ")");
+  auto positive = [&](const char* key) {
+    if (!raw.contains(key)) throw ProblemError(std::string("gemm: missing problem key '") + key + "' (" + kHelp + ")");
+    std::int64_t v;
+    try {
+      v = raw.integer(key);
+    } catch (const std::exception&) {
+      throw ProblemError(std::string("gemm: '") + key + "' must be an integer");
+    }
+    if (v < 1) throw ProblemError(std::string("gemm: '") + key + "' must be >= 1, got " + std::to_string(v));
+    if (v > (1LL << 31) - 1) throw ProblemError(std::string("gemm: '") + key + "' must fit in 31 bits");
+    return v;
+  };
+  auto choice = [&](const char* key, std::vector<std::string> allowed, std::string fallback) {
+    const std::string v = raw.contains(key) ? to_text(raw.at(key)) : fallback;
+    if (std::find(allowed.begin(), allowed.end(), v) == allowed.end())
+      throw ProblemError(std::string("gemm: '") + key + "=" + v + "' is not accepted (" + kHelp + ")");
+    return v;
+  };
+  auto real = [&](const char* key, double fallback) {
+    if (!raw.contains(key)) return fallback;
+    try {
+      return raw.real(key);
+    } catch (const std::exception&) {
+      throw ProblemError(std::string("gemm: '") + key + "' must be a number");
+    }
+  };
+
+  Problem p;
+  const std::int64_t m = positive("m"), n = positive("n"), k = positive("k");
+  const std::string dtype = choice("dtype", {"fp32", "tf32", "bf16", "fp16"}, "bf16");
+  const std::string layout = choice("layout", {"nn", "nt", "tn", "tt"}, "nn");
+  std::string out = choice("out", {"same", "fp32"}, "same");
+  if (in_bytes_of(dtype) == 4) out = "same";  // fp32 in, fp32 out: one canonical spelling
+  const std::string epilogue = choice("epilogue", {"none", "bias", "bias_relu", "bias_gelu"}, "none");
+  const std::int64_t tight_a = layout[0] == 't' ? m : k;
+  const std::int64_t tight_b = layout[1] == 't' ? k : n;
+  auto leading = [&](const char* key, std::int64_t tight) {
+    if (!raw.contains(key)) return tight;
+    const std::int64_t v = positive(key);
+    if (v < tight)
+      throw ProblemError(std::string("gemm: '") + key + "=" + std::to_string(v) + "' is below the tight value " +
+                         std::to_string(tight) + " for layout " + layout);
+    return v;
+  };
+  p.set("m", m);
+  p.set("n", n);
+  p.set("k", k);
+  p.set("dtype", dtype);
+  p.set("layout", layout);
+  p.set("out", out);
+  p.set("epilogue", epilogue);
+  p.set("lda", leading("lda", tight_a));
+  p.set("ldb", leading("ldb", tight_b));
+  p.set("ldc", leading("ldc", n));
+  p.set("alpha", real("alpha", 1.0));
+  p.set("beta", real("beta", 0.0));
+  return p;
+}
+
+int GemmFamily::max_vector(const GemmProblem& p) {
+  const int e = p.in_bytes();
+  const long long bytes = std::min(pow2_divisor(p.lda * e, 16), pow2_divisor(p.ldb * e, 16));
+  return static_cast<int>(std::max<long long>(1, bytes / e));
+}
+
+std::string GemmFamily::shape_class(const Problem& raw) const {
+  const GemmProblem p = GemmProblem::from(normalize(raw));
+  // Alignment class: the widest access (bytes, <= 16) every leading dimension allows.
+  const long long align = std::min({pow2_divisor(p.lda * p.in_bytes(), 16), pow2_divisor(p.ldb * p.in_bytes(), 16),
+                                    pow2_divisor(p.ldc * p.out_bytes(), 16)});
+  return "dtype=" + p.dtype + ",layout=" + p.layout + ",out=" + p.out + ",epilogue=" + p.epilogue +
+         ",align=" + std::to_string(align);
+}
+
+int GemmFamily::smem_bytes(const GemmProblem& p, const GemmKnobs& k) {
+  if (p.simt()) {
+    const int pad = k.smem == "pad" ? 4 : 0;
+    return 2 * k.block_k * (k.block_m + pad + k.block_n + pad) * 4;
+  }
+  const int e = p.in_bytes();
+  const bool sw = k.smem == "xor";
+  const long long a = p.a_t() ? tc_tile_elems(k.block_k, k.block_m, sw, e) : tc_tile_elems(k.block_m, k.block_k, sw, e);
+  const long long b = p.b_t() ? tc_tile_elems(k.block_n, k.block_k, sw, e) : tc_tile_elems(k.block_k, k.block_n, sw, e);
+  return static_cast<int>(k.stages * (a + b) * e);
+}
+
+int GemmFamily::register_estimate(const GemmProblem& p, const GemmKnobs& k) {
+  const int threads = k.threads();
+  if (p.simt()) {
+    const int tm = simt_thread_m(k.warp_m, k.warp_n), tn = simt_thread_n(k.warp_m, k.warp_n);
+    const int staged = static_cast<int>(ceil_div(static_cast<long long>(k.block_m + k.block_n) * k.block_k, threads));
+    return tm * tn + tm + tn + staged + 32;
+  }
+  const int tiles_m = k.warp_m / 16, tiles_n = k.warp_n / 8;
+  const int fragments = tiles_m * 4 + tiles_n * 2;
+  // Register-staged 2-byte copies keep a value and an address per element in flight.
+  const int staged = k.vec * p.in_bytes() < 4
+                         ? static_cast<int>(ceil_div(static_cast<long long>(k.block_m + k.block_n) * k.block_k, threads))
+                         : 0;
+  return tiles_m * tiles_n * 4 + fragments + staged + 40;
+}
+
+int GemmFamily::register_cap(int threads, const DeviceSpec& d) {
+  // ptxas, with __launch_bounds__(threads), leaves each thread regs_per_sm/threads
+  // registers rounded down to the allocation granule of 8, at most the ISA's limit.
+  const int per_thread = (d.regs_per_sm / std::max(threads, 1)) / 8 * 8;
+  return std::min(per_thread, d.max_regs_per_thread);
+}
+
+bool GemmFamily::deterministic(const Config& c) {
+  return c.integer_or("SPLIT_K", 1) <= 1 || c.text_or("REDUCE", "workspace") != "atomic";
+}
+
+bool GemmFamily::predicted_spill_free(const Problem& raw, const Config& c, const DeviceSpec& d) {
+  const GemmProblem p = GemmProblem::from(raw);
+  const GemmKnobs k = GemmKnobs::from(c);
+  // A 25% margin: the estimate counts the live values, ptxas needs room to schedule.
+  return register_estimate(p, k) * 5 / 4 <= register_cap(k.threads(), d);
+}
+
+GemmGeometry GemmFamily::geometry(const GemmProblem& p, const GemmKnobs& k) {
+  GemmGeometry g;
+  g.tiles_m = ceil_div(p.m, k.block_m);
+  g.tiles_n = ceil_div(p.n, k.block_n);
+  g.split_k = std::max(1, k.split_k);
+  const long long k_tiles = ceil_div(p.k, k.block_k);
+  g.k_per_split = static_cast<int>(ceil_div(k_tiles, g.split_k) * k.block_k);
+  g.threads = k.threads();
+  g.smem_bytes = smem_bytes(p, k);
+  const int mode = split_mode(k);
+  g.has_reduce = mode == 1;
+  g.has_prescale = mode == 2;
+  if (mode != 0) g.aux_blocks = std::min<long long>(ceil_div(p.m * p.n, 256), 132LL * 16);
+  if (mode == 1) g.workspace_floats = static_cast<long long>(g.split_k) * p.m * p.n;
+  return g;
+}
+
+Space GemmFamily::space(const Problem& raw, const DeviceSpec& d) const {
+  const GemmProblem p = GemmProblem::from(normalize(raw));
+  ValueMap constants;
+  constants.set("m", p.m);
+  constants.set("n", p.n);
+  constants.set("k", p.k);
+  constants.set("lda", p.lda);
+  constants.set("ldb", p.ldb);
+  constants.set("smem_max", static_cast<std::int64_t>(d.smem_per_block_optin));
+  constants.set("max_threads", static_cast<std::int64_t>(d.max_threads_per_block));
+  Space s(constants);
+  const bool simt = p.simt();
+  const int e = p.in_bytes();
+
+  s.add(Parameter::pow2_range("BLOCK_M", 32, 256, simt ? 128 : 128, "rows of C per block"));
+  s.add(Parameter::pow2_range("BLOCK_N", 32, 256, 128, "columns of C per block"));
+  if (simt)
+    s.add(Parameter::list("BLOCK_K", {std::int64_t{8}, std::int64_t{16}, std::int64_t{32}}, std::int64_t{8},
+                          "K per shared-memory tile"));
+  else
+    s.add(Parameter::list("BLOCK_K", {std::int64_t{16}, std::int64_t{32}, std::int64_t{64}}, std::int64_t{32},
+                          "K per shared-memory stage"));
+  if (simt) {
+    s.add(Parameter::list("WARP_M", {std::int64_t{16}, std::int64_t{32}, std::int64_t{64}}, std::int64_t{32},
+                          "rows of C per warp"));
+    s.add(Parameter::list("WARP_N", {std::int64_t{16}, std::int64_t{32}, std::int64_t{64}}, std::int64_t{64},
+                          "columns of C per warp"));
+  } else {
+    s.add(Parameter::list("WARP_M", {std::int64_t{16}, std::int64_t{32}, std::int64_t{64}, std::int64_t{128}},
+                          std::int64_t{64}, "rows of C per warp (m16 mma tiles)"));
+    s.add(Parameter::list("WARP_N", {std::int64_t{16}, std::int64_t{32}, std::int64_t{64}, std::int64_t{128}},
+                          std::int64_t{64}, "columns of C per warp (pairs of n8 mma tiles)"));
+    s.add(Parameter::int_range("STAGES", 1, 6, 1, 3, "cp.async pipeline stages in shared memory"));
+  }
+  std::vector<Value> vecs;
+  for (int v = 1; v * e <= 16; v *= 2) vecs.emplace_back(std::int64_t{v});
+  s.add(Parameter::list("VEC", vecs, vecs.back(), "elements per global load (16 bytes at most)"));
+  if (simt)
+    s.add(Parameter::categorical("SMEM", {"none", "pad"}, "pad", "shared rows padded by 16 bytes or not"));
+  else
+    s.add(Parameter::categorical("SMEM", {"pad", "xor"}, "xor", "shared tile layout: padded rows or XOR swizzle"));
+  s.add(Parameter::list("GROUP_M", {std::int64_t{1}, std::int64_t{4}, std::int64_t{8}, std::int64_t{16}},
+                        std::int64_t{8}, "block rasterization: tile rows visited together"));
+  s.add(Parameter::list("SPLIT_K", {std::int64_t{1}, std::int64_t{2}, std::int64_t{4}, std::int64_t{8}, std::int64_t{16}},
+                        std::int64_t{1}, "K splits (partials reduced by REDUCE)"));
+  s.add(Parameter::categorical("REDUCE", {"workspace", "atomic"}, "workspace",
+                               "split-K reduction: fp32 workspace + kernel (deterministic) or atomics"));
+  s.add(Parameter::boolean("PREDICATED", true, "bounds-checked path (else the aligned fast path)"));
+
+  s.require("warp tile divides the block tile", {"BLOCK_M", "BLOCK_N", "WARP_M", "WARP_N"},
+            [](const Assignment& a) {
+              return a.i("BLOCK_M") % a.i("WARP_M") == 0 && a.i("BLOCK_N") % a.i("WARP_N") == 0;
+            });
+  s.require("threads per block (32 x warps) within the device limit",
+            {"BLOCK_M", "BLOCK_N", "WARP_M", "WARP_N", "max_threads"}, [](const Assignment& a) {
+              const long long threads = (a.i("BLOCK_M") / a.i("WARP_M")) * (a.i("BLOCK_N") / a.i("WARP_N")) * 32;
+              return threads <= a.i("max_threads") && threads <= 1024;
+            });
+  if (simt)
+    s.require("SIMT lane tile is 4 or 8 on each side (4x8 lane grid, 8x4 when WARP_M > WARP_N)",
+              {"WARP_M", "WARP_N"}, [](const Assignment& a) {
+                const int tm = simt_thread_m(static_cast<int>(a.i("WARP_M")), static_cast<int>(a.i("WARP_N")));
+                const int tn = simt_thread_n(static_cast<int>(a.i("WARP_M")), static_cast<int>(a.i("WARP_N")));
+                return (tm == 4 || tm == 8) && (tn == 4 || tn == 8);
+              });
+  std::vector<std::string> all_knobs = {"BLOCK_M", "BLOCK_N", "BLOCK_K", "WARP_M", "WARP_N", "VEC", "SMEM"};
+  if (!simt) all_knobs.push_back("STAGES");
+  auto knobs_of = [simt](const Assignment& a) {
+    GemmKnobs k;
+    k.block_m = static_cast<int>(a.i("BLOCK_M"));
+    k.block_n = static_cast<int>(a.i("BLOCK_N"));
+    k.block_k = static_cast<int>(a.i("BLOCK_K"));
+    k.warp_m = static_cast<int>(a.i("WARP_M"));
+    k.warp_n = static_cast<int>(a.i("WARP_N"));
+    k.stages = simt ? 2 : static_cast<int>(a.i("STAGES"));
+    k.vec = static_cast<int>(a.i("VEC"));
+    k.smem = a.s("SMEM");
+    return k;
+  };
+  std::vector<std::string> smem_names = all_knobs;
+  smem_names.push_back("smem_max");
+  s.require("stages x (A + B tiles) fit the opt-in shared memory", smem_names, [p, knobs_of](const Assignment& a) {
+    return smem_bytes(p, knobs_of(a)) <= a.i("smem_max");
+  });
+  const DeviceSpec device = d;
+  s.require("register estimate within the per-thread budget of this block size", all_knobs,
+            [p, knobs_of, device](const Assignment& a) {
+              const GemmKnobs k = knobs_of(a);
+              return register_estimate(p, k) <= register_cap(k.threads(), device);
+            });
+  s.require("vector width divides lda and ldb (alignment of every row)", {"VEC", "lda", "ldb"},
+            [](const Assignment& a) { return a.i("lda") % a.i("VEC") == 0 && a.i("ldb") % a.i("VEC") == 0; });
+  s.require("aligned fast path only when the tiles divide M, N and each split's K",
+            {"PREDICATED", "BLOCK_M", "BLOCK_N", "BLOCK_K", "SPLIT_K", "m", "n", "k"}, [](const Assignment& a) {
+              if (a.b("PREDICATED")) return true;
+              return a.i("m") % a.i("BLOCK_M") == 0 && a.i("n") % a.i("BLOCK_N") == 0 &&
+                     a.i("k") % (a.i("BLOCK_K") * a.i("SPLIT_K")) == 0;
+            });
+  s.require("every K split gets at least one K tile", {"SPLIT_K", "BLOCK_K", "k"}, [](const Assignment& a) {
+    const long long k_tiles = ceil_div(a.i("k"), a.i("BLOCK_K"));
+    const long long per_split = ceil_div(k_tiles, a.i("SPLIT_K"));
+    return (a.i("SPLIT_K") - 1) * per_split < k_tiles;
+  });
+  const bool atomic_ok = p.out_fp32() && (p.epilogue == "none" || p.epilogue == "bias");
+  s.require(atomic_ok ? "one split needs no reduction (REDUCE=workspace)"
+                      : "atomic split-K needs fp32 output and no activation; one split needs no reduction",
+            {"SPLIT_K", "REDUCE"}, [atomic_ok](const Assignment& a) {
+              if (a.s("REDUCE") != "atomic") return true;
+              return atomic_ok && a.i("SPLIT_K") > 1;
+            });
+  return s;
+}
+
+Config GemmFamily::default_config(const Problem& raw, const DeviceSpec& d) const {
+  const Problem norm = normalize(raw);
+  const GemmProblem p = GemmProblem::from(norm);
+  Config c;
+  // Safe everywhere: the predicated path, no split, a vector the leading
+  // dimensions allow, and tiles whose shared memory fits 48 KB (no opt-in needed).
+  if (p.simt()) {
+    c.set("BLOCK_M", std::int64_t{128});
+    c.set("BLOCK_N", std::int64_t{128});
+    c.set("BLOCK_K", std::int64_t{8});
+    c.set("WARP_M", std::int64_t{32});
+    c.set("WARP_N", std::int64_t{64});
+    c.set("SMEM", std::string("pad"));
+  } else {
+    c.set("BLOCK_M", std::int64_t{128});
+    c.set("BLOCK_N", std::int64_t{128});
+    c.set("BLOCK_K", std::int64_t{32});
+    c.set("WARP_M", std::int64_t{64});
+    c.set("WARP_N", std::int64_t{64});
+    c.set("STAGES", std::int64_t{p.in_bytes() == 2 ? 3 : 2});
+    c.set("SMEM", std::string("xor"));
+    if (p.in_bytes() == 4) c.set("BLOCK_K", std::int64_t{16});
+  }
+  c.set("VEC", std::int64_t{max_vector(p)});
+  c.set("GROUP_M", std::int64_t{8});
+  c.set("SPLIT_K", std::int64_t{1});
+  c.set("REDUCE", std::string("workspace"));
+  c.set("PREDICATED", true);
+  const Space s = space(norm, d);
+  if (s.is_valid(c)) return c;
+  if (auto repaired = s.repair(c)) return *repaired;
+  return c;
+}
+
+double GemmFamily::flops(const Problem& raw) const {
+  const GemmProblem p = GemmProblem::from(raw);
+  return 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
+}
+
+double GemmFamily::min_bytes(const Problem& raw) const {
+  const GemmProblem p = GemmProblem::from(raw);
+  const double mn = static_cast<double>(p.m) * static_cast<double>(p.n);
+  double bytes = static_cast<double>(p.m * p.k + p.k * p.n) * p.in_bytes() + mn * p.out_bytes();
+  if (p.beta != 0) bytes += mn * p.out_bytes();
+  if (p.epilogue != "none") bytes += static_cast<double>(p.n) * p.out_bytes();
+  return bytes;
+}
+
+WorkEstimate GemmFamily::estimate(const Problem& raw, const Config& c, const DeviceSpec& d) const {
+  const GemmProblem p = GemmProblem::from(raw);
+  const GemmKnobs k = GemmKnobs::from(c);
+  const GemmGeometry g = geometry(p, k);
+  WorkEstimate w;
+  w.flops = flops(raw);
+  w.min_bytes = min_bytes(raw);
+  const double padded_k = static_cast<double>(ceil_div(p.k, k.block_k)) * k.block_k;
+  w.executed_flops = 2.0 * static_cast<double>(g.tiles_m * k.block_m) * static_cast<double>(g.tiles_n * k.block_n) * padded_k;
+  w.unit = p.dtype == "fp32"   ? ComputeUnit::simt_fp32
+           : p.dtype == "tf32" ? ComputeUnit::tensor_tf32
+           : p.dtype == "bf16" ? ComputeUnit::tensor_bf16
+                               : ComputeUnit::tensor_fp16;
+  w.threads_per_block = g.threads;
+  w.smem_per_block = g.smem_bytes;
+  w.regs_per_thread = register_estimate(p, k);
+  w.kernels = 1 + (g.has_reduce || g.has_prescale ? 1 : 0);
+  const long long tiles = g.tiles_m * g.tiles_n;
+  w.blocks = tiles * g.split_k + g.aux_blocks;
+
+  // DRAM traffic with tile reuse: blocks of one wave share A rows and B columns
+  // through L2; each wave fetches its distinct A and B panels once.
+  int per_sm = std::max(1, std::min({d.max_threads_per_sm / std::max(g.threads, 1),
+                                     g.smem_bytes > 0 ? d.smem_per_sm / std::max(g.smem_bytes, 1) : 32,
+                                     d.regs_per_sm / std::max(1, w.regs_per_thread * g.threads),
+                                     d.max_blocks_per_sm}));
+  const long long wave = std::max<long long>(1, static_cast<long long>(std::max(d.sm_count, 1)) * per_sm);
+  const double a_bytes = static_cast<double>(p.m) * p.k * p.in_bytes();
+  const double b_bytes = static_cast<double>(p.k) * p.n * p.in_bytes();
+  const double c_bytes = static_cast<double>(p.m) * p.n * p.out_bytes() * (p.beta != 0 ? 2 : 1);
+  double ab;
+  if (d.l2_bytes > 0 && a_bytes + b_bytes < 0.5 * static_cast<double>(d.l2_bytes)) {
+    ab = a_bytes + b_bytes;  // both operands stay in L2
+  } else {
+    const long long blocks_per_split = tiles;
+    const long long waves = ceil_div(blocks_per_split * g.split_k, wave);
+    const long long rows = k.group_m > 1 ? std::min<long long>(k.group_m, g.tiles_m)
+                                         : std::min<long long>(g.tiles_m, ceil_div(wave, g.tiles_n) + 1);
+    const long long cols = std::min<long long>(g.tiles_n, ceil_div(wave, rows));
+    const double k_span = static_cast<double>(std::min<long long>(p.k, g.k_per_split));
+    ab = static_cast<double>(waves) * (rows * k.block_m + cols * k.block_n) * k_span * p.in_bytes();
+    ab = std::clamp(ab, a_bytes + b_bytes, a_bytes * g.tiles_n + b_bytes * g.tiles_m);
+  }
+  w.dram_bytes = ab + c_bytes + (p.epilogue != "none" ? static_cast<double>(p.n) * p.out_bytes() : 0.0);
+  if (g.has_reduce) w.extra_bytes = 2.0 * static_cast<double>(g.workspace_floats) * 4;
+  if (g.has_prescale)
+    w.extra_bytes = static_cast<double>(p.m) * p.n * 4 * (2.0 + g.split_k);  // prescale + atomic adds in L2
+  w.dram_bytes += w.extra_bytes;
+  return w;
+}
+
+KernelSource GemmFamily::source(const Problem& raw, const Config& c) const {
+  const GemmProblem p = GemmProblem::from(raw);
+  const GemmKnobs k = GemmKnobs::from(c);
+  const int mode = split_mode(k);
+  const int epi = epilogue_code(p.epilogue);
+  const char* tin = cuda_type(p.dtype);
+  const char* tout = p.out_fp32() ? "float" : tin;
+  auto b = [](bool v) { return v ? "true" : "false"; };
+  std::ostringstream main;
+  if (p.simt()) {
+    main << "ktune_gemm::gemm_simt<" << k.block_m << ", " << k.block_n << ", " << k.block_k << ", " << k.warp_m
+         << ", " << k.warp_n << ", " << k.vec << ", " << b(k.smem == "pad") << ", " << b(p.a_t()) << ", "
+         << b(p.b_t()) << ", " << k.group_m << ", " << mode << ", " << b(k.predicated) << ", " << epi << ">";
+  } else {
+    main << "ktune_gemm::gemm_tc<" << tin << ", " << tout << ", " << k.block_m << ", " << k.block_n << ", "
+         << k.block_k << ", " << k.warp_m << ", " << k.warp_n << ", " << k.stages << ", " << k.vec << ", "
+         << b(p.a_t()) << ", " << b(p.b_t()) << ", " << b(k.smem == "xor") << ", " << k.group_m << ", " << mode
+         << ", " << b(k.predicated) << ", " << epi << ">";
+  }
+  KernelSource s;
+  s.program_name = p.simt() ? "gemm_simt.cu" : "gemm_tc.cu";
+  s.source = std::string("// ktune gemm: ") + c.key() + "\n" +
+             (p.simt() ? "#include \"kernels_templated/gemm/gemm_simt.cuh\"\n"
+                       : "#include \"kernels_templated/gemm/gemm_tc.cuh\"\n") +
+             (mode != 0 ? "#include \"kernels_templated/gemm/gemm_splitk.cuh\"\n" : "");
+  if (mode == 2) s.kernels.push_back("ktune_gemm::splitk_prescale<" + std::to_string(epi) + ">");
+  s.kernels.push_back(main.str());
+  if (mode == 1)
+    s.kernels.push_back(std::string("ktune_gemm::splitk_reduce<") + tout + ", " + std::to_string(epi) + ", " +
+                        std::to_string(k.split_k) + ">");
+  return s;
+}
+
+const GemmFamily& gemm_family() {
+  static const GemmFamily family;
+  return family;
+}
+
+}  // namespace ktune

@@ -1,0 +1,100 @@
+// GemmFamily: the descriptor of the `gemm` kernel family (fp32 SIMT and
+// Ampere-style tensor-core paths): problem keys, space, work, source.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kernels_templated/family.hpp"
+
+namespace ktune {
+
+/// A normalized gemm problem in typed form. Layout letters say how A and B are
+/// stored (row-major always): A 'n' is M x K (ld >= K), A 't' is K x M (ld >= M);
+/// B 'n' is K x N (ld >= N), B 't' is N x K (ld >= K). C is M x N row-major.
+struct GemmProblem {
+  long long m = 0, n = 0, k = 0;
+  long long lda = 0, ldb = 0, ldc = 0;
+  std::string dtype;     ///< fp32 | tf32 | bf16 | fp16 (A and B)
+  std::string layout;    ///< nn | nt | tn | tt
+  std::string out;       ///< same | fp32 (C's type)
+  std::string epilogue;  ///< none | bias | bias_relu | bias_gelu
+  double alpha = 1, beta = 0;
+
+  bool a_t() const { return layout[0] == 't'; }
+  bool b_t() const { return layout[1] == 't'; }
+  bool simt() const { return dtype == "fp32"; }
+  int in_bytes() const { return dtype == "bf16" || dtype == "fp16" ? 2 : 4; }
+  bool out_fp32() const { return out == "fp32" || in_bytes() == 4; }
+  int out_bytes() const { return out_fp32() ? 4 : 2; }
+  /// Reads a normalized Problem (throws ProblemError on a missing key).
+  static GemmProblem from(const Problem& p);
+};
+
+/// A configuration's knobs in typed form (SIMT configurations have no STAGES
+/// knob: their pipeline is the fixed register double buffer, stages = 2).
+struct GemmKnobs {
+  int block_m = 0, block_n = 0, block_k = 0;
+  int warp_m = 0, warp_n = 0;
+  int stages = 2;
+  int vec = 1;                    ///< elements per global load
+  std::string smem;               ///< tc: pad | xor; simt: none | pad
+  int group_m = 1;
+  int split_k = 1;
+  std::string reduce;             ///< workspace | atomic
+  bool predicated = true;
+
+  int threads() const { return (block_m / warp_m) * (block_n / warp_n) * 32; }
+  static GemmKnobs from(const Config& c);
+};
+
+/// Launch geometry of one configuration (the harness launches with it; the
+/// estimate counts with it: one formula for both).
+struct GemmGeometry {
+  long long tiles_m = 0, tiles_n = 0;
+  int split_k = 1;
+  int k_per_split = 0;      ///< multiple of BLOCK_K
+  int threads = 0;
+  int smem_bytes = 0;       ///< dynamic shared memory of the main kernel
+  bool has_reduce = false;  ///< workspace split-K: a reduction kernel follows
+  bool has_prescale = false;  ///< atomic split-K: a prescale kernel precedes
+  long long aux_blocks = 0;   ///< blocks of the reduce/prescale kernel (256 threads)
+  long long workspace_floats = 0;
+};
+
+class GemmFamily final : public KernelFamily {
+ public:
+  std::string_view name() const override { return "gemm"; }
+  std::string_view description() const override;
+  std::vector<std::string> template_files() const override;
+  Problem normalize(const Problem& p) const override;
+  std::string_view problem_help() const override;
+  std::vector<std::string> shape_keys() const override { return {"m", "n", "k"}; }
+  std::string shape_class(const Problem& p) const override;
+  Space space(const Problem& p, const DeviceSpec& d) const override;
+  Config default_config(const Problem& p, const DeviceSpec& d) const override;
+  double flops(const Problem& p) const override;
+  double min_bytes(const Problem& p) const override;
+  WorkEstimate estimate(const Problem& p, const Config& c, const DeviceSpec& d) const override;
+  KernelSource source(const Problem& p, const Config& c) const override;
+
+  static GemmGeometry geometry(const GemmProblem& p, const GemmKnobs& k);
+  /// Shared memory of the main kernel in bytes (stages x padded/swizzled tiles).
+  static int smem_bytes(const GemmProblem& p, const GemmKnobs& k);
+  /// The register estimate the space's constraint uses (per thread).
+  static int register_estimate(const GemmProblem& p, const GemmKnobs& k);
+  /// The register budget ptxas has per thread for this block size (launch bounds).
+  static int register_cap(int threads, const DeviceSpec& d);
+  /// False for atomic split-K: the summation order, hence the rounding, varies
+  /// from run to run. Results of such configs are marked non-deterministic.
+  static bool deterministic(const Config& c);
+  /// True when the descriptor predicts no local-memory spill (the estimate
+  /// leaves a margin under the cap); CI checks this against ptxas.
+  static bool predicted_spill_free(const Problem& p, const Config& c, const DeviceSpec& d);
+  /// Largest vector width (elements, <= 16 bytes) that the leading dimensions allow.
+  static int max_vector(const GemmProblem& p);
+};
+
+const GemmFamily& gemm_family();
+
+}  // namespace ktune

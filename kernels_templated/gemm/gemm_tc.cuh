@@ -1,0 +1,220 @@
+// gemm_tc.cuh: the Ampere-style tensor-core GEMM (mma.sync m16n8k16 for
+// bf16/fp16, m16n8k8 for tf32; ldmatrix; cp.async multistage pipeline).
+#pragma once
+
+#include "kernels_templated/gemm/gemm_common.cuh"
+#include "kernels_templated/gemm/gemm_tile.cuh"
+
+namespace ktune_gemm {
+
+/// Stores two horizontally adjacent results (m, n) and (m, n+1) of a fragment.
+template <typename TOut, int EPI, int SPLIT_MODE, bool PRED>
+__device__ __forceinline__ void store_fragment_pair(const GemmParams& p, int m, int n, float v0, float v1) {
+  if (PRED && m >= p.M) return;
+  const bool both = !PRED || n + 1 < p.N;
+  if constexpr (SPLIT_MODE == kSplitNone) {
+    if (both && (p.ldc & 1) == 0) {
+      TOut* c = static_cast<TOut*>(p.C) + static_cast<long long>(m) * p.ldc + n;
+      float o0 = 0.f, o1 = 0.f;
+      if (p.beta != 0.f) {
+        o0 = to_float(c[0]);
+        o1 = to_float(c[1]);
+      }
+      const TOut r0 = from_float<TOut>(epilogue_value<TOut, EPI>(p, v0, o0, n));
+      const TOut r1 = from_float<TOut>(epilogue_value<TOut, EPI>(p, v1, o1, n + 1));
+      if constexpr (sizeof(TOut) == 4) {
+        *reinterpret_cast<float2*>(c) = make_float2(r0, r1);
+      } else {
+        const unsigned lo = *reinterpret_cast<const unsigned short*>(&r0);
+        const unsigned hi = *reinterpret_cast<const unsigned short*>(&r1);
+        *reinterpret_cast<unsigned*>(c) = lo | (hi << 16);
+      }
+      return;
+    }
+  }
+  if (!PRED || n < p.N) store_result<TOut, EPI, SPLIT_MODE>(p, m, n, v0);
+  if (both) store_result<TOut, EPI, SPLIT_MODE>(p, m, n + 1, v1);
+}
+
+/// C = alpha * op(A) * op(B) + beta * C (+ bias, activation) on tensor cores.
+///   TIn: __nv_bfloat16, __half, or float (tf32 math); TOut: TIn or float.
+///   BM x BN x BK block tile; WM x WN warp tile ((BM/WM)*(BN/WN) warps).
+///   STAGES shared-memory stages (1 = no overlap); VEC elements per global copy.
+///   A_T: A is stored K x M (op(A) = A^T); B_T: B is stored N x K.
+///   SWIZZLE: XOR-swizzled shared memory instead of padded rows.
+///   GROUP_M: block rasterization group; SPLIT_MODE: kSplit*; PRED: bounds checks.
+template <typename TIn, typename TOut, int BM, int BN, int BK, int WM, int WN, int STAGES, int VEC, bool A_T,
+          bool B_T, bool SWIZZLE, int GROUP_M, int SPLIT_MODE, bool PRED, int EPI>
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
+    gemm_tc(const GemmParams p) {
+  constexpr bool kTf32 = sizeof(TIn) == 4;
+  constexpr int kWarpsN = BN / WN;
+  constexpr int kThreads = (BM / WM) * kWarpsN * 32;
+  constexpr int kMmaK = kTf32 ? 8 : 16;
+  constexpr int kTilesM = WM / 16;  // m16 tiles per warp
+  constexpr int kTilesN = WN / 8;   // n8 tiles per warp
+  static_assert(BM % WM == 0 && BN % WN == 0, "warp tile must divide the block tile");
+  static_assert(WM % 16 == 0 && WN % 16 == 0, "warp tile must be a multiple of 16 x 16");
+  static_assert(BK % 16 == 0, "BLOCK_K must be a multiple of 16");
+  static_assert(STAGES >= 1 && STAGES <= 6, "1 to 6 stages");
+
+  // A in shared memory: BM x BK (K contiguous) or BK x BM (M contiguous); B likewise.
+  using TileA = SmemTile<TIn, A_T ? BK : BM, A_T ? BM : BK, SWIZZLE>;
+  using TileB = SmemTile<TIn, B_T ? BN : BK, B_T ? BK : BN, SWIZZLE>;
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  TIn* smem_a = reinterpret_cast<TIn*>(smem_raw);
+  TIn* smem_b = smem_a + STAGES * TileA::kElems;
+
+  const int tiles_m = (p.M + BM - 1) / BM;
+  const int tiles_n = (p.N + BN - 1) / BN;
+  int tile_m, tile_n;
+  rasterize<GROUP_M>(tiles_m, tiles_n, tile_m, tile_n);
+  const int m0 = tile_m * BM;
+  const int n0 = tile_n * BN;
+  const int k_begin = blockIdx.z * p.k_per_split;
+  const int k_end = min(p.K, k_begin + p.k_per_split);
+  const int k_tiles = k_end > k_begin ? (k_end - k_begin + BK - 1) / BK : 0;
+
+  const TIn* a_ptr = static_cast<const TIn*>(p.A);
+  const TIn* b_ptr = static_cast<const TIn*>(p.B);
+  auto load_stage = [&](int stage, int kt) {
+    const int k0 = k_begin + kt * BK;
+    TIn* sa = smem_a + stage * TileA::kElems;
+    TIn* sb = smem_b + stage * TileB::kElems;
+    if constexpr (A_T)
+      copy_tile_async<TIn, BK, BM, SWIZZLE, VEC, kThreads, PRED>(sa, a_ptr, p.lda, k0, m0, k_end, p.M);
+    else
+      copy_tile_async<TIn, BM, BK, SWIZZLE, VEC, kThreads, PRED>(sa, a_ptr, p.lda, m0, k0, p.M, k_end);
+    if constexpr (B_T)
+      copy_tile_async<TIn, BN, BK, SWIZZLE, VEC, kThreads, PRED>(sb, b_ptr, p.ldb, n0, k0, p.N, k_end);
+    else
+      copy_tile_async<TIn, BK, BN, SWIZZLE, VEC, kThreads, PRED>(sb, b_ptr, p.ldb, k0, n0, k_end, p.N);
+  };
+
+  const int lane = threadIdx.x % 32;
+  const int warp = threadIdx.x / 32;
+  const int wm0 = (warp / kWarpsN) * WM;  // warp's first row inside the block tile
+  const int wn0 = (warp % kWarpsN) * WN;
+
+  float acc[kTilesM][kTilesN][4];
+#pragma unroll
+  for (int i = 0; i < kTilesM; ++i)
+#pragma unroll
+    for (int j = 0; j < kTilesN; ++j)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.f;
+
+  auto compute_stage = [&](int stage) {
+    const TIn* sa = smem_a + stage * TileA::kElems;
+    const TIn* sb = smem_b + stage * TileB::kElems;
+#pragma unroll
+    for (int kk = 0; kk < BK; kk += kMmaK) {
+      unsigned a[kTilesM][4];
+      unsigned b[kTilesN][2];
+      if constexpr (!kTf32) {
+        const int q = lane / 8;  // which 8x8 matrix of an x4 load this lane addresses
+#pragma unroll
+        for (int i = 0; i < kTilesM; ++i) {
+          if constexpr (!A_T) {
+            const int row = wm0 + i * 16 + lane % 16;
+            const int col = kk + (lane / 16) * 8;
+            ldmatrix_x4(smem_addr(sa + TileA::offset(row, col)), a[i][0], a[i][1], a[i][2], a[i][3]);
+          } else {
+            const int row = kk + (q / 2) * 8 + lane % 8;
+            const int col = wm0 + i * 16 + (q % 2) * 8;
+            ldmatrix_x4_trans(smem_addr(sa + TileA::offset(row, col)), a[i][0], a[i][1], a[i][2], a[i][3]);
+          }
+        }
+#pragma unroll
+        for (int j = 0; j < kTilesN; j += 2) {
+          if constexpr (B_T) {
+            const int row = wn0 + j * 8 + (q / 2) * 8 + lane % 8;
+            const int col = kk + (q % 2) * 8;
+            ldmatrix_x4(smem_addr(sb + TileB::offset(row, col)), b[j][0], b[j][1], b[j + 1][0], b[j + 1][1]);
+          } else {
+            const int row = kk + (q % 2) * 8 + lane % 8;
+            const int col = wn0 + j * 8 + (q / 2) * 8;
+            ldmatrix_x4_trans(smem_addr(sb + TileB::offset(row, col)), b[j][0], b[j][1], b[j + 1][0],
+                              b[j + 1][1]);
+          }
+        }
+#pragma unroll
+        for (int i = 0; i < kTilesM; ++i)
+#pragma unroll
+          for (int j = 0; j < kTilesN; ++j) mma_16816<TIn>(acc[i][j], a[i], b[j]);
+      } else {
+        // tf32: fragments are 32-bit, ldmatrix.trans cannot transpose them; read words.
+        const int g = lane / 4;
+        const int t = lane % 4;
+        auto elem_a = [&](int m, int k) {
+          return reinterpret_cast<const float*>(sa)[A_T ? TileA::offset(k, m) : TileA::offset(m, k)];
+        };
+        auto elem_b = [&](int k, int n) {
+          return reinterpret_cast<const float*>(sb)[B_T ? TileB::offset(n, k) : TileB::offset(k, n)];
+        };
+#pragma unroll
+        for (int i = 0; i < kTilesM; ++i) {
+          const int m = wm0 + i * 16 + g;
+          a[i][0] = to_tf32(elem_a(m, kk + t));
+          a[i][1] = to_tf32(elem_a(m + 8, kk + t));
+          a[i][2] = to_tf32(elem_a(m, kk + t + 4));
+          a[i][3] = to_tf32(elem_a(m + 8, kk + t + 4));
+        }
+#pragma unroll
+        for (int j = 0; j < kTilesN; ++j) {
+          const int n = wn0 + j * 8 + g;
+          b[j][0] = to_tf32(elem_b(kk + t, n));
+          b[j][1] = to_tf32(elem_b(kk + t + 4, n));
+        }
+#pragma unroll
+        for (int i = 0; i < kTilesM; ++i)
+#pragma unroll
+          for (int j = 0; j < kTilesN; ++j) mma_1688_tf32(acc[i][j], a[i], b[j]);
+      }
+    }
+  };
+
+  if constexpr (STAGES == 1) {
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      load_stage(0, kt);
+      cp_async_commit();
+      cp_async_wait<0>();
+      __syncthreads();
+      compute_stage(0);
+      __syncthreads();
+    }
+  } else {
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+      if (s < k_tiles) load_stage(s, s);
+      cp_async_commit();
+    }
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      cp_async_wait<STAGES - 2>();
+      // Everyone's copies of stage kt landed, and everyone finished computing
+      // on the stage that the next copy overwrites (read at kt - 1).
+      __syncthreads();
+      const int next = kt + STAGES - 1;
+      if (next < k_tiles) load_stage(next % STAGES, next);
+      cp_async_commit();
+      compute_stage(kt % STAGES);
+    }
+    cp_async_wait<0>();
+  }
+
+  // Epilogue straight from the accumulator fragments: (g, 2t..2t+1) and (g+8, ...).
+  const int g = lane / 4;
+  const int t = lane % 4;
+#pragma unroll
+  for (int i = 0; i < kTilesM; ++i) {
+#pragma unroll
+    for (int j = 0; j < kTilesN; ++j) {
+      const int m = m0 + wm0 + i * 16 + g;
+      const int n = n0 + wn0 + j * 8 + 2 * t;
+      store_fragment_pair<TOut, EPI, SPLIT_MODE, PRED>(p, m, n, acc[i][j][0], acc[i][j][1]);
+      store_fragment_pair<TOut, EPI, SPLIT_MODE, PRED>(p, m + 8, n, acc[i][j][2], acc[i][j][3]);
+    }
+  }
+}
+
+}  // namespace ktune_gemm

@@ -1,0 +1,79 @@
+// Device helpers of the gemm harness: seeded fills, poison, reference epilogue.
+#include "kernels_templated/gemm/gpu/gemm_harness_kernels.hpp"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+namespace ktune::gemm_gpu {
+namespace {
+
+__device__ float load_as_float(const void* p, long long i, Elem e) {
+  if (e == Elem::bf16) return __bfloat162float(static_cast<const __nv_bfloat16*>(p)[i]);
+  if (e == Elem::fp16) return __half2float(static_cast<const __half*>(p)[i]);
+  return static_cast<const float*>(p)[i];
+}
+
+__device__ std::uint64_t mix(std::uint64_t x) {  // splitmix64 finalizer
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+__global__ void fill_uniform_kernel(void* data, std::size_t count, Elem e, std::uint64_t seed) {
+  for (std::size_t i = blockIdx.x * 256ULL + threadIdx.x; i < count; i += gridDim.x * 256ULL) {
+    const float u = static_cast<float>(mix(seed ^ mix(i)) >> 40) * (1.0f / 16777216.0f);  // [0, 1)
+    const float v = 2.f * u - 1.f;
+    if (e == Elem::bf16) static_cast<__nv_bfloat16*>(data)[i] = __float2bfloat16_rn(v);
+    else if (e == Elem::fp16) static_cast<__half*>(data)[i] = __float2half_rn(v);
+    else static_cast<float*>(data)[i] = v;
+  }
+}
+
+__global__ void fill_pattern_kernel(void* data, std::size_t count, int bytes, std::uint32_t bits) {
+  for (std::size_t i = blockIdx.x * 256ULL + threadIdx.x; i < count; i += gridDim.x * 256ULL) {
+    if (bytes == 2) static_cast<unsigned short*>(data)[i] = static_cast<unsigned short>(bits);
+    else static_cast<std::uint32_t*>(data)[i] = bits;
+  }
+}
+
+__global__ void epilogue_kernel(float* ref, const void* c0, const void* bias, int m, int n, long long ldc, Elem out,
+                                float alpha, float beta, int epi) {
+  const long long mn = static_cast<long long>(m) * n;
+  for (long long i = blockIdx.x * 256LL + threadIdx.x; i < mn; i += gridDim.x * 256LL) {
+    const long long row = i / n, col = i % n;
+    float v = alpha * ref[i];
+    if (beta != 0.f) v += beta * load_as_float(c0, row * ldc + col, out);
+    if (epi != 0) v += load_as_float(bias, col, out);
+    if (epi == 2) v = v > 0.f ? v : 0.f;
+    if (epi == 3) v = 0.5f * v * (1.f + erff(v * 0.70710678118654752f));
+    ref[i] = v;
+  }
+}
+
+unsigned grid_for(long long count) {
+  const long long blocks = (count + 255) / 256;
+  return static_cast<unsigned>(blocks < 8192 ? (blocks > 0 ? blocks : 1) : 8192);
+}
+
+}  // namespace
+
+cudaError_t fill_uniform(void* data, std::size_t count, Elem elem, std::uint64_t seed, cudaStream_t stream) {
+  fill_uniform_kernel<<<grid_for(static_cast<long long>(count)), 256, 0, stream>>>(data, count, elem, seed);
+  return cudaGetLastError();
+}
+
+cudaError_t fill_pattern(void* data, std::size_t count, Elem elem, std::uint32_t bits, cudaStream_t stream) {
+  fill_pattern_kernel<<<grid_for(static_cast<long long>(count)), 256, 0, stream>>>(data, count,
+                                                                                  elem == Elem::fp32 ? 4 : 2, bits);
+  return cudaGetLastError();
+}
+
+cudaError_t reference_epilogue(float* ref, const void* c0, const void* bias, int m, int n, long long ldc, Elem out,
+                               float alpha, float beta, int epilogue, cudaStream_t stream) {
+  epilogue_kernel<<<grid_for(static_cast<long long>(m) * n), 256, 0, stream>>>(ref, c0, bias, m, n, ldc, out, alpha,
+                                                                              beta, epilogue);
+  return cudaGetLastError();
+}
+
+}  // namespace ktune::gemm_gpu

@@ -1,0 +1,143 @@
+// Tests of the gemm descriptor without a GPU: problem keys, space constraints,
+// default configuration, geometry, work estimate and generated source.
+#include <gtest/gtest.h>
+
+#include "kernels_templated/gemm/gemm_family.hpp"
+
+namespace ktune {
+namespace {
+
+DeviceSpec h200() {
+  auto d = find_builtin_device("h200");
+  EXPECT_TRUE(d.has_value());
+  return *d;
+}
+
+Problem problem(const std::string& text) { return parse_problem(gemm_family(), text); }
+
+TEST(GemmDescriptor, IsRegistered) { EXPECT_EQ(&find_family("gemm"), &gemm_family()); }
+
+TEST(GemmDescriptor, NormalizeFillsTightLeadingDimensionsPerLayout) {
+  const Problem nn = problem("m=10,n=20,k=30");
+  EXPECT_EQ(nn.integer("lda"), 30);
+  EXPECT_EQ(nn.integer("ldb"), 20);
+  EXPECT_EQ(nn.integer("ldc"), 20);
+  EXPECT_EQ(nn.text("dtype"), "bf16");
+  const Problem tt = problem("m=10,n=20,k=30,layout=tt");
+  EXPECT_EQ(tt.integer("lda"), 10);  // A stored K x M
+  EXPECT_EQ(tt.integer("ldb"), 30);  // B stored N x K
+  EXPECT_EQ(problem("m=1,n=1,k=1,dtype=fp32,out=fp32").text("out"), "same");
+}
+
+TEST(GemmDescriptor, NormalizeRejectsBadKeysNamingThem) {
+  auto message = [](const std::string& text) {
+    try {
+      problem(text);
+    } catch (const ProblemError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message("m=0,n=1,k=1").find("'m'"), std::string::npos);
+  EXPECT_NE(message("m=4,n=4,k=4,lda=3").find("lda"), std::string::npos);
+  EXPECT_NE(message("m=4,n=4,k=4,dtype=int8").find("dtype"), std::string::npos);
+  EXPECT_NE(message("m=4,n=4,k=4,layout=nx").find("layout"), std::string::npos);
+  EXPECT_NE(message("m=4,n=4,k=4,colour=red").find("colour"), std::string::npos);
+  EXPECT_NE(message("n=4,k=4").find("'m'"), std::string::npos);
+}
+
+TEST(GemmDescriptor, DefaultConfigIsValidEverywhere) {
+  const DeviceSpec d = h200();
+  for (const char* text : {"m=1,n=1,k=1", "m=127,n=131,k=257,dtype=fp32", "m=4096,n=4096,k=4096",
+                           "m=64,n=64,k=65536,dtype=tf32,layout=tt", "m=100,n=200,k=300,lda=301,ldb=203,ldc=201",
+                           "m=33,n=65,k=17,dtype=fp16,out=fp32,epilogue=bias_gelu,beta=0.5"}) {
+    const Problem p = problem(text);
+    const Space s = gemm_family().space(p, d);
+    std::string why;
+    EXPECT_TRUE(s.is_valid(gemm_family().default_config(p, d), &why)) << text << ": " << why;
+  }
+}
+
+TEST(GemmDescriptor, MisalignedLeadingDimensionsLeaveOnlyNarrowVectors) {
+  const DeviceSpec d = h200();
+  const Problem odd = problem("m=128,n=128,k=128,lda=129");
+  for (const Config& c : gemm_family().space(odd, d).sample(200, 3)) EXPECT_EQ(c.integer("VEC"), 1) << c.key();
+  const Problem by4 = problem("m=128,n=128,k=128,lda=132,ldb=132");
+  for (const Config& c : gemm_family().space(by4, d).sample(200, 3)) EXPECT_LE(c.integer("VEC"), 4) << c.key();
+}
+
+TEST(GemmDescriptor, FastPathOnlyWhereTilesDivide) {
+  const DeviceSpec d = h200();
+  const Problem prime = problem("m=127,n=131,k=257");
+  for (const Config& c : gemm_family().space(prime, d).sample(200, 5)) EXPECT_TRUE(c.boolean("PREDICATED")) << c.key();
+  const Problem even = problem("m=1024,n=1024,k=1024");
+  bool saw_fast = false;
+  for (const Config& c : gemm_family().space(even, d).sample(300, 5)) saw_fast |= !c.boolean("PREDICATED");
+  EXPECT_TRUE(saw_fast);
+}
+
+TEST(GemmDescriptor, AtomicSplitKOnlyForFp32OutputWithoutActivation) {
+  const DeviceSpec d = h200();
+  for (const Config& c : gemm_family().space(problem("m=256,n=256,k=8192"), d).sample(300, 9))
+    EXPECT_NE(c.text("REDUCE"), "atomic") << c.key();
+  bool saw_atomic = false;
+  for (const Config& c : gemm_family().space(problem("m=256,n=256,k=8192,out=fp32"), d).sample(300, 9)) {
+    if (c.text("REDUCE") == "atomic") {
+      saw_atomic = true;
+      EXPECT_GT(c.integer("SPLIT_K"), 1);
+      EXPECT_FALSE(GemmFamily::deterministic(c));
+    }
+  }
+  EXPECT_TRUE(saw_atomic);
+}
+
+TEST(GemmDescriptor, SpaceRespectsDeviceLimits) {
+  const DeviceSpec d = h200();
+  for (const char* text : {"m=4096,n=4096,k=4096", "m=4096,n=4096,k=4096,dtype=fp32", "m=512,n=512,k=512,dtype=tf32"}) {
+    const Problem p = problem(text);
+    const GemmProblem gp = GemmProblem::from(p);
+    for (const Config& c : gemm_family().space(p, d).sample(300, 1)) {
+      const GemmKnobs k = GemmKnobs::from(c);
+      EXPECT_LE(k.threads(), d.max_threads_per_block);
+      EXPECT_LE(GemmFamily::smem_bytes(gp, k), d.smem_per_block_optin);
+      EXPECT_LE(GemmFamily::register_estimate(gp, k), GemmFamily::register_cap(k.threads(), d));
+    }
+  }
+}
+
+TEST(GemmDescriptor, SourceListsKernelsInLaunchOrder) {
+  const Problem p = problem("m=256,n=256,k=8192,out=fp32");
+  Config c = gemm_family().default_config(p, h200());
+  EXPECT_EQ(gemm_family().source(p, c).kernels.size(), 1u);
+  c.set("SPLIT_K", std::int64_t{4});
+  auto ws = gemm_family().source(p, c);
+  ASSERT_EQ(ws.kernels.size(), 2u);
+  EXPECT_NE(ws.kernels[0].find("gemm_tc<"), std::string::npos);
+  EXPECT_NE(ws.kernels[1].find("splitk_reduce<"), std::string::npos);
+  c.set("REDUCE", std::string("atomic"));
+  auto at = gemm_family().source(p, c);
+  ASSERT_EQ(at.kernels.size(), 2u);
+  EXPECT_NE(at.kernels[0].find("splitk_prescale<"), std::string::npos);
+  EXPECT_NE(at.kernels[1].find("gemm_tc<"), std::string::npos);
+}
+
+TEST(GemmDescriptor, EstimateCountsPaddingSplitsAndReuse) {
+  const DeviceSpec d = h200();
+  const Problem p = problem("m=1000,n=1000,k=1000");
+  Config c = gemm_family().default_config(p, d);
+  const WorkEstimate w = gemm_family().estimate(p, c, d);
+  EXPECT_DOUBLE_EQ(w.flops, 2e9);
+  EXPECT_GT(w.executed_flops, w.flops);  // 1000 is not a multiple of 128
+  EXPECT_GE(w.dram_bytes, w.min_bytes);
+  EXPECT_EQ(w.kernels, 1);
+  EXPECT_EQ(w.unit, ComputeUnit::tensor_bf16);
+  c.set("SPLIT_K", std::int64_t{4});
+  const WorkEstimate split = gemm_family().estimate(p, c, d);
+  EXPECT_EQ(split.kernels, 2);
+  EXPECT_GT(split.extra_bytes, 0);
+  EXPECT_GT(split.blocks, w.blocks);
+  EXPECT_EQ(gemm_family().shape_class(problem("m=8,n=8,k=8,lda=9")).find("align=2") != std::string::npos, true);
+}
+
+}  // namespace
+}  // namespace ktune
