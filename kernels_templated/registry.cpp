@@ -2,6 +2,9 @@
 #include <stdexcept>
 
 #include "kernels_templated/family.hpp"
+#include "kernels_templated/reduce/reduce_family.hpp"
+#include "kernels_templated/rmsnorm/rmsnorm_family.hpp"
+#include "kernels_templated/softmax/softmax_family.hpp"
 
 namespace ktune {
 namespace {
@@ -9,6 +12,9 @@ namespace {
 // Adding a family: include its descriptor and add one line to families().
 const std::vector<const KernelFamily*>& families() {
   static const std::vector<const KernelFamily*> all = {
+      &reduce_family(),
+      &softmax_family(),
+      &rmsnorm_family(),
   };
   return all;
 }

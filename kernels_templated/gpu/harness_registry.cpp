@@ -5,6 +5,9 @@
 #include <vector>
 
 #include "kernels_templated/harness.hpp"
+#include "kernels_templated/reduce/gpu/reduce_harness.hpp"
+#include "kernels_templated/rmsnorm/gpu/rmsnorm_harness.hpp"
+#include "kernels_templated/softmax/gpu/softmax_harness.hpp"
 
 namespace ktune {
 
@@ -12,6 +15,9 @@ std::unique_ptr<FamilyHarness> make_harness(std::string_view family) {
   using Factory = std::function<std::unique_ptr<FamilyHarness>()>;
   // Adding a family: include its harness header and add one line here.
   static const std::vector<std::pair<std::string_view, Factory>> factories = {
+      {"reduce", make_reduce_harness},
+      {"softmax", make_softmax_harness},
+      {"rmsnorm", make_rmsnorm_harness},
   };
   for (const auto& [name, factory] : factories)
     if (name == family) return factory();

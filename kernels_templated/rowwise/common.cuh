@@ -1,0 +1,305 @@
+// Device helpers shared by the reduce, softmax and rmsnorm templates: element
+// conversion, vector loads/stores with cache hints, warp/group reductions and
+// the online log-sum-exp pair. NVRTC-safe: no host standard headers.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "kernels_templated/rowwise/args.h"
+
+namespace ktune_rw {
+
+// ---- knob encodings (the descriptor writes these numbers into name expressions)
+enum Reduction { kShuffle = 0, kSmem = 1 };
+/// Load cache policy for streamed data: plain; read-only path (ld.global.nc);
+/// read-only and no L1 allocation; evict-first (.cs loads and stores).
+enum CacheHint { kCacheDefault = 0, kCacheNc = 1, kCacheNcNoAlloc = 2, kCacheEvictFirst = 3 };
+enum ReduceOp { kOpSum = 0, kOpMax = 1 };
+/// Which part of a split row a kernel does: the whole row; the partial
+/// statistics of one segment into RowwiseArgs::ws; the output of one segment
+/// from the combined partials.
+enum Phase { kFused = 0, kStats = 1, kApply = 2 };
+
+// ---- elements: every dtype converts through its raw bits
+
+template <typename T> struct Elem;
+template <> struct Elem<float> {
+  __device__ static float to_float(unsigned bits) { return __uint_as_float(bits); }
+  __device__ static unsigned to_bits(float v) { return __float_as_uint(v); }
+};
+template <> struct Elem<__nv_bfloat16> {
+  // bf16 is the top half of an fp32: widening is a shift.
+  __device__ static float to_float(unsigned bits) { return __uint_as_float(bits << 16); }
+  __device__ static unsigned to_bits(float v) { return __bfloat16_as_ushort(__float2bfloat16_rn(v)); }
+};
+template <> struct Elem<__half> {
+  __device__ static float to_float(unsigned bits) {
+    return __half2float(__ushort_as_half(static_cast<unsigned short>(bits)));
+  }
+  __device__ static unsigned to_bits(float v) { return __half_as_ushort(__float2half_rn(v)); }
+};
+
+// ---- raw loads: 2, 4, 8 or 16 bytes with a cache policy (inline PTX, so
+// the policy reaches SASS whatever the compiler would have chosen)
+
+#define KTUNE_RW_LOAD_VARIANTS(OP)                                                              \
+  if constexpr (CACHE == kCacheNc) { OP("ld.global.nc"); }                                      \
+  else if constexpr (CACHE == kCacheNcNoAlloc) { OP("ld.global.nc.L1::no_allocate"); }          \
+  else if constexpr (CACHE == kCacheEvictFirst) { OP("ld.global.cs"); }                         \
+  else { OP("ld.global"); }
+
+template <int CACHE>
+__device__ __forceinline__ void ld16(const void* p, unsigned (&w)[4]) {
+#define KTUNE_RW_OP(INS) \
+  asm volatile(INS ".v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3]) : "l"(p))
+  KTUNE_RW_LOAD_VARIANTS(KTUNE_RW_OP)
+#undef KTUNE_RW_OP
+}
+template <int CACHE>
+__device__ __forceinline__ void ld8(const void* p, unsigned (&w)[2]) {
+#define KTUNE_RW_OP(INS) asm volatile(INS ".v2.u32 {%0,%1}, [%2];" : "=r"(w[0]), "=r"(w[1]) : "l"(p))
+  KTUNE_RW_LOAD_VARIANTS(KTUNE_RW_OP)
+#undef KTUNE_RW_OP
+}
+template <int CACHE>
+__device__ __forceinline__ unsigned ld4(const void* p) {
+  unsigned w;
+#define KTUNE_RW_OP(INS) asm volatile(INS ".u32 %0, [%1];" : "=r"(w) : "l"(p))
+  KTUNE_RW_LOAD_VARIANTS(KTUNE_RW_OP)
+#undef KTUNE_RW_OP
+  return w;
+}
+template <int CACHE>
+__device__ __forceinline__ unsigned ld2(const void* p) {
+  unsigned short h;
+#define KTUNE_RW_OP(INS) asm volatile(INS ".u16 %0, [%1];" : "=h"(h) : "l"(p))
+  KTUNE_RW_LOAD_VARIANTS(KTUNE_RW_OP)
+#undef KTUNE_RW_OP
+  return h;
+}
+#undef KTUNE_RW_LOAD_VARIANTS
+
+/// Loads VEC consecutive elements of T (one access of VEC*sizeof(T) bytes,
+/// which the caller guarantees is aligned) and widens them to float.
+template <typename T, int VEC, int CACHE>
+__device__ __forceinline__ void load_vec(const T* p, float (&out)[VEC]) {
+  constexpr int kBytes = VEC * static_cast<int>(sizeof(T));
+  static_assert(kBytes == 2 || kBytes == 4 || kBytes == 8 || kBytes == 16, "vector access of 2..16 bytes");
+  constexpr int kWords = kBytes >= 4 ? kBytes / 4 : 1;
+  unsigned w[kWords];
+  if constexpr (kBytes == 16) {
+    ld16<CACHE>(p, reinterpret_cast<unsigned(&)[4]>(w));
+  } else if constexpr (kBytes == 8) {
+    ld8<CACHE>(p, reinterpret_cast<unsigned(&)[2]>(w));
+  } else if constexpr (kBytes == 4) {
+    w[0] = ld4<CACHE>(p);
+  } else {
+    w[0] = ld2<CACHE>(p);
+  }
+  if constexpr (sizeof(T) == 4) {
+#pragma unroll
+    for (int i = 0; i < VEC; ++i) out[i] = Elem<T>::to_float(w[i]);
+  } else {
+#pragma unroll
+    for (int i = 0; i < VEC; ++i) out[i] = Elem<T>::to_float((w[i / 2] >> (16 * (i % 2))) & 0xffffu);
+  }
+}
+
+/// Narrows VEC floats to T and stores them in one access; evict-first uses
+/// st.global.cs (the output is not read again by this kernel).
+template <typename T, int VEC, int CACHE>
+__device__ __forceinline__ void store_vec(T* p, const float (&in)[VEC]) {
+  constexpr int kBytes = VEC * static_cast<int>(sizeof(T));
+  static_assert(kBytes == 2 || kBytes == 4 || kBytes == 8 || kBytes == 16, "vector access of 2..16 bytes");
+  constexpr int kWords = kBytes >= 4 ? kBytes / 4 : 1;
+  unsigned w[kWords];
+  if constexpr (sizeof(T) == 4) {
+#pragma unroll
+    for (int i = 0; i < VEC; ++i) w[i] = Elem<T>::to_bits(in[i]);
+  } else {
+#pragma unroll
+    for (int i = 0; i < kWords; ++i) w[i] = 0;
+#pragma unroll
+    for (int i = 0; i < VEC; ++i) w[i / 2] |= Elem<T>::to_bits(in[i]) << (16 * (i % 2));
+  }
+  constexpr bool kStreaming = CACHE == kCacheEvictFirst;
+  if constexpr (kBytes == 16) {
+    if constexpr (kStreaming)
+      asm volatile("st.global.cs.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]) : "memory");
+    else
+      asm volatile("st.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]) : "memory");
+  } else if constexpr (kBytes == 8) {
+    if constexpr (kStreaming)
+      asm volatile("st.global.cs.v2.u32 [%0], {%1,%2};" ::"l"(p), "r"(w[0]), "r"(w[1]) : "memory");
+    else
+      asm volatile("st.global.v2.u32 [%0], {%1,%2};" ::"l"(p), "r"(w[0]), "r"(w[1]) : "memory");
+  } else if constexpr (kBytes == 4) {
+    if constexpr (kStreaming)
+      asm volatile("st.global.cs.u32 [%0], %1;" ::"l"(p), "r"(w[0]) : "memory");
+    else
+      asm volatile("st.global.u32 [%0], %1;" ::"l"(p), "r"(w[0]) : "memory");
+  } else {
+    unsigned short h = static_cast<unsigned short>(w[0]);
+    if constexpr (kStreaming)
+      asm volatile("st.global.cs.u16 [%0], %1;" ::"l"(p), "h"(h) : "memory");
+    else
+      asm volatile("st.global.u16 [%0], %1;" ::"l"(p), "h"(h) : "memory");
+  }
+}
+
+/// One scalar store of T (the reductions' outputs).
+template <typename T>
+__device__ __forceinline__ void store_one(T* p, float v) {
+  float one[1] = {v};
+  store_vec<T, 1, kCacheDefault>(p, one);
+}
+
+// ---- values that reductions combine
+
+/// Running maximum and sum of exp(x - m): the online log-sum-exp state.
+struct MaxSum {
+  float m;
+  float s;
+};
+
+constexpr float kLog2e = 1.4426950408889634f;
+__device__ __forceinline__ float fast_exp(float x) { return exp2f(x * kLog2e); }
+__device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
+
+struct SumOp {
+  __device__ static float identity() { return 0.f; }
+  __device__ static float combine(float a, float b) { return a + b; }
+};
+struct MaxOp {
+  __device__ static float identity() { return neg_inf(); }
+  __device__ static float combine(float a, float b) { return fmaxf(a, b); }
+};
+struct MaxSumOp {
+  __device__ static MaxSum identity() { return MaxSum{neg_inf(), 0.f}; }
+  // An empty side (m = -inf) must not turn the other into NaN (-inf - -inf).
+  __device__ static MaxSum combine(MaxSum a, MaxSum b) {
+    if (a.m == neg_inf()) return b;
+    if (b.m == neg_inf()) return a;
+    float m = fmaxf(a.m, b.m);
+    return MaxSum{m, a.s * fast_exp(a.m - m) + b.s * fast_exp(b.m - m)};
+  }
+};
+template <int OP> struct OpOf;
+template <> struct OpOf<kOpSum> { using type = SumOp; };
+template <> struct OpOf<kOpMax> { using type = MaxOp; };
+
+__device__ __forceinline__ float shfl_xor(float v, int lane_mask) { return __shfl_xor_sync(0xffffffffu, v, lane_mask); }
+__device__ __forceinline__ MaxSum shfl_xor(MaxSum v, int lane_mask) {
+  return MaxSum{__shfl_xor_sync(0xffffffffu, v.m, lane_mask), __shfl_xor_sync(0xffffffffu, v.s, lane_mask)};
+}
+
+/// Butterfly over aligned groups of WIDTH lanes (WIDTH <= 32, a power of two):
+/// every lane of the group ends with the group's total. All 32 lanes must call.
+template <int WIDTH, typename Op, typename V>
+__device__ __forceinline__ V warp_reduce(V v) {
+#pragma unroll
+  for (int o = WIDTH / 2; o > 0; o >>= 1) v = Op::combine(v, shfl_xor(v, o));
+  return v;
+}
+
+/// Shared storage for group_reduce: RPB groups of TPR threads.
+template <typename V, int RPB, int TPR, int RED>
+struct ReduceStorage {
+  static constexpr int kWarpsPerGroup = TPR > 32 ? TPR / 32 : 1;
+  static constexpr int kSlots = RED == kSmem ? RPB * TPR : (TPR > 32 ? RPB * kWarpsPerGroup : 1);
+  V slot[kSlots];
+};
+
+/// Reduces v over each group of TPR consecutive threads; every thread gets its
+/// group's total. Shuffle mode: warp butterfly, then one partial per warp
+/// through shared memory. Shared-memory mode: a tree over all TPR values in
+/// shared memory. Must be reached by every thread of the block (it may sync).
+template <typename Op, int RPB, int TPR, int RED, typename V>
+__device__ __forceinline__ V group_reduce(V v, ReduceStorage<V, RPB, TPR, RED>& st) {
+  const int tid = threadIdx.x;
+  if constexpr (RED == kShuffle) {
+    if constexpr (TPR <= 32) {
+      return warp_reduce<TPR, Op>(v);
+    } else {
+      constexpr int kW = TPR / 32;
+      v = warp_reduce<32, Op>(v);
+      const int group = tid / TPR;
+      const int warp_in_group = (tid % TPR) / 32;
+      if ((tid & 31) == 0) st.slot[group * kW + warp_in_group] = v;
+      __syncthreads();
+      V total = st.slot[group * kW];
+#pragma unroll
+      for (int i = 1; i < kW; ++i) total = Op::combine(total, st.slot[group * kW + i]);
+      __syncthreads();  // the slots are reused by the next reduction
+      return total;
+    }
+  } else {
+    const int base = (tid / TPR) * TPR;
+    const int lane = tid % TPR;
+    st.slot[tid] = v;
+    __syncthreads();
+#pragma unroll
+    for (int half = TPR / 2; half > 0; half >>= 1) {
+      if (lane < half) st.slot[tid] = Op::combine(st.slot[tid], st.slot[tid + half]);
+      __syncthreads();
+    }
+    V total = st.slot[base];
+    __syncthreads();
+    return total;
+  }
+}
+
+// ---- row geometry shared by the row-wise kernels
+
+/// Where a virtual row (a row segment) lies: row index, first column, length.
+struct Segment {
+  long long vrow;  ///< row * split + segment index
+  long long row;
+  long long col0;
+  long long len;  ///< 0 for a row group that has no work this iteration
+};
+
+__device__ __forceinline__ Segment segment_of(const RowwiseArgs& a, long long vrow) {
+  Segment s;
+  const long long vrows = a.rows * a.split;
+  if (vrow >= vrows) return Segment{0, 0, 0, 0};
+  s.vrow = vrow;
+  s.row = vrow / a.split;
+  s.col0 = (vrow % a.split) * a.seg_len;
+  long long rest = a.cols - s.col0;
+  s.len = rest < a.seg_len ? (rest > 0 ? rest : 0) : a.seg_len;
+  return s;
+}
+
+/// Compile-time description of a row-wise configuration.
+template <typename T_, int RPB_, int TPR_, int VEC_, int RED_, int CACHE_, int STRIDE_, int UNROLL_, int CHUNKS_>
+struct RowCfg {
+  using T = T_;
+  static constexpr int RPB = RPB_;        ///< rows (segments) per block
+  static constexpr int TPR = TPR_;        ///< threads per row
+  static constexpr int VEC = VEC_;        ///< elements per access
+  static constexpr int RED = RED_;        ///< Reduction
+  static constexpr int CACHE = CACHE_;    ///< CacheHint for the streamed input
+  static constexpr int STRIDE = STRIDE_;  ///< 1: grid-stride loop over rows; 0: one pass
+  static constexpr int UNROLL = UNROLL_;  ///< accesses in flight per thread in streaming loops
+  static constexpr int CHUNKS = CHUNKS_;  ///< >0: the segment is held in registers, CHUNKS accesses per thread
+  static constexpr int THREADS = RPB * TPR;
+  static constexpr int SPAN = TPR * VEC;  ///< elements one sweep of the group covers
+  static_assert(THREADS <= 1024 && THREADS % 32 == 0, "block of whole warps, at most 1024 threads");
+  static_assert((TPR & (TPR - 1)) == 0, "threads per row must be a power of two");
+};
+
+/// Drives the block over virtual rows: one pass (block b takes rows b*RPB..)
+/// or a grid-stride loop. Every thread runs every iteration (len == 0 when its
+/// group has no row), so reductions that synchronize stay uniform.
+template <typename Cfg, typename Body>
+__device__ __forceinline__ void for_each_segment(const RowwiseArgs& a, Body&& body) {
+  const long long vrows = a.rows * a.split;
+  const int group = threadIdx.x / Cfg::TPR;
+  const long long step = Cfg::STRIDE ? static_cast<long long>(gridDim.x) * Cfg::RPB : vrows;
+  for (long long base = static_cast<long long>(blockIdx.x) * Cfg::RPB; base < vrows; base += step)
+    body(segment_of(a, base + group));
+}
+
+}  // namespace ktune_rw

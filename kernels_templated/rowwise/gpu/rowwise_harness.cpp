@@ -1,0 +1,188 @@
+// RowwiseHarness: inputs, references, launches and verification of the
+// reduce, softmax and rmsnorm families on the GPU.
+#include "kernels_templated/rowwise/gpu/rowwise_harness.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "kernels_templated/rowwise/args.h"
+#include "kernels_templated/rowwise/rowwise_family.hpp"
+
+namespace ktune::rowwise {
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+DType dtype_of(const std::string& s) {
+  if (s == "fp32") return DType::fp32;
+  if (s == "bf16") return DType::bf16;
+  return DType::fp16;
+}
+
+// Widest split any configuration of the space may use (rowwise_family.cpp's
+// constraints): bounds the workspace allocated once per problem.
+long long max_workspace_floats(Kind kind, const Problem& p) {
+  const long long rows = p.integer("rows"), cols = p.integer("cols");
+  if (is_column_reduction(kind, p)) return std::min<long long>(256, rows) * cols;
+  const long long max_split = std::clamp<long long>(cols / 1024, 1, 64);
+  return (kind == Kind::softmax ? 2 : 1) * rows * max_split;
+}
+
+}  // namespace
+
+RowwiseHarness::RowwiseHarness(Kind kind) : kind_(kind) {}
+
+RowwiseHarness::~RowwiseHarness() { release(); }
+
+void RowwiseHarness::release() {
+  for (void* p : {x_, w_, y_, static_cast<void*>(ws_), static_cast<void*>(ref_), static_cast<void*>(scratch_)})
+    if (p) cudaFree(p);
+  x_ = w_ = y_ = nullptr;
+  ws_ = nullptr;
+  ref_ = nullptr;
+  scratch_ = nullptr;
+}
+
+long long RowwiseHarness::output_elements() const {
+  const long long rows = problem_.integer("rows"), cols = problem_.integer("cols");
+  if (kind_ != Kind::reduce) return rows * cols;
+  return problem_.text("axis") == "rows" ? cols : rows;
+}
+
+double RowwiseHarness::tolerance() const {
+  switch (dtype_) {
+    case DType::bf16: return 1e-2;   // output rounding alone is ~2e-3 (8 bits of mantissa)
+    case DType::fp16: return 2e-3;   // output rounding alone is ~3e-4
+    case DType::fp32:
+      // fp32 sums of long rows carry accumulation-order error ~ eps * sqrt(n).
+      return kind_ == Kind::reduce && problem_.text("op") == "sum" ? 1e-4 : 1e-5;
+  }
+  return 1e-5;
+}
+
+void RowwiseHarness::prepare(const Problem& raw, std::uint64_t seed) {
+  release();
+  const RowwiseFamily family(kind_);
+  problem_ = family.normalize(raw);
+  dtype_ = dtype_of(problem_.text("dtype"));
+  elem_bytes_ = dtype_bytes(problem_.text("dtype"));
+  const long long rows = problem_.integer("rows"), cols = problem_.integer("cols");
+  const long long n = rows * cols;
+
+  int dev = 0;
+  check(cudaGetDevice(&dev), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&device_.sm_count, cudaDevAttrMultiProcessorCount, dev), "query SM count");
+  check(cudaDeviceGetAttribute(&device_.max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev),
+        "query threads per SM");
+  check(cudaDeviceGetAttribute(&device_.max_blocks_per_sm, cudaDevAttrMaxBlocksPerMultiprocessor, dev),
+        "query blocks per SM");
+
+  check(cudaMalloc(&x_, n * elem_bytes_), "allocate input");
+  check(cudaMalloc(&y_, output_elements() * elem_bytes_), "allocate output");
+  ws_floats_ = max_workspace_floats(kind_, problem_);
+  check(cudaMalloc(reinterpret_cast<void**>(&ws_), ws_floats_ * sizeof(float)), "allocate workspace");
+  check(cudaMalloc(reinterpret_cast<void**>(&ref_), output_elements() * sizeof(double)), "allocate reference");
+  check(cudaMalloc(reinterpret_cast<void**>(&scratch_), sizeof(CompareStats)), "allocate comparison scratch");
+
+  // Ranges: softmax spans many e-folds; rmsnorm weights stay away from zero;
+  // sums mix signs (cancellation is part of the test).
+  double lo = -1, hi = 1;
+  if (kind_ == Kind::softmax) lo = -8, hi = 8;
+  if (kind_ == Kind::rmsnorm) lo = -3, hi = 3;
+  check(fill_uniform(x_, dtype_, n, lo, hi, seed, nullptr), "fill input");
+  if (kind_ == Kind::rmsnorm) {
+    check(cudaMalloc(&w_, cols * elem_bytes_), "allocate weight");
+    check(fill_uniform(w_, dtype_, cols, 0.5, 1.5, seed ^ 0x5eedULL, nullptr), "fill weight");
+  }
+  RefKind ref_kind = RefKind::softmax;
+  if (kind_ == Kind::rmsnorm) ref_kind = RefKind::rmsnorm;
+  if (kind_ == Kind::reduce) ref_kind = problem_.text("op") == "max" ? RefKind::max : RefKind::sum;
+  if (is_column_reduction(kind_, problem_))
+    check(reference_cols(ref_kind, x_, dtype_, rows, cols, ref_, nullptr), "fp64 reference");
+  else
+    check(reference_rows(ref_kind, x_, w_, dtype_, rows, cols,
+                         kind_ == Kind::rmsnorm ? problem_.real("eps") : 0.0, ref_, nullptr),
+          "fp64 reference");
+  check(cudaDeviceSynchronize(), "prepare");
+}
+
+cudaError_t RowwiseHarness::launch(const Config& config, std::span<const cudaKernel_t> kernels, cudaStream_t stream) {
+  LaunchPlan plan;
+  try {
+    plan = plan_launch(kind_, problem_, config, device_);
+  } catch (const std::exception&) {
+    return cudaErrorInvalidValue;
+  }
+  if (kernels.size() != plan.kernels.size()) return cudaErrorInvalidValue;
+  if (plan.workspace_floats > ws_floats_) return cudaErrorInvalidValue;
+  ktune_rw::RowwiseArgs args{};
+  args.x = x_;
+  args.w = w_;
+  args.y = y_;
+  args.ws = plan.workspace_floats > 0 ? ws_ : nullptr;
+  args.rows = problem_.integer("rows");
+  args.cols = problem_.integer("cols");
+  args.seg_len = plan.seg_len;
+  args.split = plan.split;
+  args.eps = kind_ == Kind::rmsnorm ? static_cast<float>(problem_.real("eps")) : 0.f;
+  void* params[] = {&args};
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const KernelLaunch& k = plan.kernels[i];
+    if (k.grid_x > INT_MAX || k.grid_y > 65535) return cudaErrorInvalidConfiguration;
+    cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(kernels[i]),
+                                     dim3(static_cast<unsigned>(k.grid_x), static_cast<unsigned>(k.grid_y)),
+                                     dim3(static_cast<unsigned>(k.block)), params, 0, stream);
+    if (e != cudaSuccess) return e;
+  }
+  return cudaGetLastError();
+}
+
+void RowwiseHarness::poison_outputs(cudaStream_t stream) {
+  // 0xFF.. is a NaN in fp32, bf16 and fp16 alike; the workspace gets it too,
+  // so a partial that no kernel wrote shows up as a NaN output.
+  check(cudaMemsetAsync(y_, 0xff, output_elements() * elem_bytes_, stream), "poison output");
+  check(cudaMemsetAsync(ws_, 0xff, ws_floats_ * sizeof(float), stream), "poison workspace");
+}
+
+Verification RowwiseHarness::verify(const Config&, cudaStream_t stream) {
+  Verification v;
+  v.tolerance = tolerance();
+  CompareStats stats;
+  const double ref_floor = kind_ == Kind::softmax ? 1e-6 : 1e-3;
+  cudaError_t e = compare(y_, dtype_, ref_, output_elements(), 50 * v.tolerance, ref_floor, scratch_, stats, stream);
+  if (e != cudaSuccess) {
+    v.detail = std::string("comparison failed: ") + cudaGetErrorString(e);
+    return v;
+  }
+  v.rel_l2_error = stats.ref2 > 0 ? std::sqrt(stats.err2 / stats.ref2) : std::sqrt(stats.err2);
+  v.max_abs_error = stats.max_abs;
+  v.nan_or_inf = static_cast<std::int64_t>(stats.nonfinite);
+  v.unwritten = static_cast<std::int64_t>(stats.unwritten);
+  v.passed = v.nan_or_inf == 0 && v.unwritten == 0 && v.rel_l2_error <= v.tolerance;
+  std::ostringstream d;
+  d << "rel_l2=" << v.rel_l2_error << " (tol " << v.tolerance << "), max_abs=" << v.max_abs_error
+    << ", nonfinite=" << v.nan_or_inf << ", unwritten=" << v.unwritten;
+  if (stats.first_bad != ~0ULL) {
+    double out = 0, ref = 0;
+    const long long i = static_cast<long long>(stats.first_bad);
+    if (read_element(y_, dtype_, i, out) == cudaSuccess &&
+        cudaMemcpy(&ref, ref_ + i, sizeof ref, cudaMemcpyDeviceToHost) == cudaSuccess)
+      d << "; first bad element " << i << ": out=" << out << " ref=" << ref;
+  }
+  v.detail = d.str();
+  return v;
+}
+
+std::size_t RowwiseHarness::working_set_bytes() const {
+  const long long rows = problem_.integer("rows"), cols = problem_.integer("cols");
+  std::size_t bytes = static_cast<std::size_t>(rows * cols + output_elements()) * elem_bytes_;
+  if (w_) bytes += static_cast<std::size_t>(cols) * elem_bytes_;
+  return bytes;
+}
+
+}  // namespace ktune::rowwise

@@ -1,0 +1,51 @@
+// RowwiseHarness: the FamilyHarness of reduce, softmax and rmsnorm (seeded
+// inputs, fp64 reference, launches from the shared launch plan, device-side
+// verification with per-dtype tolerances).
+#pragma once
+
+#include <memory>
+
+#include "kernels_templated/harness.hpp"
+#include "kernels_templated/rowwise/gpu/rowwise_reference.hpp"
+#include "kernels_templated/rowwise/launch_plan.hpp"
+
+namespace ktune::rowwise {
+
+class RowwiseHarness final : public FamilyHarness {
+ public:
+  explicit RowwiseHarness(Kind kind);
+  ~RowwiseHarness() override;
+  RowwiseHarness(const RowwiseHarness&) = delete;
+  RowwiseHarness& operator=(const RowwiseHarness&) = delete;
+
+  void prepare(const Problem& problem, std::uint64_t seed) override;
+  cudaError_t launch(const Config& config, std::span<const cudaKernel_t> kernels, cudaStream_t stream) override;
+  void poison_outputs(cudaStream_t stream) override;
+  Verification verify(const Config& config, cudaStream_t stream) override;
+  std::size_t working_set_bytes() const override;
+
+  /// The rel-L2 bound for this family and dtype (see README: fp32 1e-5, 1e-4
+  /// for sums; fp16 2e-3; bf16 1e-2).
+  double tolerance() const;
+  /// Number of output elements of the prepared problem.
+  long long output_elements() const;
+  const Problem& problem() const { return problem_; }
+
+ private:
+  void release();
+
+  Kind kind_;
+  Problem problem_;
+  DType dtype_ = DType::fp32;
+  int elem_bytes_ = 4;
+  PlanDevice device_;
+  void* x_ = nullptr;
+  void* w_ = nullptr;
+  void* y_ = nullptr;
+  float* ws_ = nullptr;
+  long long ws_floats_ = 0;
+  double* ref_ = nullptr;
+  CompareStats* scratch_ = nullptr;
+};
+
+}  // namespace ktune::rowwise

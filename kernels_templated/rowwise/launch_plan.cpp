@@ -1,0 +1,155 @@
+// Launch plans of the row-wise families: the one place that turns a
+// configuration into kernel names and grid geometry.
+#include "kernels_templated/rowwise/launch_plan.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace ktune::rowwise {
+
+int dtype_bytes(const std::string& dtype) {
+  if (dtype == "fp32") return 4;
+  if (dtype == "bf16" || dtype == "fp16") return 2;
+  throw std::invalid_argument("unknown dtype '" + dtype + "' (expected fp32|bf16|fp16)");
+}
+
+std::string dtype_cuda_type(const std::string& dtype) {
+  if (dtype == "fp32") return "float";
+  if (dtype == "bf16") return "__nv_bfloat16";
+  if (dtype == "fp16") return "__half";
+  throw std::invalid_argument("unknown dtype '" + dtype + "' (expected fp32|bf16|fp16)");
+}
+
+bool is_column_reduction(Kind kind, const Problem& p) {
+  return kind == Kind::reduce && p.text_or("axis", "last") == "rows";
+}
+
+int reduction_code(const std::string& reduction) {
+  if (reduction == "shuffle") return 0;
+  if (reduction == "smem") return 1;
+  throw std::invalid_argument("knob reduction: unknown value '" + reduction + "' (shuffle|smem)");
+}
+
+int cache_code(const std::string& cache) {
+  if (cache == "default") return 0;
+  if (cache == "nc") return 1;
+  if (cache == "nc_noalloc") return 2;
+  if (cache == "evict_first") return 3;
+  throw std::invalid_argument("knob cache: unknown value '" + cache +
+                              "' (default|nc|nc_noalloc|evict_first)");
+}
+
+long long segment_length(long long cols, long long split, long long vec) {
+  long long seg = (cols + split - 1) / split;
+  return (seg + vec - 1) / vec * vec;
+}
+
+long long register_chunks(long long seg_len, long long threads_per_row, long long vec) {
+  const long long span = threads_per_row * vec;
+  return (seg_len + span - 1) / span;
+}
+
+namespace {
+
+long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+
+int op_code(const Problem& p) {
+  const std::string op = p.text_or("op", "sum");
+  if (op == "sum") return 0;
+  if (op == "max") return 1;
+  throw std::invalid_argument("problem key op: unknown value '" + op + "' (sum|max)");
+}
+
+std::string joined(std::initializer_list<long long> values) {
+  std::string s;
+  for (long long v : values) s += (s.empty() ? "" : ", ") + std::to_string(v);
+  return s;
+}
+
+LaunchPlan column_plan(const Problem& p, const Config& c, const PlanDevice&) {
+  const std::string type = dtype_cuda_type(p.text("dtype"));
+  const long long rows = p.integer("rows"), cols = p.integer("cols");
+  const long long tx = c.integer("block_cols"), ty = c.integer("rows_per_block");
+  const long long vec = c.integer("vec"), unroll = c.integer("unroll"), split = c.integer("split");
+  const int op = op_code(p);
+  LaunchPlan plan;
+  plan.split = static_cast<int>(split);
+  plan.threads = static_cast<int>(tx * ty);
+  plan.smem_bytes = ty > 1 ? static_cast<int>(ty * tx * vec * 4) : 0;
+  KernelLaunch main;
+  main.name_expression = "ktune_rw::reduce_cols_kernel<" + type + ", " +
+                         joined({op, tx, ty, vec, cache_code(c.text("cache")), unroll}) + ">";
+  main.grid_x = ceil_div(cols, tx * vec);
+  main.grid_y = split;
+  main.block = plan.threads;
+  plan.main_blocks = main.grid_x * main.grid_y;
+  plan.kernels.push_back(main);
+  if (split > 1) {
+    plan.workspace_floats = split * cols;
+    plan.kernels.push_back({"ktune_rw::reduce_cols_finish<" + type + ", " + std::to_string(op) + ">",
+                            ceil_div(cols, 256), 1, 256});
+  }
+  (void)rows;
+  return plan;
+}
+
+}  // namespace
+
+LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanDevice& d) {
+  if (is_column_reduction(kind, p)) return column_plan(p, c, d);
+  const std::string type = dtype_cuda_type(p.text("dtype"));
+  const long long rows = p.integer("rows"), cols = p.integer("cols");
+  const long long rpb = c.integer("rows_per_block"), tpr = c.integer("threads_per_row");
+  const long long vec = c.integer("vec"), unroll = c.integer("unroll"), split = c.integer("split");
+  const bool stride = c.text("grid") == "stride";
+  const bool registers = kind != Kind::reduce && c.text("row_cache") == "registers";
+
+  LaunchPlan plan;
+  plan.split = static_cast<int>(split);
+  plan.seg_len = segment_length(cols, split, vec);
+  plan.chunks = registers ? static_cast<int>(register_chunks(plan.seg_len, tpr, vec)) : 0;
+  plan.threads = static_cast<int>(rpb * tpr);
+  const long long vrows = rows * split;
+  const long long needed = ceil_div(vrows, rpb);
+  const long long resident_per_sm =
+      std::max<long long>(1, std::min<long long>(d.max_blocks_per_sm, d.max_threads_per_sm / plan.threads));
+  const long long blocks = stride ? std::min(needed, resident_per_sm * d.sm_count) : needed;
+  plan.main_blocks = blocks;
+
+  const std::string cfg = "ktune_rw::RowCfg<" + type + ", " +
+                          joined({rpb, tpr, vec, reduction_code(c.text("reduction")),
+                                  cache_code(c.text("cache")), stride ? 1 : 0, registers ? 1 : unroll,
+                                  plan.chunks}) +
+                          ">";
+  const int red_slot_bytes = kind == Kind::softmax ? 12 : 4;  // softmax keeps a float and a pair
+  plan.smem_bytes = c.text("reduction") == "smem" ? plan.threads * red_slot_bytes
+                                                  : static_cast<int>(rpb * std::max<long long>(1, tpr / 32) * red_slot_bytes);
+  const int first_phase = split > 1 ? 1 : 0;
+  auto row_kernel = [&](int phase) {
+    switch (kind) {
+      case Kind::softmax:
+        return "ktune_rw::softmax_kernel<" + cfg + ", " + (c.text("stats") == "online" ? "1" : "0") + ", " +
+               std::to_string(phase) + ">";
+      case Kind::rmsnorm:
+        return "ktune_rw::rmsnorm_kernel<" + cfg + ", " + std::to_string(phase) + ">";
+      case Kind::reduce:
+        return "ktune_rw::reduce_rows_kernel<" + cfg + ", " + std::to_string(op_code(p)) + ", " +
+               std::to_string(phase) + ">";
+    }
+    return std::string();
+  };
+  plan.kernels.push_back({row_kernel(first_phase), blocks, 1, plan.threads});
+  if (split > 1) {
+    if (kind == Kind::reduce) {
+      plan.workspace_floats = rows * split;
+      plan.kernels.push_back({"ktune_rw::reduce_rows_finish<" + type + ", " + std::to_string(op_code(p)) + ">",
+                              ceil_div(rows, 256), 1, 256});
+    } else {
+      plan.workspace_floats = (kind == Kind::softmax ? 2 : 1) * rows * split;
+      plan.kernels.push_back({row_kernel(2), blocks, 1, plan.threads});
+    }
+  }
+  return plan;
+}
+
+}  // namespace ktune::rowwise

@@ -1,0 +1,64 @@
+// Launch plan of a reduce/softmax/rmsnorm configuration: kernel name
+// expressions, grids, blocks and workspace. Pure C++; the descriptors
+// (source, estimate) and the GPU harnesses (launch) both read it, so the
+// geometry is computed in exactly one place.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "space/value_map.hpp"
+
+namespace ktune::rowwise {
+
+enum class Kind { reduce, softmax, rmsnorm };
+
+/// One kernel launch of a configuration, in launch order.
+struct KernelLaunch {
+  std::string name_expression;  ///< e.g. "ktune_rw::softmax_kernel<ktune_rw::RowCfg<float, ...>, 1, 0>"
+  long long grid_x = 1;
+  long long grid_y = 1;
+  int block = 32;
+};
+
+struct LaunchPlan {
+  std::vector<KernelLaunch> kernels;
+  int split = 1;                 ///< RowwiseArgs::split
+  long long seg_len = 0;         ///< RowwiseArgs::seg_len (axis=last); 0 for axis=rows
+  long long workspace_floats = 0;///< fp32 partials the kernels exchange (0 without split)
+  int chunks = 0;                ///< accesses per thread held in registers (0: streaming)
+  int threads = 0;               ///< threads per block of the main kernel
+  long long main_blocks = 0;     ///< blocks of the main kernel
+  int smem_bytes = 0;            ///< static shared memory of the main kernel (estimate)
+};
+
+/// Device facts the geometry depends on.
+struct PlanDevice {
+  int sm_count = 132;
+  int max_threads_per_sm = 2048;
+  int max_blocks_per_sm = 32;
+};
+
+/// Bytes of one element of `dtype` (fp32 | bf16 | fp16); throws std::invalid_argument otherwise.
+int dtype_bytes(const std::string& dtype);
+/// The CUDA type name NVRTC sees for `dtype`.
+std::string dtype_cuda_type(const std::string& dtype);
+
+/// Whether the problem is a column reduction (reduce with axis=rows).
+bool is_column_reduction(Kind kind, const Problem& p);
+
+/// Accesses per thread for a register-held segment of seg_len elements.
+long long register_chunks(long long seg_len, long long threads_per_row, long long vec);
+/// Segment length for `split` segments per row: ceil(cols / split) rounded up to `vec`.
+long long segment_length(long long cols, long long split, long long vec);
+
+/// The plan for a normalized problem and a valid configuration. Throws
+/// std::invalid_argument naming a missing or malformed knob.
+LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanDevice& d);
+
+/// Knob values as the templates number them (rowwise/common.cuh).
+int reduction_code(const std::string& reduction);  ///< shuffle 0, smem 1
+int cache_code(const std::string& cache);          ///< default 0, nc 1, nc_noalloc 2, evict_first 3
+
+}  // namespace ktune::rowwise

@@ -1,0 +1,335 @@
+// RowwiseFamily: problem checks, constrained spaces, work estimates and
+// NVRTC sources of the reduce, softmax and rmsnorm families.
+#include "kernels_templated/rowwise/rowwise_family.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "space/space.hpp"
+
+namespace ktune::rowwise {
+namespace {
+
+long long next_pow2(long long v) {
+  long long p = 1;
+  while (p < v) p <<= 1;
+  return p;
+}
+
+std::int64_t positive_integer(const Problem& p, const char* key) {
+  if (!p.contains(key)) throw ProblemError(std::string("missing problem key '") + key + "'");
+  std::int64_t v;
+  try {
+    v = p.integer(key);
+  } catch (const std::invalid_argument&) {
+    throw ProblemError(std::string("problem key '") + key + "' must be an integer");
+  }
+  if (v < 1) throw ProblemError(std::string("problem key '") + key + "' must be >= 1, got " + std::to_string(v));
+  return v;
+}
+
+std::string one_of(const Problem& p, const char* key, std::string fallback, std::initializer_list<const char*> allowed) {
+  std::string v;
+  try {
+    v = p.text_or(key, fallback);
+  } catch (const std::invalid_argument&) {
+    throw ProblemError(std::string("problem key '") + key + "' must be text");
+  }
+  std::string list;
+  for (const char* a : allowed) {
+    if (v == a) return v;
+    list += (list.empty() ? "" : "|") + std::string(a);
+  }
+  throw ProblemError(std::string("problem key '") + key + "': unknown value '" + v + "' (expected " + list + ")");
+}
+
+// Segment length a row group walks, as the space's constraints see it.
+long long seg_len_of(const Assignment& a) {
+  return segment_length(a.i("cols"), a.i("split"), a.i("vec"));
+}
+
+}  // namespace
+
+RowwiseFamily::RowwiseFamily(Kind kind) : kind_(kind) {}
+
+std::string_view RowwiseFamily::name() const {
+  switch (kind_) {
+    case Kind::reduce: return "reduce";
+    case Kind::softmax: return "softmax";
+    case Kind::rmsnorm: return "rmsnorm";
+  }
+  return "";
+}
+
+std::string_view RowwiseFamily::description() const {
+  switch (kind_) {
+    case Kind::reduce:
+      return "sum or max of a rows x cols matrix over its last axis (one value per row) or over its rows "
+             "(one value per column); fp32 accumulation";
+    case Kind::softmax: return "softmax over the last axis of a rows x cols matrix; fp32 math";
+    case Kind::rmsnorm: return "RMSNorm with weight over the last axis: y = x / sqrt(mean(x^2) + eps) * w; fp32 math";
+  }
+  return "";
+}
+
+std::vector<std::string> RowwiseFamily::template_files() const {
+  std::vector<std::string> files = {"rowwise/args.h", "rowwise/common.cuh"};
+  switch (kind_) {
+    case Kind::reduce: files.push_back("reduce/reduce.cuh"); break;
+    case Kind::softmax: files.push_back("softmax/softmax.cuh"); break;
+    case Kind::rmsnorm: files.push_back("rmsnorm/rmsnorm.cuh"); break;
+  }
+  return files;
+}
+
+Problem RowwiseFamily::normalize(const Problem& p) const {
+  Problem out;
+  out.set("rows", positive_integer(p, "rows"));
+  out.set("cols", positive_integer(p, "cols"));
+  out.set("dtype", one_of(p, "dtype", "", {"fp32", "bf16", "fp16"}));
+  std::vector<std::string> known = {"rows", "cols", "dtype"};
+  if (kind_ == Kind::reduce) {
+    out.set("op", one_of(p, "op", "sum", {"sum", "max"}));
+    out.set("axis", one_of(p, "axis", "last", {"last", "rows"}));
+    known.insert(known.end(), {"op", "axis"});
+  }
+  if (kind_ == Kind::rmsnorm) {
+    double eps = 1e-6;
+    if (p.contains("eps")) {
+      try {
+        eps = p.real("eps");
+      } catch (const std::invalid_argument&) {
+        throw ProblemError("problem key 'eps' must be a number");
+      }
+    }
+    if (!(eps > 0) || !std::isfinite(eps)) throw ProblemError("problem key 'eps' must be > 0");
+    out.set("eps", eps);
+    known.push_back("eps");
+  }
+  for (const auto& [key, value] : p)
+    if (std::find(known.begin(), known.end(), key) == known.end())
+      throw ProblemError("unknown problem key '" + key + "' for family " + std::string(name()) + " (expected " +
+                         std::string(problem_help()) + ")");
+  if (out.integer("rows") > (1LL << 40) || out.integer("cols") > (1LL << 40))
+    throw ProblemError("rows and cols must each be <= 2^40");
+  return out;
+}
+
+std::string_view RowwiseFamily::problem_help() const {
+  switch (kind_) {
+    case Kind::reduce: return "rows,cols>=1; dtype=fp32|bf16|fp16; op=sum|max (sum); axis=last|rows (last)";
+    case Kind::softmax: return "rows,cols>=1; dtype=fp32|bf16|fp16";
+    case Kind::rmsnorm: return "rows,cols>=1; dtype=fp32|bf16|fp16; eps>0 (1e-6)";
+  }
+  return "";
+}
+
+std::vector<std::string> RowwiseFamily::shape_keys() const { return {"rows", "cols"}; }
+
+int row_alignment_bytes(const Problem& p) {
+  long long bytes = p.integer("cols") * dtype_bytes(p.text("dtype"));
+  int align = 1;
+  while (align < 16 && bytes % (align * 2) == 0) align *= 2;
+  return align;
+}
+
+std::string row_length_class(long long cols) {
+  if (cols < 256) return "tiny";
+  if (cols < 4096) return "short";
+  if (cols < 32768) return "medium";
+  if (cols < 262144) return "long";
+  return "huge";
+}
+
+PlanDevice plan_device(const DeviceSpec& d) {
+  PlanDevice pd;
+  if (d.sm_count > 0) pd.sm_count = d.sm_count;
+  if (d.max_threads_per_sm > 0) pd.max_threads_per_sm = d.max_threads_per_sm;
+  if (d.max_blocks_per_sm > 0) pd.max_blocks_per_sm = d.max_blocks_per_sm;
+  return pd;
+}
+
+std::string RowwiseFamily::shape_class(const Problem& p) const {
+  std::string c = p.text("dtype") + ".a" + std::to_string(row_alignment_bytes(p));
+  if (kind_ == Kind::reduce) c += "." + p.text("axis") + "." + p.text("op");
+  return c;
+}
+
+Space RowwiseFamily::space(const Problem& raw, const DeviceSpec& d) const {
+  const Problem p = normalize(raw);
+  const int bytes = dtype_bytes(p.text("dtype"));
+  const int max_threads = d.max_threads_per_block > 0 ? std::min(1024, d.max_threads_per_block) : 1024;
+  ValueMap constants;
+  constants.set("rows", p.integer("rows"));
+  constants.set("cols", p.integer("cols"));
+  constants.set("dtype_bytes", static_cast<std::int64_t>(bytes));
+  constants.set("max_threads", static_cast<std::int64_t>(max_threads));
+  Space s(constants);
+  const std::vector<Value> vecs = {std::int64_t{1}, std::int64_t{2}, std::int64_t{4}, std::int64_t{8},
+                                   std::int64_t{16}};
+  s.add(Parameter::list("vec", vecs, std::int64_t{1}, "elements per load/store (one access of vec*dtype bytes)"));
+  s.add(Parameter::categorical("cache", {"default", "nc", "nc_noalloc", "evict_first"}, "default",
+                               "cache policy of the streamed input (and .cs stores for evict_first)"));
+  s.require("a vector access is at most 16 bytes", {"vec", "dtype_bytes"},
+            [](const Assignment& a) { return a.i("vec") * a.i("dtype_bytes") <= 16; });
+  // Vectors never straddle a row: rows whose length is not a multiple of the
+  // width take a narrower (down to scalar, predicated) access.
+  s.require("vec divides cols (row starts stay aligned)", {"vec", "cols"},
+            [](const Assignment& a) { return a.i("cols") % a.i("vec") == 0; });
+
+  if (is_column_reduction(kind_, p)) {
+    s.add(Parameter::pow2_range("block_cols", 1, 1024, 32, "threads across columns"));
+    s.add(Parameter::pow2_range("rows_per_block", 1, 1024, 8, "threads down the rows (combined in shared memory)"));
+    s.add(Parameter::list("unroll", {std::int64_t{1}, std::int64_t{2}, std::int64_t{4}, std::int64_t{8}},
+                          std::int64_t{1}, "rows loaded before use"));
+    s.add(Parameter::pow2_range("split", 1, 256, 1, "row slices in flight (grid.y); >1 adds a combining kernel"));
+    s.require("block of 32..max_threads threads", {"block_cols", "rows_per_block", "max_threads"},
+              [](const Assignment& a) {
+                long long t = a.i("block_cols") * a.i("rows_per_block");
+                return t >= 32 && t <= a.i("max_threads");
+              });
+    s.require("shared partials fit in 48 KiB", {"block_cols", "rows_per_block", "vec"}, [](const Assignment& a) {
+      return a.i("rows_per_block") == 1 || a.i("rows_per_block") * a.i("block_cols") * a.i("vec") * 4 <= 48 * 1024;
+    });
+    s.require("no block wider than the columns", {"block_cols", "vec", "cols"}, [](const Assignment& a) {
+      return a.i("block_cols") == 1 || a.i("block_cols") * a.i("vec") <= next_pow2(a.i("cols"));
+    });
+    s.require("every row slice gets rows", {"split", "rows_per_block", "rows"},
+              [](const Assignment& a) { return a.i("split") == 1 || a.i("split") * a.i("rows_per_block") <= a.i("rows"); });
+    s.require("unrolled rows exist", {"unroll", "split", "rows_per_block", "rows"}, [](const Assignment& a) {
+      return a.i("unroll") == 1 || a.i("split") * a.i("rows_per_block") * a.i("unroll") <= a.i("rows");
+    });
+    return s;
+  }
+
+  s.add(Parameter::pow2_range("threads_per_row", 1, 1024, 32, "threads sharing one row (segment)"));
+  s.add(Parameter::pow2_range("rows_per_block", 1, 128, 4, "rows (segments) per block"));
+  s.add(Parameter::categorical("reduction", {"shuffle", "smem"}, "shuffle",
+                               "warp shuffles (then one partial per warp) or a shared-memory tree"));
+  s.add(Parameter::categorical("grid", {"rows", "stride"}, "rows",
+                               "one block per rows_per_block rows, or a persistent grid-stride loop"));
+  s.add(Parameter::list("unroll", {std::int64_t{1}, std::int64_t{2}, std::int64_t{4}}, std::int64_t{1},
+                        "accesses in flight per thread in streaming loops"));
+  s.add(Parameter::pow2_range("split", 1, 64, 1, "segments per row (multi-block rows); >1 adds a second kernel"));
+  s.require("block of 32..max_threads threads", {"threads_per_row", "rows_per_block", "max_threads"},
+            [](const Assignment& a) {
+              long long t = a.i("threads_per_row") * a.i("rows_per_block");
+              return t >= 32 && t <= a.i("max_threads");
+            });
+  s.require("no more threads per row than accesses in the segment", {"threads_per_row", "vec", "cols", "split"},
+            [](const Assignment& a) {
+              return a.i("threads_per_row") == 1 ||
+                     a.i("threads_per_row") <= next_pow2((seg_len_of(a) + a.i("vec") - 1) / a.i("vec"));
+            });
+  s.require("split rows only when each segment holds >= 1024 elements", {"split", "cols", "vec"},
+            [](const Assignment& a) { return a.i("split") == 1 || a.i("cols") >= a.i("split") * 1024; });
+  s.require("unrolled accesses exist in the segment", {"unroll", "threads_per_row", "vec", "cols", "split"},
+            [](const Assignment& a) {
+              return a.i("unroll") == 1 || seg_len_of(a) >= a.i("threads_per_row") * a.i("vec") * a.i("unroll");
+            });
+  if (kind_ != Kind::reduce) {
+    s.add(Parameter::categorical("row_cache", {"none", "registers"}, "none",
+                                 "hold the segment in registers (one read) or read it again"));
+    // __launch_bounds__(threads) caps registers at 65536 / threads (64 for
+    // 1024 threads); the held floats leave 32 for addresses and the reduction.
+    s.require("a register-held segment fits the per-thread register budget (<= 64 floats, 16 accesses)",
+              {"row_cache", "threads_per_row", "rows_per_block", "vec", "cols", "split"}, [](const Assignment& a) {
+                if (a.s("row_cache") != "registers") return true;
+                const long long chunks = register_chunks(seg_len_of(a), a.i("threads_per_row"), a.i("vec"));
+                const long long threads = a.i("threads_per_row") * a.i("rows_per_block");
+                const long long budget = std::min<long long>(64, 65536 / threads - 32);
+                return chunks <= 16 && chunks * a.i("vec") <= budget;
+              });
+    s.require("unroll applies to streaming loops only", {"row_cache", "unroll"},
+              [](const Assignment& a) { return a.s("row_cache") != "registers" || a.i("unroll") == 1; });
+  }
+  if (kind_ == Kind::softmax)
+    s.add(Parameter::categorical("stats", {"online", "two_pass"}, "online",
+                                 "one pass of running max and sum (online log-sum-exp) or max then sum"));
+  return s;
+}
+
+Config RowwiseFamily::default_config(const Problem& p, const DeviceSpec& d) const {
+  // The parameters' defaults are chosen valid for every problem except where
+  // a shape constraint bites (threads_per_row vs a short row); repair snaps them.
+  return space(p, d).default_config();
+}
+
+double RowwiseFamily::flops(const Problem& p) const {
+  const double n = static_cast<double>(p.integer("rows")) * static_cast<double>(p.integer("cols"));
+  switch (kind_) {
+    case Kind::reduce: return n;
+    case Kind::softmax: return 5 * n;  // max, subtract, exp, sum, scale
+    case Kind::rmsnorm: return 4 * n;  // square-add, scale, weight
+  }
+  return n;
+}
+
+double RowwiseFamily::min_bytes(const Problem& p) const {
+  const double rows = static_cast<double>(p.integer("rows")), cols = static_cast<double>(p.integer("cols"));
+  const double b = dtype_bytes(p.text("dtype"));
+  switch (kind_) {
+    case Kind::reduce: return b * (rows * cols + (p.text("axis") == "rows" ? cols : rows));
+    case Kind::softmax: return b * 2 * rows * cols;
+    case Kind::rmsnorm: return b * (2 * rows * cols + cols);
+  }
+  return 0;
+}
+
+WorkEstimate RowwiseFamily::estimate(const Problem& raw, const Config& c, const DeviceSpec& d) const {
+  const Problem p = normalize(raw);
+  const LaunchPlan plan = plan_launch(kind_, p, c, plan_device(d));
+  WorkEstimate w;
+  w.flops = flops(p);
+  w.executed_flops = w.flops;
+  w.unit = ComputeUnit::simt_fp32;
+  w.min_bytes = min_bytes(p);
+  w.threads_per_block = plan.threads;
+  w.smem_per_block = plan.smem_bytes;
+  w.kernels = static_cast<int>(plan.kernels.size());
+  for (const auto& k : plan.kernels) w.blocks += k.grid_x * k.grid_y;
+  w.extra_bytes = 2.0 * 4.0 * static_cast<double>(plan.workspace_floats);
+
+  // Re-reads of the input reach DRAM only when what is in flight overflows L2.
+  const double input = static_cast<double>(p.integer("rows")) * static_cast<double>(p.integer("cols")) *
+                       dtype_bytes(p.text("dtype"));
+  const double l2 = d.l2_bytes > 0 ? static_cast<double>(d.l2_bytes) : 50e6;
+  const PlanDevice pd = plan_device(d);
+  const double resident_blocks = std::min<double>(
+      static_cast<double>(plan.main_blocks),
+      pd.sm_count * std::max(1, std::min(pd.max_blocks_per_sm, pd.max_threads_per_sm / std::max(1, plan.threads))));
+  const double rows_in_flight = resident_blocks * (plan.split > 1 ? 1 : c.integer_or("rows_per_block", 1));
+  const double in_flight = rows_in_flight * static_cast<double>(plan.seg_len) * dtype_bytes(p.text("dtype"));
+  const double miss_in_flight = in_flight > l2 / 2 ? 1.0 : 0.0;
+  double rereads = 0;
+  if (kind_ != Kind::reduce) {
+    const bool registers = c.text("row_cache") == "registers";
+    const bool two_pass = kind_ == Kind::softmax && c.text("stats") == "two_pass";
+    if (plan.split > 1) {
+      // The apply kernel reads every segment again after the stats kernel.
+      rereads += input > l2 / 2 ? 1.0 : 0.0;
+      if (!registers && two_pass) rereads += miss_in_flight;
+    } else if (!registers) {
+      rereads += (two_pass ? 2.0 : 1.0) * miss_in_flight;
+    }
+  }
+  w.dram_bytes = w.min_bytes + rereads * input + w.extra_bytes;
+  return w;
+}
+
+KernelSource RowwiseFamily::source(const Problem& raw, const Config& c) const {
+  const Problem p = normalize(raw);
+  // The plan's names do not depend on the device beyond the grid, which is
+  // not part of the source.
+  const LaunchPlan plan = plan_launch(kind_, p, c, PlanDevice{});
+  KernelSource s;
+  s.program_name = std::string(name()) + ".cu";
+  // Only the template instance matters: configurations that name the same
+  // instance share one compiled cubin in the cache.
+  s.source = "// ktune " + std::string(name()) + "\n#include \"kernels_templated/" +
+             template_files().back() + "\"\n";
+  for (const auto& k : plan.kernels) s.kernels.push_back(k.name_expression);
+  return s;
+}
+
+}  // namespace ktune::rowwise

@@ -1,0 +1,60 @@
+// RowwiseFamily: the KernelFamily descriptor shared by reduce, softmax and
+// rmsnorm (problem keys, space, work, source); each family folder makes one.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernels_templated/family.hpp"
+#include "kernels_templated/rowwise/launch_plan.hpp"
+
+namespace ktune::rowwise {
+
+/// Problem keys: rows, cols >= 1; dtype = fp32 | bf16 | fp16; reduce adds
+/// op = sum | max and axis = last | rows; rmsnorm adds eps (> 0, default 1e-6).
+///
+/// Knobs of the row-wise kernels (axis=last, softmax, rmsnorm):
+///   rows_per_block, threads_per_row (powers of two; a block is 32..1024 threads),
+///   vec (elements per access, <= 16 bytes, divides cols), reduction
+///   (shuffle | smem), cache (default | nc | nc_noalloc | evict_first),
+///   grid (rows: one pass | stride: persistent grid-stride), unroll (accesses
+///   in flight), split (segments per row, combined by a second kernel);
+///   softmax and rmsnorm add row_cache (registers | none), softmax adds stats
+///   (online | two_pass).
+/// Knobs of the column reduction (reduce, axis=rows): block_cols,
+///   rows_per_block, vec, cache, unroll (rows in flight), split (row slices).
+class RowwiseFamily final : public KernelFamily {
+ public:
+  explicit RowwiseFamily(Kind kind);
+
+  std::string_view name() const override;
+  std::string_view description() const override;
+  std::vector<std::string> template_files() const override;
+  Problem normalize(const Problem& p) const override;
+  std::string_view problem_help() const override;
+  std::vector<std::string> shape_keys() const override;
+  std::string shape_class(const Problem& p) const override;
+  Space space(const Problem& p, const DeviceSpec& d) const override;
+  Config default_config(const Problem& p, const DeviceSpec& d) const override;
+  double flops(const Problem& p) const override;
+  double min_bytes(const Problem& p) const override;
+  WorkEstimate estimate(const Problem& p, const Config& c, const DeviceSpec& d) const override;
+  KernelSource source(const Problem& p, const Config& c) const override;
+
+  Kind kind() const { return kind_; }
+
+ private:
+  Kind kind_;
+};
+
+/// Largest power-of-two byte alignment of every row start (cols * element
+/// bytes), capped at 16: what limits the vector width.
+int row_alignment_bytes(const Problem& p);
+/// Row-length class used to group shapes: tiny (< 256), short (< 4k),
+/// medium (< 32k), long (< 256k), huge.
+std::string row_length_class(long long cols);
+/// Device facts of a DeviceSpec as the launch plans need them.
+PlanDevice plan_device(const DeviceSpec& d);
+
+}  // namespace ktune::rowwise

@@ -1,0 +1,144 @@
+// Tests of the reduce / softmax / rmsnorm descriptors: problem checks, spaces
+// that are non-empty and consistent for a set of shapes, launch plans, work.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "kernels_templated/family.hpp"
+#include "kernels_templated/rowwise/launch_plan.hpp"
+#include "kernels_templated/rowwise/rowwise_family.hpp"
+#include "space/space.hpp"
+
+using namespace ktune;
+
+namespace {
+
+DeviceSpec h200() { return *find_builtin_device("h200"); }
+
+// Shapes that exercise the edges: rows of length 1, odd lengths, lengths not
+// a multiple of any vector width, short and very long rows.
+std::vector<std::string> shapes() {
+  return {"rows=1,cols=1",       "rows=7,cols=1",       "rows=3,cols=17",      "rows=64,cols=1000",
+          "rows=5,cols=4099",    "rows=256,cols=4096",  "rows=2,cols=262144",  "rows=4096,cols=32",
+          "rows=33,cols=65538", "rows=1,cols=1048576"};
+}
+
+std::vector<std::string> variants(const std::string& family) {
+  if (family == "reduce") return {",op=sum", ",op=max,axis=rows", ",op=sum,axis=rows", ",op=max"};
+  if (family == "rmsnorm") return {"", ",eps=1e-5"};
+  return {""};
+}
+
+}  // namespace
+
+TEST(RowwiseDescriptors, AreRegistered) {
+  for (const char* name : {"reduce", "softmax", "rmsnorm"}) EXPECT_EQ(find_family(name).name(), name);
+}
+
+TEST(RowwiseDescriptors, NormalizeFillsDefaultsAndRejectsBadKeys) {
+  const KernelFamily& reduce = find_family("reduce");
+  Problem p = parse_problem(reduce, "rows=4,cols=8,dtype=bf16");
+  EXPECT_EQ(p.text("op"), "sum");
+  EXPECT_EQ(p.text("axis"), "last");
+  EXPECT_THROW(parse_problem(reduce, "rows=0,cols=8,dtype=bf16"), ProblemError);
+  EXPECT_THROW(parse_problem(reduce, "rows=4,cols=8,dtype=int8"), ProblemError);
+  EXPECT_THROW(parse_problem(reduce, "rows=4,cols=8,dtype=bf16,op=mean"), ProblemError);
+  EXPECT_THROW(parse_problem(reduce, "rows=4,cols=8,dtype=bf16,axis=cols"), ProblemError);
+  EXPECT_THROW(parse_problem(reduce, "rows=4,cols=8,dtype=bf16,colour=red"), ProblemError);
+  EXPECT_THROW(parse_problem(reduce, "cols=8,dtype=bf16"), ProblemError);
+  const KernelFamily& rms = find_family("rmsnorm");
+  EXPECT_DOUBLE_EQ(parse_problem(rms, "rows=4,cols=8,dtype=fp32").real("eps"), 1e-6);
+  EXPECT_THROW(parse_problem(rms, "rows=4,cols=8,dtype=fp32,eps=0"), ProblemError);
+  EXPECT_THROW(parse_problem(find_family("softmax"), "rows=4,cols=8,dtype=fp32,op=sum"), ProblemError);
+}
+
+TEST(RowwiseDescriptors, SpacesAreNonEmptyAndConsistent) {
+  const DeviceSpec d = h200();
+  for (const char* name : {"reduce", "softmax", "rmsnorm"}) {
+    const KernelFamily& f = find_family(name);
+    for (const std::string& shape : shapes())
+      for (const char* dtype : {"fp32", "bf16", "fp16"})
+        for (const std::string& extra : variants(name)) {
+          const std::string text = shape + ",dtype=" + dtype + extra;
+          SCOPED_TRACE(std::string(name) + " " + text);
+          Problem p = parse_problem(f, text);
+          Space s = f.space(p, d);
+          ASSERT_NO_THROW(s.require_nonempty());
+          Config def = f.default_config(p, d);
+          EXPECT_TRUE(s.is_valid(def));
+          const long long cols = p.integer("cols");
+          const int bytes = rowwise::dtype_bytes(dtype);
+          for (const Config& c : s.sample(40, 7)) {
+            ASSERT_TRUE(s.is_valid(c));
+            // Vector accesses never straddle rows and stay within 16 bytes.
+            EXPECT_EQ(cols % c.integer("vec"), 0);
+            EXPECT_LE(c.integer("vec") * bytes, 16);
+            rowwise::LaunchPlan plan = rowwise::plan_launch(
+                static_cast<const rowwise::RowwiseFamily&>(f).kind(), p, c, rowwise::plan_device(d));
+            ASSERT_FALSE(plan.kernels.empty());
+            EXPECT_EQ(plan.kernels.size(), c.integer("split") > 1 ? 2u : 1u);
+            EXPECT_GE(plan.threads, 32);
+            EXPECT_LE(plan.threads, 1024);
+            EXPECT_EQ(plan.threads % 32, 0);
+            for (const auto& k : plan.kernels) {
+              EXPECT_GE(k.grid_x, 1);
+              EXPECT_LE(k.grid_y, 65535);
+            }
+            KernelSource src = f.source(p, c);
+            EXPECT_EQ(src.kernels.size(), plan.kernels.size());
+            WorkEstimate w = f.estimate(p, c, d);
+            EXPECT_GE(w.dram_bytes, w.min_bytes);
+            EXPECT_DOUBLE_EQ(w.min_bytes, f.min_bytes(p));
+            if (plan.seg_len > 0) {
+              // Segments cover the row exactly: split * seg_len >= cols, and no
+              // segment is empty.
+              EXPECT_GE(plan.seg_len * plan.split, cols);
+              EXPECT_LT(plan.seg_len * (plan.split - 1), cols);
+            }
+            if (plan.chunks > 0) EXPECT_LE(plan.chunks * c.integer("vec"), 64);
+          }
+        }
+  }
+}
+
+TEST(RowwiseDescriptors, OddRowsGetOnlyScalarAccesses) {
+  const KernelFamily& f = find_family("softmax");
+  Problem p = parse_problem(f, "rows=3,cols=17,dtype=bf16");
+  Space s = f.space(p, h200());
+  std::set<long long> vecs;
+  for (const Config& c : s.enumerate()) vecs.insert(c.integer("vec"));
+  EXPECT_EQ(vecs, std::set<long long>{1});
+  EXPECT_EQ(rowwise::row_alignment_bytes(p), 2);
+  Problem q = parse_problem(f, "rows=3,cols=4096,dtype=bf16");
+  std::set<long long> wide;
+  for (const Config& c : f.space(q, h200()).sample(400, 3)) wide.insert(c.integer("vec"));
+  EXPECT_TRUE(wide.count(8));
+  EXPECT_FALSE(wide.count(16));  // 32 bytes: over the 16-byte access limit
+}
+
+TEST(RowwiseDescriptors, ShapeClassAndMinBytes) {
+  const KernelFamily& r = find_family("reduce");
+  Problem p = parse_problem(r, "rows=10,cols=6,dtype=fp16,axis=rows,op=max");
+  EXPECT_EQ(r.shape_class(p), "fp16.a4.rows.max");
+  EXPECT_DOUBLE_EQ(r.min_bytes(p), 2.0 * (60 + 6));
+  const KernelFamily& s = find_family("softmax");
+  EXPECT_DOUBLE_EQ(s.min_bytes(parse_problem(s, "rows=10,cols=8,dtype=fp32")), 4.0 * 160);
+  const KernelFamily& n = find_family("rmsnorm");
+  EXPECT_DOUBLE_EQ(n.min_bytes(parse_problem(n, "rows=10,cols=8,dtype=bf16")), 2.0 * (160 + 8));
+}
+
+TEST(RowwiseDescriptors, RegisterRowsReadOnceStreamingRowsMayReadTwice) {
+  const KernelFamily& f = find_family("softmax");
+  const DeviceSpec d = h200();
+  Problem p = parse_problem(f, "rows=65536,cols=4096,dtype=bf16");
+  Config c = f.default_config(p, d);
+  c.set("threads_per_row", std::int64_t{128});
+  c.set("rows_per_block", std::int64_t{4});
+  c.set("vec", std::int64_t{8});
+  c.set("split", std::int64_t{1});
+  c.set("unroll", std::int64_t{1});
+  c.set("row_cache", std::string("registers"));
+  ASSERT_TRUE(f.space(p, d).is_valid(c));
+  EXPECT_DOUBLE_EQ(f.estimate(p, c, d).dram_bytes, f.min_bytes(p));
+  EXPECT_EQ(rowwise::plan_launch(rowwise::Kind::softmax, p, c, rowwise::plan_device(d)).chunks, 4);
+}
