@@ -243,12 +243,14 @@ Eigen::MatrixXd Posterior::whitened_cross(const Eigen::MatrixXd& xs) const {
   return l_.triangularView<Eigen::Lower>().solve(ks);
 }
 
-void Posterior::predict(const Eigen::MatrixXd& xs, Eigen::VectorXd& mean, Eigen::VectorXd& variance) const {
+void Posterior::predict(const Eigen::MatrixXd& xs, Eigen::VectorXd& mean, Eigen::VectorXd& variance,
+                        Eigen::MatrixXd* whitened) const {
   const Eigen::MatrixXd ks = kernel_matrix(x_, xs, h_);
   mean = ks.transpose() * alpha_;
-  const Eigen::MatrixXd v = l_.triangularView<Eigen::Lower>().solve(ks);
+  Eigen::MatrixXd v = l_.triangularView<Eigen::Lower>().solve(ks);
   const double s2 = std::exp(h_.log_signal_var);
   variance = (s2 - v.colwise().squaredNorm().array()).cwiseMax(0.0).matrix().transpose();
+  if (whitened) *whitened = std::move(v);
 }
 
 Eigen::VectorXd Posterior::covariance_with(const Eigen::MatrixXd& xs, const Eigen::VectorXd& p) const {

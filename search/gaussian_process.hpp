@@ -72,7 +72,9 @@ class Posterior {
   Posterior(Eigen::MatrixXd x, const Eigen::VectorXd& y, Hyper h);
 
   /// Mean and variance (of the latent function, without noise) at rows of xs.
-  void predict(const Eigen::MatrixXd& xs, Eigen::VectorXd& mean, Eigen::VectorXd& variance) const;
+  /// `whitened`, when given, receives L⁻¹ k(X, xs) (for batch updates).
+  void predict(const Eigen::MatrixXd& xs, Eigen::VectorXd& mean, Eigen::VectorXd& variance,
+               Eigen::MatrixXd* whitened = nullptr) const;
   /// Posterior covariance between every row of xs and the single point p.
   Eigen::VectorXd covariance_with(const Eigen::MatrixXd& xs, const Eigen::VectorXd& p) const;
   /// L⁻¹ k(X, xs): lets a caller get covariances between candidates cheaply.

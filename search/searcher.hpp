@@ -5,13 +5,16 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "search/cost_model.hpp"
 #include "space/result.hpp"
 #include "space/space.hpp"
+#include "space/work.hpp"
 
 namespace ktune {
 
@@ -23,6 +26,15 @@ struct SearchContext {
   /// empty when the family has no cost model (e.g. a replayed foreign space).
   std::function<double(const Config&)> predicted_time;
   std::uint64_t seed = 1;
+  /// Optional, for the `model` strategy: the family's work of a configuration
+  /// and the roofline to calibrate on measurements. With both set, `model`
+  /// recalibrates the roofline itself and steers by the measured bound class.
+  std::function<WorkEstimate(const Config&)> work_estimate;
+  std::optional<RooflineModel> roofline;
+  /// Strategy knobs by name (documented in search/README.md), e.g.
+  /// population=20 (evolutionary), acquisition=ei|lcb, batch=believer|liar,
+  /// initial=8 (bayes). Unknown names are ignored.
+  ValueMap options;
 };
 
 class Searcher {
@@ -36,11 +48,24 @@ class Searcher {
   /// resume feed stored results through here). Failed results count as
   /// infeasible points.
   virtual void observe(std::span<const Result> results) = 0;
+  /// Results measured elsewhere (another shape or architecture, mapped to
+  /// this space by the caller): hints that shape the initial design (the
+  /// best of them are tried first). Unlike observe(), they do not mark a
+  /// configuration as measured here, so it may still be proposed. Default:
+  /// ignored (random and exhaustive ignore them on purpose).
+  virtual void observe_prior(std::span<const Result> results) { (void)results; }
 };
 
-/// Names: random, exhaustive, evolutionary, bayes, model. Throws
+/// Names: random, exhaustive, evolutionary, bayes (EI), bayes-lcb, model. Throws
 /// std::invalid_argument listing the known names.
 std::unique_ptr<Searcher> make_searcher(std::string_view name, const SearchContext& context);
 std::vector<std::string> searcher_names();
+
+/// Seeds a searcher with prior results from other shapes or architectures
+/// (already mapped to this space's parameters by the caller) through
+/// observe_prior(). Keeps ok results whose configuration is valid in
+/// `space`, once per configuration (the fastest); returns how many were
+/// used. Stored results of this very problem (resume) go to observe().
+std::size_t warm_start(Searcher& searcher, const Space& space, std::span<const Result> prior);
 
 }  // namespace ktune

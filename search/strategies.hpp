@@ -1,0 +1,22 @@
+// Factories of the built-in strategies (internal to search/; users call
+// make_searcher by name).
+#pragma once
+
+#include <memory>
+
+#include "search/searcher_base.hpp"
+
+namespace ktune::detail {
+
+std::unique_ptr<Searcher> make_random_searcher(const SearchContext& context);
+std::unique_ptr<Searcher> make_exhaustive_searcher(const SearchContext& context);
+std::unique_ptr<Searcher> make_evolutionary_searcher(const SearchContext& context);
+/// acquisition: "ei" or "lcb" (overrides context.options["acquisition"]).
+std::unique_ptr<Searcher> make_bayes_searcher(const SearchContext& context, std::string_view acquisition);
+std::unique_ptr<Searcher> make_model_searcher(const SearchContext& context);
+
+/// Integer option by name, or the fallback.
+std::int64_t option_int(const SearchContext& context, std::string_view name, std::int64_t fallback);
+std::string option_text(const SearchContext& context, std::string_view name, std::string fallback);
+
+}  // namespace ktune::detail

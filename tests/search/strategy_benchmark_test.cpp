@@ -1,0 +1,109 @@
+// Tests of the strategy benchmark: the exact random-search baseline, and a
+// full run on a small SYNTHETIC recorded space (analytic times, labelled
+// synthetic, never a measurement) that must finish in seconds.
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "search/strategy_benchmark.hpp"
+
+namespace ktune {
+namespace {
+
+TEST(ExpectedRandomBest, HandComputedOrderStatistics) {
+  const auto e = expected_random_best({3.0, 1.0, 2.0}, 4);
+  ASSERT_EQ(e.size(), 4u);
+  EXPECT_NEAR(e[0], 2.0, 1e-12);        // mean
+  EXPECT_NEAR(e[1], 4.0 / 3.0, 1e-12);  // min over the pairs {1,2},{1,3},{2,3}
+  EXPECT_NEAR(e[2], 1.0, 1e-12);
+  EXPECT_NEAR(e[3], 1.0, 1e-12);        // beyond the space: the optimum
+}
+
+/// SYNTHETIC recording: 2 knobs of 12 values, time = a bowl with its
+/// minimum at (9, 3), some compile failures.
+std::shared_ptr<const RecordedSpace> synthetic_recording() {
+  std::vector<Result> results;
+  for (std::int64_t a = 0; a < 12; ++a)
+    for (std::int64_t b = 0; b < 12; ++b) {
+      Result r;
+      r.config = Config{{"a", a}, {"b", b}};
+      if ((a + b) % 11 == 5) {
+        r.status = Status::compile_error;
+      } else {
+        r.status = Status::ok;
+        r.time.median_s = 1e-4 * (1.0 + 0.1 * double((a - 9) * (a - 9)) + 0.2 * double((b - 3) * (b - 3)));
+      }
+      results.push_back(r);
+    }
+  auto rs = std::make_shared<RecordedSpace>();
+  rs->family = "synthetic_bowl";
+  rs->source = "synthetic (in-test analytic bowl)";
+  rs->provenance["synthetic"] = true;
+  rs->space = space_from_recorded(results);
+  rs->restricted_to_recorded = true;
+  for (auto& r : results) rs->results.emplace(r.config.key(), r);
+  return rs;
+}
+
+TEST(StrategyBenchmark, RunsOnASyntheticSpaceAndScoresRandomNearZero) {
+  StrategyBenchmarkOptions opt;
+  opt.strategies = {"random", "evolutionary", "bayes", "exhaustive"};
+  opt.budgets = {10, 30, 144};
+  opt.repeats = 12;
+  opt.seed = 4;
+  const auto report = run_strategy_benchmark({synthetic_recording()}, opt);
+  ASSERT_EQ(report.spaces.size(), 1u);
+  const auto& sb = report.spaces[0];
+  EXPECT_TRUE(sb.synthetic);
+  EXPECT_EQ(sb.proposable, 144u);
+  EXPECT_DOUBLE_EQ(sb.optimum_s, 1e-4);
+  ASSERT_EQ(sb.runs.size(), 4u);
+  for (const auto& run : sb.runs) {
+    ASSERT_EQ(run.budgets.size(), 3u);
+    for (const auto& b : run.budgets) {
+      EXPECT_GE(b.mean_fraction, 0.0);
+      EXPECT_LE(b.mean_fraction, 1.0);
+    }
+    // The whole space fits in the largest budget: every strategy ends at the optimum.
+    EXPECT_DOUBLE_EQ(run.budgets.back().mean_fraction, 1.0) << run.strategy;
+    EXPECT_EQ(run.reach.size(), 3u);
+    EXPECT_EQ(run.reach.back().reached, opt.repeats) << run.strategy;
+  }
+  // Random search against its own exact expectation: a score near 0.
+  EXPECT_LT(std::abs(sb.runs[0].budgets[1].score), 0.35);
+  EXPECT_NEAR(sb.runs[0].budgets[1].mean_fraction, sb.random_fraction_curve[29], 0.12);
+  // On a smooth bowl, model-based search beats random at 30 evaluations.
+  EXPECT_GT(sb.runs[2].budgets[1].mean_fraction, sb.runs[0].budgets[1].mean_fraction);
+
+  const auto j = to_json(report);
+  EXPECT_EQ(j["spaces"][0]["strategies"].size(), 4u);
+  const std::string svg = render_svg(report);
+  EXPECT_NE(svg.find("<svg"), std::string::npos);
+  EXPECT_NE(svg.find("SYNTHETIC"), std::string::npos);
+  const std::string table = format_table(report);
+  EXPECT_NE(table.find("evolutionary"), std::string::npos);
+}
+
+TEST(StrategyBenchmark, ResultsDoNotDependOnParallelism) {
+  StrategyBenchmarkOptions opt;
+  opt.strategies = {"evolutionary"};
+  opt.budgets = {20};
+  opt.repeats = 4;
+  opt.parallel = true;
+  const auto a = run_strategy_benchmark({synthetic_recording()}, opt);
+  opt.parallel = false;
+  const auto b = run_strategy_benchmark({synthetic_recording()}, opt);
+  EXPECT_EQ(a.spaces[0].runs[0].mean_fraction_curve, b.spaces[0].runs[0].mean_fraction_curve);
+}
+
+TEST(StrategyBenchmark, RejectsUnknownStrategiesAndEmptyBudgets) {
+  StrategyBenchmarkOptions opt;
+  opt.strategies = {"annealing"};
+  EXPECT_THROW(run_strategy_benchmark({synthetic_recording()}, opt), std::invalid_argument);
+  opt.strategies = {"random"};
+  opt.budgets = {};
+  EXPECT_THROW(run_strategy_benchmark({synthetic_recording()}, opt), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace ktune
