@@ -11,6 +11,8 @@ template <typename Cfg, int PHASE>
 __global__ void __launch_bounds__(Cfg::THREADS) rmsnorm_kernel(RowwiseArgs a) {
   using T = typename Cfg::T;
   constexpr int VEC = Cfg::VEC, TPR = Cfg::TPR, RPB = Cfg::RPB;
+  static_assert(PHASE != kCluster || (Cfg::CHUNKS > 0 && RPB == 1 && Cfg::STRIDE == 0),
+                "a cluster row is register-held, one segment per block, one pass");
   __shared__ ReduceStorage<float, RPB, TPR, Cfg::RED> red;
   const int lane = threadIdx.x % TPR;
 
@@ -47,6 +49,16 @@ __global__ void __launch_bounds__(Cfg::THREADS) rmsnorm_kernel(RowwiseArgs a) {
 #pragma unroll
           for (int i = 0; i < VEC; ++i) ss = fmaf(v[c][i], v[c][i], ss);
         ss = group_reduce<SumOp, RPB, TPR, Cfg::RED>(ss, red);
+      }
+      if constexpr (PHASE == kCluster) {
+        // One block per segment: the cluster's partial sums meet in
+        // distributed shared memory.
+        __shared__ float cluster_ss;
+        if (threadIdx.x == 0) cluster_ss = ss;
+        cluster_sync();
+        ss = 0.f;
+        for (int r = 0; r < a.split; ++r) ss += load_peer(&cluster_ss, r);
+        cluster_sync();  // no block leaves while a peer still reads its slot
       }
       if constexpr (PHASE == kStats) {
         if (lane == 0 && len > 0) a.ws[s.vrow] = ss;

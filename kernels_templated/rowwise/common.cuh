@@ -18,8 +18,10 @@ enum CacheHint { kCacheDefault = 0, kCacheNc = 1, kCacheNcNoAlloc = 2, kCacheEvi
 enum ReduceOp { kOpSum = 0, kOpMax = 1 };
 /// Which part of a split row a kernel does: the whole row; the partial
 /// statistics of one segment into RowwiseArgs::ws; the output of one segment
-/// from the combined partials.
-enum Phase { kFused = 0, kStats = 1, kApply = 2 };
+/// from the combined partials; or one segment of a row that a thread-block
+/// cluster of RowwiseArgs::split blocks shares (partials meet in distributed
+/// shared memory, the segment stays in registers: one read, one write).
+enum Phase { kFused = 0, kStats = 1, kApply = 2, kCluster = 3 };
 
 // ---- elements: every dtype converts through its raw bits
 
@@ -248,6 +250,25 @@ __device__ __forceinline__ V group_reduce(V v, ReduceStorage<V, RPB, TPR, RED>& 
     __syncthreads();
     return total;
   }
+}
+
+// ---- thread-block clusters (sm_90): partials through distributed shared memory
+
+/// barrier.cluster arrive (release) + wait (acquire): every thread of every
+/// block of the cluster must reach it, uniformly.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+
+/// Reads a float at the same shared-memory offset as `local` in block `rank`
+/// of this cluster.
+__device__ __forceinline__ float load_peer(const float* local, unsigned rank) {
+  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(local));
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(addr), "r"(rank));
+  float v;
+  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(remote) : "memory");
+  return v;
 }
 
 // ---- row geometry shared by the row-wise kernels

@@ -100,7 +100,10 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
   const std::string type = dtype_cuda_type(p.text("dtype"));
   const long long rows = p.integer("rows"), cols = p.integer("cols");
   const long long rpb = c.integer("rows_per_block"), tpr = c.integer("threads_per_row");
-  const long long vec = c.integer("vec"), unroll = c.integer("unroll"), split = c.integer("split");
+  const long long vec = c.integer("vec"), unroll = c.integer("unroll");
+  const long long cluster = kind == Kind::reduce ? 1 : c.integer_or("cluster", 1);
+  // A cluster's blocks are the segments of one row: the same geometry as split.
+  const long long split = c.integer("split") * cluster;
   const bool stride = c.text("grid") == "stride";
   const bool registers = kind != Kind::reduce && c.text("row_cache") == "registers";
 
@@ -124,7 +127,7 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
   const int red_slot_bytes = kind == Kind::softmax ? 12 : 4;  // softmax keeps a float and a pair
   plan.smem_bytes = c.text("reduction") == "smem" ? plan.threads * red_slot_bytes
                                                   : static_cast<int>(rpb * std::max<long long>(1, tpr / 32) * red_slot_bytes);
-  const int first_phase = split > 1 ? 1 : 0;
+  const int first_phase = cluster > 1 ? 3 : (split > 1 ? 1 : 0);
   auto row_kernel = [&](int phase) {
     switch (kind) {
       case Kind::softmax:
@@ -138,8 +141,8 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
     }
     return std::string();
   };
-  plan.kernels.push_back({row_kernel(first_phase), blocks, 1, plan.threads});
-  if (split > 1) {
+  plan.kernels.push_back({row_kernel(first_phase), blocks, 1, plan.threads, static_cast<int>(cluster)});
+  if (split > 1 && cluster == 1) {
     if (kind == Kind::reduce) {
       plan.workspace_floats = rows * split;
       plan.kernels.push_back({"ktune_rw::reduce_rows_finish<" + type + ", " + std::to_string(op_code(p)) + ">",

@@ -20,6 +20,7 @@ struct KernelLaunch {
   long long grid_x = 1;
   long long grid_y = 1;
   int block = 32;
+  int cluster = 1;  ///< blocks per thread-block cluster along x (1: no cluster)
 };
 
 struct LaunchPlan {

@@ -43,9 +43,13 @@ std::string one_of(const Problem& p, const char* key, std::string fallback, std:
   throw ProblemError(std::string("problem key '") + key + "': unknown value '" + v + "' (expected " + list + ")");
 }
 
-// Segment length a row group walks, as the space's constraints see it.
+// Segment length a row group walks, as the space's constraints see it:
+// split segments, or one per block of a cluster (softmax, rmsnorm).
 long long seg_len_of(const Assignment& a) {
   return segment_length(a.i("cols"), a.i("split"), a.i("vec"));
+}
+long long cluster_seg_len_of(const Assignment& a) {
+  return segment_length(a.i("cols"), a.i("split") * a.i("cluster"), a.i("vec"));
 }
 
 }  // namespace
@@ -230,12 +234,28 @@ Space RowwiseFamily::space(const Problem& raw, const DeviceSpec& d) const {
   if (kind_ != Kind::reduce) {
     s.add(Parameter::categorical("row_cache", {"none", "registers"}, "none",
                                  "hold the segment in registers (one read) or read it again"));
+    s.add(Parameter::list("cluster", {std::int64_t{1}, std::int64_t{2}, std::int64_t{4}, std::int64_t{8}},
+                          std::int64_t{1},
+                          "blocks of a thread-block cluster sharing one register-held row (partials "
+                          "through distributed shared memory)"));
+    s.require("a cluster row is register-held, one segment per block, one pass, >= 1024 elements per block",
+              {"cluster", "row_cache", "split", "rows_per_block", "grid", "cols"}, [](const Assignment& a) {
+                return a.i("cluster") == 1 ||
+                       (a.s("row_cache") == "registers" && a.i("split") == 1 && a.i("rows_per_block") == 1 &&
+                        a.s("grid") == "rows" && a.i("cols") >= a.i("cluster") * 1024);
+              });
+    s.require("cluster blocks each get a full segment", {"cluster", "threads_per_row", "vec", "cols", "split"},
+              [](const Assignment& a) {
+                return a.i("cluster") == 1 ||
+                       a.i("threads_per_row") <= next_pow2((cluster_seg_len_of(a) + a.i("vec") - 1) / a.i("vec"));
+              });
     // __launch_bounds__(threads) caps registers at 65536 / threads (64 for
     // 1024 threads); the held floats leave 32 for addresses and the reduction.
     s.require("a register-held segment fits the per-thread register budget (<= 64 floats, 16 accesses)",
-              {"row_cache", "threads_per_row", "rows_per_block", "vec", "cols", "split"}, [](const Assignment& a) {
+              {"row_cache", "threads_per_row", "rows_per_block", "vec", "cols", "split", "cluster"},
+              [](const Assignment& a) {
                 if (a.s("row_cache") != "registers") return true;
-                const long long chunks = register_chunks(seg_len_of(a), a.i("threads_per_row"), a.i("vec"));
+                const long long chunks = register_chunks(cluster_seg_len_of(a), a.i("threads_per_row"), a.i("vec"));
                 const long long threads = a.i("threads_per_row") * a.i("rows_per_block");
                 const long long budget = std::min<long long>(64, 65536 / threads - 32);
                 return chunks <= 16 && chunks * a.i("vec") <= budget;
@@ -305,7 +325,7 @@ WorkEstimate RowwiseFamily::estimate(const Problem& raw, const Config& c, const 
   if (kind_ != Kind::reduce) {
     const bool registers = c.text("row_cache") == "registers";
     const bool two_pass = kind_ == Kind::softmax && c.text("stats") == "two_pass";
-    if (plan.split > 1) {
+    if (c.integer("split") > 1) {
       // The apply kernel reads every segment again after the stats kernel.
       rereads += input > l2 / 2 ? 1.0 : 0.0;
       if (!registers && two_pass) rereads += miss_in_flight;

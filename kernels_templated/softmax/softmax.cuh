@@ -14,6 +14,8 @@ template <typename Cfg, int ONLINE, int PHASE>
 __global__ void __launch_bounds__(Cfg::THREADS) softmax_kernel(RowwiseArgs a) {
   using T = typename Cfg::T;
   constexpr int VEC = Cfg::VEC, TPR = Cfg::TPR, RPB = Cfg::RPB;
+  static_assert(PHASE != kCluster || (Cfg::CHUNKS > 0 && RPB == 1 && Cfg::STRIDE == 0),
+                "a cluster row is register-held, one segment per block, one pass");
   __shared__ ReduceStorage<float, RPB, TPR, Cfg::RED> red_f;
   __shared__ ReduceStorage<MaxSum, RPB, TPR, Cfg::RED> red_p;
   const int lane = threadIdx.x % TPR;
@@ -59,6 +61,20 @@ __global__ void __launch_bounds__(Cfg::THREADS) softmax_kernel(RowwiseArgs a) {
           stat = group_reduce<MaxSumOp, RPB, TPR, Cfg::RED>(MaxSum{m, sum}, red_p);
         } else {
           stat = MaxSum{m, group_reduce<SumOp, RPB, TPR, Cfg::RED>(sum, red_f)};
+        }
+        if constexpr (PHASE == kCluster) {
+          // One block per segment (RPB == 1): thread 0 publishes the block's
+          // pair, every thread combines the cluster's pairs.
+          __shared__ float cluster_pair[2];
+          if (threadIdx.x == 0) {
+            cluster_pair[0] = stat.m;
+            cluster_pair[1] = stat.s;
+          }
+          cluster_sync();
+          stat = MaxSumOp::identity();
+          for (int r = 0; r < a.split; ++r)
+            stat = MaxSumOp::combine(stat, MaxSum{load_peer(&cluster_pair[0], r), load_peer(&cluster_pair[1], r)});
+          cluster_sync();  // no block leaves (or reuses its slot) while a peer still reads it
         }
       }
       if constexpr (PHASE == kStats) {

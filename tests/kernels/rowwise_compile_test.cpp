@@ -50,9 +50,15 @@ TEST(RowwiseCompile, SeededSampleCompilesToSm90Cubins) {
     const Space s = f.space(p, d);
     std::vector<Config> configs = s.sample(3, 20261129);
     configs.push_back(f.default_config(p, d));
-    // One register-held configuration where the space has any.
-    for (const Config& cfg : s.sample(200, 5))
+    // One register-held and one cluster configuration where the space has any.
+    const std::vector<Config> pool = s.sample(400, 5);
+    for (const Config& cfg : pool)
       if (cfg.text_or("row_cache", "none") == "registers") {
+        configs.push_back(cfg);
+        break;
+      }
+    for (const Config& cfg : pool)
+      if (cfg.integer_or("cluster", 1) > 1) {
         configs.push_back(cfg);
         break;
       }

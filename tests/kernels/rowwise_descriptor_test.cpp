@@ -95,7 +95,9 @@ TEST(RowwiseDescriptors, SpacesAreNonEmptyAndConsistent) {
               EXPECT_GE(plan.seg_len * plan.split, cols);
               EXPECT_LT(plan.seg_len * (plan.split - 1), cols);
             }
-            if (plan.chunks > 0) EXPECT_LE(plan.chunks * c.integer("vec"), 64);
+            if (plan.chunks > 0) {
+              EXPECT_LE(plan.chunks * c.integer("vec"), 64);
+            }
           }
         }
   }
@@ -141,4 +143,30 @@ TEST(RowwiseDescriptors, RegisterRowsReadOnceStreamingRowsMayReadTwice) {
   ASSERT_TRUE(f.space(p, d).is_valid(c));
   EXPECT_DOUBLE_EQ(f.estimate(p, c, d).dram_bytes, f.min_bytes(p));
   EXPECT_EQ(rowwise::plan_launch(rowwise::Kind::softmax, p, c, rowwise::plan_device(d)).chunks, 4);
+}
+
+TEST(RowwiseDescriptors, ClusterRowsAreRegisterHeldSingleKernelLaunches) {
+  const KernelFamily& f = find_family("rmsnorm");
+  const DeviceSpec d = h200();
+  Problem p = parse_problem(f, "rows=1024,cols=131072,dtype=bf16");
+  Space s = f.space(p, d);
+  int clusters = 0;
+  for (const Config& c : s.sample(3000, 17)) {
+    if (c.integer("cluster") == 1) continue;
+    ++clusters;
+    EXPECT_EQ(c.text("row_cache"), "registers");
+    EXPECT_EQ(c.integer("split"), 1);
+    EXPECT_EQ(c.integer("rows_per_block"), 1);
+    rowwise::LaunchPlan plan = rowwise::plan_launch(rowwise::Kind::rmsnorm, p, c, rowwise::plan_device(d));
+    ASSERT_EQ(plan.kernels.size(), 1u);
+    EXPECT_EQ(plan.kernels[0].cluster, c.integer("cluster"));
+    EXPECT_EQ(plan.kernels[0].grid_x, 1024 * c.integer("cluster"));
+    EXPECT_EQ(plan.workspace_floats, 0);
+    EXPECT_NE(plan.kernels[0].name_expression.find(", 3>"), std::string::npos);
+    EXPECT_DOUBLE_EQ(f.estimate(p, c, d).dram_bytes, f.min_bytes(p));
+  }
+  EXPECT_GT(clusters, 0);
+  // Too short for a cluster of 4: every block would hold < 1024 elements.
+  Problem shortp = parse_problem(f, "rows=8,cols=2048,dtype=bf16");
+  for (const Config& c : f.space(shortp, d).sample(500, 3)) EXPECT_LE(c.integer("cluster"), 2);
 }

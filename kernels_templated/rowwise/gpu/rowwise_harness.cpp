@@ -134,9 +134,25 @@ cudaError_t RowwiseHarness::launch(const Config& config, std::span<const cudaKer
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const KernelLaunch& k = plan.kernels[i];
     if (k.grid_x > INT_MAX || k.grid_y > 65535) return cudaErrorInvalidConfiguration;
-    cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(kernels[i]),
-                                     dim3(static_cast<unsigned>(k.grid_x), static_cast<unsigned>(k.grid_y)),
-                                     dim3(static_cast<unsigned>(k.block)), params, 0, stream);
+    const dim3 grid(static_cast<unsigned>(k.grid_x), static_cast<unsigned>(k.grid_y));
+    const dim3 block(static_cast<unsigned>(k.block));
+    cudaError_t e;
+    if (k.cluster > 1) {
+      cudaLaunchConfig_t launch{};
+      launch.gridDim = grid;
+      launch.blockDim = block;
+      launch.stream = stream;
+      cudaLaunchAttribute attr{};
+      attr.id = cudaLaunchAttributeClusterDimension;
+      attr.val.clusterDim.x = static_cast<unsigned>(k.cluster);
+      attr.val.clusterDim.y = 1;
+      attr.val.clusterDim.z = 1;
+      launch.attrs = &attr;
+      launch.numAttrs = 1;
+      e = cudaLaunchKernelExC(&launch, reinterpret_cast<const void*>(kernels[i]), params);
+    } else {
+      e = cudaLaunchKernel(reinterpret_cast<const void*>(kernels[i]), grid, block, params, 0, stream);
+    }
     if (e != cudaSuccess) return e;
   }
   return cudaGetLastError();

@@ -1,0 +1,449 @@
+// bench_rowwise_bench: quick tuning of reduce / softmax / rmsnorm on tensors
+// of >= 256 MB (rows >= 1024 elements) on the local GPU; GB/s (bytes read +
+// written), % of the device-to-device copy bandwidth measured in the same run,
+// and the ratio to PyTorch eager on the same shapes (python3 + torch, timed
+// with CUDA events, median). Every timed configuration was verified first.
+// Usage: bench_rowwise_bench [--out DIR] [--sample N] [--neighbours N] [--no-torch]
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/compiler.hpp"
+#include "engine/splitter.hpp"
+#include "engine/version.hpp"
+#include "kernels_templated/family.hpp"
+#include "kernels_templated/harness.hpp"
+#include "kernels_templated/rowwise/gpu/cubin_runner.hpp"
+#include "space/space.hpp"
+
+namespace fs = std::filesystem;
+using namespace ktune;
+
+namespace {
+
+struct Shape {
+  std::string family;
+  std::string problem;
+};
+
+// Every tensor is 256 MiB of input with rows of >= 1024 elements.
+const std::vector<Shape>& shapes() {
+  static const std::vector<Shape> all = {
+      {"softmax", "rows=32768,cols=4096,dtype=bf16"},
+      {"softmax", "rows=16384,cols=4096,dtype=fp32"},
+      {"softmax", "rows=4096,cols=32768,dtype=fp16"},
+      {"softmax", "rows=256,cols=524288,dtype=bf16"},
+      {"rmsnorm", "rows=32768,cols=4096,dtype=bf16"},
+      {"rmsnorm", "rows=16384,cols=4096,dtype=fp32"},
+      {"rmsnorm", "rows=16384,cols=8192,dtype=fp16"},
+      {"rmsnorm", "rows=1024,cols=131072,dtype=bf16"},
+      {"reduce", "rows=32768,cols=4096,dtype=bf16,op=sum,axis=last"},
+      {"reduce", "rows=65536,cols=1024,dtype=fp32,op=sum,axis=last"},
+      {"reduce", "rows=4096,cols=32768,dtype=fp16,op=max,axis=last"},
+      {"reduce", "rows=32768,cols=4096,dtype=bf16,op=sum,axis=rows"},
+      {"reduce", "rows=16384,cols=4096,dtype=fp32,op=max,axis=rows"},
+  };
+  return all;
+}
+
+struct Measured {
+  Config config;
+  bool ok = false;
+  double seconds = 0;
+  std::string failure;
+};
+
+struct ShapeOutcome {
+  Shape shape;
+  Problem problem;
+  std::vector<Measured> measured;
+  int failures = 0;
+  const Measured* best = nullptr;
+  double min_bytes = 0;
+  double torch_seconds = 0;
+};
+
+class Bench {
+ public:
+  Bench(int sample, int neighbours) : sample_(sample), neighbours_(neighbours), compiler_(options()) {
+    device_ = *find_builtin_device("h200");
+    int dev = 0;
+    cudaDeviceProp prop{};
+    cudaGetDevice(&dev);
+    cudaGetDeviceProperties(&prop, dev);
+    device_.name = prop.name;
+    device_.sm_count = prop.multiProcessorCount;
+    device_.l2_bytes = prop.l2CacheSize;
+    cudaStreamCreate(&stream_);
+  }
+  ~Bench() { cudaStreamDestroy(stream_); }
+
+  const DeviceSpec& device() const { return device_; }
+
+  // Compiles, verifies and times `configs` on the prepared harness.
+  std::vector<Measured> evaluate(const KernelFamily& f, const Problem& p, FamilyHarness& h,
+                                 const std::vector<Config>& configs) {
+    std::vector<KernelSource> sources;
+    for (const Config& c : configs) sources.push_back(f.source(p, c));
+    const std::vector<CompileOutput> outs = compiler_.compile_all(sources);
+    std::vector<Measured> result;
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      Measured m;
+      m.config = configs[i];
+      if (!outs[i].ok) {
+        m.failure = "compile_error";
+        result.push_back(m);
+        continue;
+      }
+      std::vector<std::string> lowered;
+      for (const auto& k : outs[i].kernels) lowered.push_back(k.lowered_name);
+      rowwise::LoadedCubin cubin(outs[i].cubin, lowered);
+      if (!cubin.ok()) {
+        m.failure = "load: " + cubin.error();
+        result.push_back(m);
+        continue;
+      }
+      rowwise::RunCheck check = rowwise::run_and_verify(h, configs[i], cubin.kernels(), stream_);
+      if (check.launch != cudaSuccess) {
+        m.failure = std::string("launch_error: ") + cudaGetErrorString(check.launch);
+        cudaGetLastError();
+      } else if (!check.verification.passed) {
+        m.failure = "wrong_result: " + check.verification.detail;
+      } else {
+        m.seconds = rowwise::median_launch_seconds(h, configs[i], cubin.kernels(), stream_, 3, 15);
+        m.ok = m.seconds > 0;
+        if (!m.ok) m.failure = "timing failed";
+      }
+      result.push_back(m);
+    }
+    return result;
+  }
+
+  ShapeOutcome tune(const Shape& shape) {
+    const KernelFamily& f = find_family(shape.family);
+    ShapeOutcome out;
+    out.shape = shape;
+    out.problem = parse_problem(f, shape.problem);
+    out.min_bytes = f.min_bytes(out.problem);
+    const Space space = f.space(out.problem, device_);
+    auto harness = make_harness(shape.family);
+    harness->prepare(out.problem, 2026);
+
+    // Guided sample: two thirds from the configurations that move the fewest
+    // DRAM bytes (the family's estimate) with the widest accesses the shape
+    // allows, one third uniform; then the default.
+    const std::vector<Config> pool = space.sample(3000, 1129);
+    double least = 1e300;
+    long long widest = 1;
+    const int bytes = out.problem.text("dtype") == "fp32" ? 4 : 2;
+    for (const Config& c : pool) {
+      least = std::min(least, f.estimate(out.problem, c, device_).dram_bytes);
+      widest = std::max<long long>(widest, c.integer("vec") * bytes);
+    }
+    std::vector<Config> lean, rest;
+    for (const Config& c : pool) {
+      const bool is_lean = f.estimate(out.problem, c, device_).dram_bytes <= least * 1.0001 &&
+                           c.integer("vec") * bytes == widest;
+      (is_lean ? lean : rest).push_back(c);
+    }
+    std::vector<Config> first;
+    const std::size_t want_lean = static_cast<std::size_t>(sample_) * 2 / 3;
+    for (std::size_t i = 0; i < lean.size() && first.size() < want_lean; i += std::max<std::size_t>(1, lean.size() / want_lean))
+      first.push_back(lean[i]);
+    for (std::size_t i = 0; i < rest.size() && static_cast<int>(first.size()) < sample_;
+         i += std::max<std::size_t>(1, rest.size() / static_cast<std::size_t>(sample_)))
+      first.push_back(rest[i]);
+    first.push_back(f.default_config(out.problem, device_));
+    std::set<std::string> seen;
+    std::vector<Config> batch;
+    for (const Config& c : first)
+      if (seen.insert(c.key()).second) batch.push_back(c);
+    out.measured = evaluate(f, out.problem, *harness, batch);
+    // One round of neighbours around the three fastest: a small local search.
+    std::vector<const Measured*> ranked;
+    for (const Measured& m : out.measured)
+      if (m.ok) ranked.push_back(&m);
+    std::sort(ranked.begin(), ranked.end(), [](auto a, auto b) { return a->seconds < b->seconds; });
+    std::vector<Config> next;
+    for (std::size_t r = 0; r < std::min<std::size_t>(3, ranked.size()); ++r)
+      for (const Config& n : space.neighbours(ranked[r]->config))
+        if (static_cast<int>(next.size()) < neighbours_ && seen.insert(n.key()).second) next.push_back(n);
+    std::vector<Measured> more = evaluate(f, out.problem, *harness, next);
+    out.measured.insert(out.measured.end(), more.begin(), more.end());
+    for (const Measured& m : out.measured) {
+      if (!m.ok) {
+        ++out.failures;
+        if (out.failures <= 3) std::fprintf(stderr, "  failed %s: %s\n", m.config.key().c_str(), m.failure.c_str());
+      }
+    }
+    return out;
+  }
+
+  // Times every shape's best configuration of one family+axis on every other
+  // shape of it (when valid there), so the splitter has a full table.
+  std::vector<ShapeTuning> cross_table(std::vector<ShapeOutcome*> group) {
+    // Each shape's best, plus the first shape's default configuration (scalar
+    // accesses: valid on every shape, so a general fallback always exists).
+    std::vector<Config> bests;
+    for (ShapeOutcome* o : group)
+      if (o->best && std::find(bests.begin(), bests.end(), o->best->config) == bests.end())
+        bests.push_back(o->best->config);
+    const Config portable = find_family(group.front()->shape.family).default_config(group.front()->problem, device_);
+    if (std::find(bests.begin(), bests.end(), portable) == bests.end()) bests.push_back(portable);
+    std::vector<ShapeTuning> table;
+    for (ShapeOutcome* o : group) {
+      const KernelFamily& f = find_family(o->shape.family);
+      const Space space = f.space(o->problem, device_);
+      ShapeTuning t;
+      t.problem = o->problem;
+      std::vector<Config> todo;
+      for (const Config& c : bests) {
+        bool measured = false;
+        for (const Measured& m : o->measured)
+          if (m.config == c) {
+            measured = true;
+            Result r;
+            r.config = c;
+            r.status = m.ok ? Status::ok : Status::wrong_result;
+            r.time.median_s = m.seconds;
+            t.results.push_back(r);
+          }
+        if (!measured && space.is_valid(c)) todo.push_back(c);
+      }
+      if (!todo.empty()) {
+        auto harness = make_harness(o->shape.family);
+        harness->prepare(o->problem, 2026);
+        for (const Measured& m : evaluate(f, o->problem, *harness, todo)) {
+          Result r;
+          r.config = m.config;
+          r.status = m.ok ? Status::ok : Status::wrong_result;
+          r.time.median_s = m.seconds;
+          t.results.push_back(r);
+        }
+      }
+      table.push_back(std::move(t));
+    }
+    return table;
+  }
+
+  // Device-to-device copy of a 1 GiB buffer, bytes read + written per second.
+  double copy_bandwidth() {
+    const std::size_t bytes = std::size_t{1} << 30;
+    void *a = nullptr, *b = nullptr;
+    if (cudaMalloc(&a, bytes) != cudaSuccess || cudaMalloc(&b, bytes) != cudaSuccess) return 0;
+    cudaMemset(a, 0x5a, bytes);  // copied bytes' values do not change a memcpy's speed; never timed on fresh pages
+    cudaMemset(b, 0x3c, bytes);
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    std::vector<double> times;
+    for (int i = 0; i < 23; ++i) {
+      cudaEventRecord(e0, stream_);
+      cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, stream_);
+      cudaEventRecord(e1, stream_);
+      cudaEventSynchronize(e1);
+      float ms = 0;
+      cudaEventElapsedTime(&ms, e0, e1);
+      if (i >= 3) times.push_back(ms * 1e-3);
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    cudaFree(a);
+    cudaFree(b);
+    std::sort(times.begin(), times.end());
+    return 2.0 * static_cast<double>(bytes) / times[times.size() / 2] / 1e9;
+  }
+
+ private:
+  static CompilerOptions options() {
+    CompilerOptions o;
+    o.arch = "sm_90";
+    return o;
+  }
+  int sample_, neighbours_;
+  Compiler compiler_;
+  DeviceSpec device_;
+  cudaStream_t stream_ = nullptr;
+};
+
+// PyTorch eager on the same shapes: one python3 process, medians in seconds.
+std::vector<double> torch_times(const std::vector<ShapeOutcome>& outcomes) {
+  std::ostringstream py;
+  py << "import torch\n"
+        "torch.manual_seed(0)\n"
+        "dt = {'fp32': torch.float32, 'bf16': torch.bfloat16, 'fp16': torch.float16}\n"
+        "def med(fn):\n"
+        "    for _ in range(5): fn()\n"
+        "    ts = []\n"
+        "    for _ in range(21):\n"
+        "        a = torch.cuda.Event(enable_timing=True); b = torch.cuda.Event(enable_timing=True)\n"
+        "        a.record(); fn(); b.record(); b.synchronize(); ts.append(a.elapsed_time(b) * 1e-3)\n"
+        "    ts.sort(); return ts[len(ts) // 2]\n"
+        "cases = [\n";
+  for (const ShapeOutcome& o : outcomes) {
+    const Problem& p = o.problem;
+    py << "  ('" << o.shape.family << "', '" << p.text("dtype") << "', " << p.integer("rows") << ", "
+       << p.integer("cols") << ", '" << p.text_or("op", "") << "', '" << p.text_or("axis", "last") << "'),\n";
+  }
+  py << "]\n"
+        "for i, (fam, d, rows, cols, op, axis) in enumerate(cases):\n"
+        "    x = (torch.rand(rows, cols, device='cuda', dtype=torch.float32) * 2 - 1).to(dt[d])\n"
+        "    if fam == 'softmax': fn = lambda: torch.softmax(x, dim=-1)\n"
+        "    elif fam == 'rmsnorm':\n"
+        "        w = (torch.rand(cols, device='cuda') + 0.5).to(dt[d])\n"
+        "        fn = lambda: torch.nn.functional.rms_norm(x, (cols,), w, 1e-6)\n"
+        "    else:\n"
+        "        dim = -1 if axis == 'last' else 0\n"
+        "        fn = (lambda: torch.sum(x, dim=dim)) if op == 'sum' else (lambda: torch.amax(x, dim=dim))\n"
+        "    try:\n"
+        "        print('TORCH', i, med(fn), flush=True)\n"
+        "    except Exception as e:\n"
+        "        print('TORCHERR', i, repr(e), flush=True)\n"
+        "    del x; torch.cuda.empty_cache()\n";
+  const fs::path script = fs::temp_directory_path() / "ktune_rowwise_torch_eager.py";
+  std::ofstream(script) << py.str();
+  std::vector<double> times(outcomes.size(), 0);
+  const std::string cmd = "python3 " + script.string() + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return times;
+  char line[4096];
+  while (std::fgets(line, sizeof line, pipe)) {
+    std::fputs(line, stdout);
+    int i = 0;
+    double t = 0;
+    if (std::sscanf(line, "TORCH %d %lf", &i, &t) == 2 && i >= 0 && i < static_cast<int>(times.size())) times[i] = t;
+  }
+  pclose(pipe);
+  return times;
+}
+
+std::string today() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", std::gmtime(&t));
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  fs::path out_dir = ".";
+  int sample = 24, neighbours = 24;
+  bool torch = true;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--out" && i + 1 < argc) out_dir = argv[++i];
+    else if (a == "--sample" && i + 1 < argc) sample = std::atoi(argv[++i]);
+    else if (a == "--neighbours" && i + 1 < argc) neighbours = std::atoi(argv[++i]);
+    else if (a == "--no-torch") torch = false;
+    else {
+      std::fprintf(stderr, "usage: %s [--out DIR] [--sample N] [--neighbours N] [--no-torch]\n", argv[0]);
+      return 2;
+    }
+  }
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    std::fprintf(stderr, "bench_rowwise_bench needs a GPU: %s\n", e != cudaSuccess ? cudaGetErrorString(e) : "no device");
+    return 1;
+  }
+  fs::create_directories(out_dir);
+  const auto t0 = std::chrono::steady_clock::now();
+  Bench bench(sample, neighbours);
+  const double copy_gbps = bench.copy_bandwidth();
+  std::printf("device %s, %d SMs; D2D copy %.0f GB/s (read + write)\n", bench.device().name.c_str(),
+              bench.device().sm_count, copy_gbps);
+
+  std::vector<ShapeOutcome> outcomes;
+  for (const Shape& s : shapes()) {
+    std::printf("tuning %s %s ...\n", s.family.c_str(), s.problem.c_str());
+    std::fflush(stdout);
+    outcomes.push_back(bench.tune(s));
+  }
+  for (ShapeOutcome& o : outcomes)
+    for (const Measured& m : o.measured)
+      if (m.ok && (!o.best || m.seconds < o.best->seconds)) o.best = &m;
+
+  // Splitter over each family (+ axis) on real cross-measured data.
+  nlohmann::json dispatches = nlohmann::json::array();
+  std::map<std::string, std::vector<ShapeOutcome*>> by_family;
+  for (ShapeOutcome& o : outcomes) by_family[o.shape.family + "." + o.problem.text_or("axis", "last")].push_back(&o);
+  std::ostringstream split_md, headers;
+  for (auto& [name, group] : by_family) {
+    try {
+      std::vector<ShapeTuning> table = bench.cross_table(group);
+      Dispatch d = split_kernels(group.front()->shape.family, table, rowwise_grouping());
+      dispatches.push_back(d.to_json());
+      split_md << "| " << name << " | " << group.size() << " | " << d.routes.size() << " | " << d.geomean_speedup
+               << " | `" << d.general.key() << "` |\n";
+      headers << "// ===== " << name << "\n" << d.header_text() << "\n";
+    } catch (const std::exception& ex) {
+      split_md << "| " << name << " | " << group.size() << " | - | - | " << ex.what() << " |\n";
+    }
+  }
+
+  std::ofstream(out_dir / "rowwise-dispatch.hpp.txt") << headers.str();
+  std::vector<double> torch_s(outcomes.size(), 0);
+  if (torch) torch_s = torch_times(outcomes);
+
+  std::ostringstream md;
+  md << "Device: " << bench.device().name << " (" << bench.device().sm_count << " SMs); date " << today()
+     << "; ktune " << tool_version() << "\n\n"
+     << "D2D copy bandwidth (cudaMemcpy of 1 GiB, read + write, median of 20): " << std::fixed
+     << std::setprecision(0) << copy_gbps << " GB/s\n\n"
+     << "| family | shape | dtype | GB/s | % of copy | PyTorch GB/s | ratio to PyTorch | time (us) | tried / failed | configuration |\n"
+     << "|---|---|---|---|---|---|---|---|---|---|\n";
+  nlohmann::json rows = nlohmann::json::array();
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    const ShapeOutcome& o = outcomes[i];
+    const Problem& p = o.problem;
+    std::string shape = std::to_string(p.integer("rows")) + "x" + std::to_string(p.integer("cols"));
+    if (o.shape.family == "reduce") shape += " " + p.text("op") + " axis=" + p.text("axis");
+    char buf[512];
+    if (!o.best) {
+      md << "| " << o.shape.family << " | " << shape << " | " << p.text("dtype") << " | no verified configuration | | | | | "
+         << o.measured.size() << " / " << o.failures << " | |\n";
+      continue;
+    }
+    const double gbps = o.min_bytes / o.best->seconds / 1e9;
+    const double torch_gbps = torch_s[i] > 0 ? o.min_bytes / torch_s[i] / 1e9 : 0;
+    const double ratio = torch_s[i] > 0 ? torch_s[i] / o.best->seconds : 0;
+    std::snprintf(buf, sizeof buf, "| %s | %s | %s | %.0f | %.1f%% | %s | %s | %.1f | %zu / %d | `%s` |\n",
+                  o.shape.family.c_str(), shape.c_str(), p.text("dtype").c_str(), gbps, 100 * gbps / copy_gbps,
+                  torch_gbps > 0 ? std::to_string(static_cast<int>(torch_gbps)).c_str() : "n/a",
+                  ratio > 0 ? (std::to_string(ratio).substr(0, 4) + "x").c_str() : "n/a", o.best->seconds * 1e6,
+                  o.measured.size(), o.failures, o.best->config.key().c_str());
+    md << buf;
+    rows.push_back({{"family", o.shape.family}, {"problem", p.key()}, {"gbps", gbps},
+                    {"copy_fraction", gbps / copy_gbps}, {"seconds", o.best->seconds}, {"torch_seconds", torch_s[i]},
+                    {"ratio_to_torch", ratio}, {"tried", o.measured.size()}, {"failed", o.failures},
+                    {"config", o.best->config.to_json()}});
+  }
+  md << "\nKernel splitter over the bench shapes (each shape's best configuration timed on the family's other shapes):\n\n"
+     << "| family.axis | shapes | routes | geomean speedup over one general config | general config / note |\n"
+     << "|---|---|---|---|---|\n"
+     << split_md.str();
+  md << "\nWall time of the bench: "
+     << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s\n";
+  std::printf("\n%s", md.str().c_str());
+  std::ofstream(out_dir / "rowwise-bench.md") << md.str();
+  nlohmann::json j = {{"device", bench.device().name}, {"copy_gbps", copy_gbps}, {"rows", rows},
+                      {"dispatches", dispatches}, {"tool_version", tool_version()}};
+  std::ofstream(out_dir / "rowwise-bench.json") << j.dump(2);
+  return 0;
+}

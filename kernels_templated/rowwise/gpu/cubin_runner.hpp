@@ -1,0 +1,50 @@
+// CubinRunner: loads a compiled cubin's kernels and runs one configuration
+// through a FamilyHarness (poison, launch, verify, time). Used by the row-wise
+// GPU tests and bench; the tuning engine uses its own GpuEvaluator.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "kernels_templated/harness.hpp"
+
+namespace ktune::rowwise {
+
+/// The kernels of one loaded cubin (unloaded on destruction).
+class LoadedCubin {
+ public:
+  /// Loads `cubin` and looks up each lowered name; on failure ok() is false
+  /// and error() says which step failed.
+  LoadedCubin(const std::vector<char>& cubin, const std::vector<std::string>& lowered_names);
+  ~LoadedCubin();
+  LoadedCubin(const LoadedCubin&) = delete;
+  LoadedCubin& operator=(const LoadedCubin&) = delete;
+
+  bool ok() const { return error_.empty(); }
+  const std::string& error() const { return error_; }
+  std::span<const cudaKernel_t> kernels() const { return kernels_; }
+
+ private:
+  cudaLibrary_t library_ = nullptr;
+  std::vector<cudaKernel_t> kernels_;
+  std::string error_;
+};
+
+struct RunCheck {
+  cudaError_t launch = cudaSuccess;  ///< first launch or execution error
+  Verification verification;
+};
+
+/// Poisons the outputs, launches once, waits, verifies.
+RunCheck run_and_verify(FamilyHarness& harness, const Config& config, std::span<const cudaKernel_t> kernels,
+                        cudaStream_t stream);
+
+/// Median of `repetitions` event-timed launches after `warmup` untimed ones,
+/// in seconds; negative on a CUDA error.
+double median_launch_seconds(FamilyHarness& harness, const Config& config, std::span<const cudaKernel_t> kernels,
+                             cudaStream_t stream, int warmup, int repetitions);
+
+}  // namespace ktune::rowwise
