@@ -6,6 +6,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -268,6 +269,45 @@ TEST(Space, SampleUniformWithRejection) {
     chi2 += (seen[static_cast<std::size_t>(v)] - e) * (seen[static_cast<std::size_t>(v)] - e) / e;
   }
   EXPECT_LT(chi2, 37.7);  // chi-square(15) 99.9% quantile
+}
+
+TEST(Space, SampleFallsBackToEnumerationWhenAcceptanceIsTiny) {
+  // 16^5 = 2^20 Cartesian points, 56 valid (sum <= 3): rejection would need
+  // ~18,000 draws per sample, so the group is enumerated instead.
+  Space s;
+  for (int p = 0; p < 5; ++p) s.add(Parameter::int_range("X" + std::to_string(p), 0, 15, 1, 0));
+  s.require("X0 + X1 + X2 + X3 + X4 <= 3");
+  ASSERT_EQ(s.count_valid(), 56u);
+  const auto some = s.sample(10, 5);
+  ASSERT_EQ(some.size(), 10u);
+  for (const auto& c : some) EXPECT_TRUE(s.is_valid(c));
+  const auto all = s.sample(100, 5);
+  EXPECT_EQ(all.size(), 56u);
+  std::set<std::string> keys;
+  for (const auto& c : all) keys.insert(c.key());
+  EXPECT_EQ(keys.size(), 56u);
+}
+
+TEST(Space, ConcurrentQueriesOnASharedSpace) {
+  // The plan and group tables are built lazily; concurrent first calls must
+  // agree (run under -DKTUNE_SANITIZE=ON for the race checks).
+  const Space s = gemm_like();
+  const std::uint64_t expected = gemm_like().count_valid();
+  std::vector<std::thread> threads;
+  std::vector<std::uint64_t> counts(4, 0), samples(4, 0);
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      counts[static_cast<std::size_t>(t)] = s.count_valid();
+      samples[static_cast<std::size_t>(t)] = s.sample(20, static_cast<std::uint64_t>(t)).size();
+      std::size_t n = 0;
+      s.for_each_valid([&](std::span<const ValueIndex>) { ++n; });
+      EXPECT_EQ(n, expected);
+    });
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < 4; ++t) {
+    EXPECT_EQ(counts[static_cast<std::size_t>(t)], expected);
+    EXPECT_EQ(samples[static_cast<std::size_t>(t)], 20u);
+  }
 }
 
 TEST(Space, NeighboursDifferInOneParameterAndAreValid) {
