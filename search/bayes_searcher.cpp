@@ -160,7 +160,12 @@ class BayesSearcher final : public SearcherBase {
       }
       gp::FitOptions opt;
       opt.seed = rng_();
-      opt.restarts = hyper_ ? 1 : 3;
+      // Starts: the previous optimum (if any), the defaults, and one random
+      // point while the data is small (cheap then, and early fits on a few
+      // points are the ones that go astray); past 150 points the random
+      // start is dropped to keep a refit within the proposal budget.
+      opt.restarts = (!hyper_ || n_now < 150) ? 1 : 0;
+      opt.include_defaults = true;
       opt.max_iterations = 50;
       opt.start = hyper_;
       hyper_ = gp::fit(xf, zf, opt);

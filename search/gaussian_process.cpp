@@ -195,7 +195,7 @@ Hyper fit(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, const FitOptions& 
 
   std::vector<Eigen::VectorXd> starts;
   if (options.start && options.start->dims() == d) starts.push_back(options.start->pack());
-  starts.push_back(Hyper::defaults(d).pack());
+  if (options.include_defaults || starts.empty()) starts.push_back(Hyper::defaults(d).pack());
   std::mt19937_64 rng(options.seed);
   for (int i = 0; i < options.restarts; ++i) {
     Eigen::VectorXd t(d + 2);

@@ -49,6 +49,7 @@ struct FitOptions {
   int max_iterations = 60;   ///< L-BFGS iterations per start
   std::uint64_t seed = 1;
   std::optional<Hyper> start;  ///< e.g. the previous fit (warm start)
+  bool include_defaults = true;  ///< also start from Hyper::defaults
   Bounds bounds;
 };
 

@@ -1,0 +1,120 @@
+// Search CPU cost: time of a `bayes` proposal (and other strategies) after
+// N observations on one core, on a SYNTHETIC GEMM-like space with analytic
+// times (the cost of the strategy does not depend on where times come from).
+// Goal (issue 6): a bayes proposal with 1,000 observations under 50 ms.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <vector>
+
+#include <time.h>
+
+#include <tbb/global_control.h>
+
+#include "search/searcher.hpp"
+
+namespace {
+
+using namespace ktune;
+
+Space bench_space() {
+  Space s;
+  s.add(Parameter::pow2_range("BLOCK_M", 16, 256, 64));
+  s.add(Parameter::pow2_range("BLOCK_N", 16, 256, 64));
+  s.add(Parameter::pow2_range("BLOCK_K", 8, 128, 32));
+  s.add(Parameter::int_range("STAGES", 1, 6, 1, 2));
+  s.add(Parameter::pow2_range("VEC", 1, 8, 4));
+  s.add(Parameter::pow2_range("WARPS", 1, 16, 4));
+  s.add(Parameter::categorical("RASTER", {"row", "col", "swizzle"}, "row"));
+  s.require("STAGES * (BLOCK_M + BLOCK_N) * BLOCK_K * 2 <= 232448");
+  return s;
+}
+
+/// Analytic, smooth-ish synthetic time (seconds).
+double synthetic_time(const Config& c) {
+  const double bm = std::log2(double(c.integer("BLOCK_M"))), bn = std::log2(double(c.integer("BLOCK_N")));
+  const double bk = std::log2(double(c.integer("BLOCK_K"))), st = double(c.integer("STAGES"));
+  const double v = std::log2(double(c.integer("VEC"))), w = std::log2(double(c.integer("WARPS")));
+  const double r = c.text("RASTER") == "swizzle" ? 0.0 : 0.1;
+  return 1e-4 * (1 + 0.3 * (bm - 7) * (bm - 7) + 0.3 * (bn - 7) * (bn - 7) + 0.2 * (bk - 5) * (bk - 5) +
+                 0.1 * (st - 4) * (st - 4) + 0.2 * (v - 3) * (v - 3) + 0.15 * (w - 2) * (w - 2) + r);
+}
+
+Result measure(const Config& c) {
+  Result r;
+  r.config = c;
+  r.status = Status::ok;
+  r.time.median_s = r.time.min_s = r.time.max_s = synthetic_time(c);
+  r.time.repetitions = 1;
+  return r;
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// CPU time of this thread in ms: on a shared machine, wall time also
+/// counts other processes.
+double thread_cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+}
+
+void bench(const Space& space, const char* strategy, std::size_t observations, std::size_t batch, int proposals) {
+  SearchContext ctx;
+  ctx.space = &space;
+  ctx.seed = 17;
+  auto searcher = make_searcher(strategy, ctx);
+  std::vector<Result> history;
+  for (const auto& c : space.sample(observations, 99)) history.push_back(measure(c));
+  searcher->observe(history);
+  std::vector<double> times, cpu;
+  double first = 0, first_cpu = 0;
+  for (int i = 0; i < proposals; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const double c0 = thread_cpu_ms();
+    const auto batch_configs = searcher->propose(batch);
+    const double ms = ms_since(t0);
+    const double cpu_ms = thread_cpu_ms() - c0;
+    if (i == 0) {
+      first = ms;
+      first_cpu = cpu_ms;
+    } else {
+      times.push_back(ms);
+      cpu.push_back(cpu_ms);
+    }
+    std::vector<Result> results;
+    for (const auto& c : batch_configs) results.push_back(measure(c));
+    searcher->observe(results);
+  }
+  std::sort(times.begin(), times.end());
+  std::sort(cpu.begin(), cpu.end());
+  auto mean = [](const std::vector<double>& v) {
+    return v.empty() ? 0 : std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
+  };
+  std::printf("%-13s obs %5zu batch %2zu | first proposal (with hyperparameter fit): cpu %7.1f ms, wall %7.1f ms"
+              " | next %2d: cpu mean %6.1f median %6.1f max %6.1f ms; wall mean %6.1f max %6.1f ms\n",
+              strategy, observations, batch, first_cpu, first, proposals - 1, mean(cpu),
+              cpu.empty() ? 0 : cpu[cpu.size() / 2], cpu.empty() ? 0 : cpu.back(), mean(times),
+              times.empty() ? 0 : times.back());
+}
+
+}  // namespace
+
+int main() {
+  // One core, as the goal states.
+  tbb::global_control one_thread(tbb::global_control::max_allowed_parallelism, 1);
+  const Space space = bench_space();
+  std::printf("search CPU cost on a SYNTHETIC space (%llu valid configurations, %d encoded features), one thread\n",
+              static_cast<unsigned long long>(space.count_valid()), space.encoded_size());
+  for (std::size_t n : {100u, 300u, 1000u}) bench(space, "bayes", n, 1, 21);
+  bench(space, "bayes", 1000, 8, 11);
+  bench(space, "bayes-lcb", 1000, 1, 21);
+  bench(space, "evolutionary", 1000, 1, 21);
+  bench(space, "random", 1000, 1, 21);
+  bench(space, "model", 1000, 1, 6);  // no cost model given: falls back to random
+  return 0;
+}
