@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <time.h>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -74,18 +75,36 @@ Space sampling_space() {
   return s;
 }
 
+/// Wall-clock and process CPU seconds of one call. On a shared, overloaded
+/// machine the CPU time of a one-thread run is the steadier figure.
+struct Timing {
+  double wall = 0;
+  double cpu = 0;
+};
+
+double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 template <class F>
-double seconds(F&& f) {
+Timing seconds(F&& f) {
+  const double c0 = process_cpu_seconds();
   const auto t0 = std::chrono::steady_clock::now();
   f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return {std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+          process_cpu_seconds() - c0};
 }
 
 /// Best of `reps` runs: the least disturbed by the other jobs on a shared machine.
 template <class F>
-double best_of(int reps, F&& f) {
-  double best = 1e300;
-  for (int r = 0; r < reps; ++r) best = std::min(best, seconds(f));
+Timing best_of(int reps, F&& f) {
+  Timing best{1e300, 1e300};
+  for (int r = 0; r < reps; ++r) {
+    const Timing t = seconds(f);
+    if (t.wall < best.wall) best = t;
+  }
   return best;
 }
 
@@ -111,7 +130,7 @@ std::string cpu_model() {
 struct Row {
   std::string what;
   std::string threads;
-  double seconds;
+  Timing time;
   std::string note;
 };
 
@@ -131,7 +150,7 @@ int main(int argc, char** argv) {
   {
     tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
     // First call builds the plan (groups, binding order); time it apart.
-    const double plan = seconds([&] { valid = enum_space.count_valid(); });
+    const Timing plan = seconds([&] { valid = enum_space.count_valid(); });
     std::snprintf(buf, sizeof buf, "%.3g Cartesian points, %llu valid", enum_space.cartesian_size(),
                   static_cast<unsigned long long>(valid));
     rows.push_back({"count_valid, first call (plan + count)", "1", plan, buf});
@@ -175,7 +194,7 @@ int main(int argc, char** argv) {
   {
     tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
     std::size_t got = 0;
-    const double first = seconds([&] { got = sample_space.sample(10000, 1).size(); });
+    const Timing first = seconds([&] { got = sample_space.sample(10000, 1).size(); });
     std::snprintf(buf, sizeof buf, "%.3g Cartesian points, %zu distinct valid samples", sample_space.cartesian_size(), got);
     rows.push_back({"sample(10000), first call (plan + sample)", "1", first, buf});
     rows.push_back({"sample(10000)", "1", best_of(3, [&] { got = sample_space.sample(10000, 2).size(); }), ""});
@@ -185,14 +204,14 @@ int main(int argc, char** argv) {
     }
     const auto configs = sample_space.sample(1000, 3);
     std::size_t valid_count = 0;
-    const double check = best_of(3, [&] {
+    const Timing check = best_of(3, [&] {
       valid_count = 0;
       for (const auto& c : configs) valid_count += sample_space.is_valid(c);
     });
     rows.push_back({"is_valid(Config) x 1000", "1", check, ""});
     std::size_t neighbour_count = 0;
     const auto gemm_configs = enum_space.sample(1000, 4);
-    const double neigh = best_of(3, [&] {
+    const Timing neigh = best_of(3, [&] {
       neighbour_count = 0;
       for (const auto& c : gemm_configs) neighbour_count += enum_space.neighbours(c).size();
     });
@@ -208,14 +227,22 @@ int main(int argc, char** argv) {
   std::strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
   const std::string commit =
       shell(("git -C '" + std::string(KTUNE_SOURCE_DIR) + "' rev-parse --short=10 HEAD 2>/dev/null").c_str());
-  const std::string dirty =
-      shell(("git -C '" + std::string(KTUNE_SOURCE_DIR) + "' status --porcelain -- space bench 2>/dev/null | head -1").c_str());
+  // Tracked changes to the code measured here (others' untracked files do not count).
+  const std::string dirty = shell(("git -C '" + std::string(KTUNE_SOURCE_DIR) +
+                                   "' status --porcelain --untracked-files=no -- space bench/space_bench.cpp "
+                                   "2>/dev/null | head -1")
+                                      .c_str());
+  std::string load;
+  {
+    std::ifstream in("/proc/loadavg");
+    std::getline(in, load);
+  }
   const std::string model = cpu_model();
 
   std::ostringstream table;
-  table << "| measurement | threads | seconds | note |\n|---|---:|---:|---|\n";
+  table << "| measurement | threads | wall s | CPU s | note |\n|---|---:|---:|---:|---|\n";
   for (const auto& r : rows) {
-    std::snprintf(buf, sizeof buf, "%.4f", r.seconds);
+    std::snprintf(buf, sizeof buf, "%.4f | %.4f", r.time.wall, r.time.cpu);
     table << "| " << r.what << " | " << r.threads << " | " << buf << " | " << r.note << " |\n";
   }
   std::cout << "Space benchmark, " << stamp << ", commit " << commit << (dirty.empty() ? "" : " (modified)")
@@ -227,10 +254,13 @@ int main(int argc, char** argv) {
   std::ofstream md(path);
   md << "# Space benchmark, " << date << "\n\n"
      << "Written by `bench_space_bench` (bench/space_bench.cpp); every figure below is\n"
-     << "measured by that run, best of 3 repetitions unless noted (enumerate: one run).\n\n"
+     << "measured by that run, best of 3 repetitions (by wall time) unless noted\n"
+     << "(first calls and enumerate: one run). CPU s is the process CPU time of the\n"
+     << "call (for one-thread rows, the time the work itself took on one core).\n\n"
      << "- date: " << stamp << "\n"
      << "- commit: " << commit << (dirty.empty() ? "" : " (with uncommitted changes in space/ or bench/)") << "\n"
      << "- machine: " << cores << " cores (nproc), " << model << "; shared with other jobs\n"
+     << "- load average at the end of the run (/proc/loadavg): " << load << "\n"
      << "- TBB: threads limited with tbb::global_control (\"1\" = one core)\n\n"
      << "Spaces (synthetic, defined in bench/space_bench.cpp):\n\n"
      << "- enumeration: GEMM-shaped, 12 parameters, 9 constraints, " << enum_space.cartesian_size()
