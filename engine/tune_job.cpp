@@ -12,6 +12,7 @@
 
 #include "engine/compiler.hpp"
 #include "engine/device_query.hpp"
+#include "engine/isolated_evaluator.hpp"
 #include "engine/replay_evaluator.hpp"
 #include "engine/version.hpp"
 #include "search/cost_model.hpp"
@@ -67,13 +68,16 @@ std::string recording_hash(const RecordedSpace& rec, const std::string& path) {
   return "recorded-" + stable_hash_hex(bytes.str());
 }
 
-/// The GPU path: the eval room's isolated evaluator (a crashing candidate
-/// kills a worker, not the run).
+/// The GPU path: the eval room's isolated evaluator (a crashing or hanging
+/// candidate costs a worker restart and one Result, not the run), with the
+/// compile cache of the CLI.
 std::unique_ptr<Evaluator> make_gpu_evaluator(const KernelFamily& family, const Problem& problem,
-                                              int device, bool profile) {
-  (void)family, (void)problem, (void)device, (void)profile;
-  // TODO(integration): construct IsolatedEvaluator once engine/isolated_evaluator.hpp lands.
-  throw std::runtime_error("this build has no GPU evaluator yet (engine/isolated_evaluator is pending)");
+                                              const TuneSpec& spec) {
+  IsolatedEvaluatorOptions options;
+  options.gpu.device = spec.device;
+  options.gpu.seed = spec.seed;
+  options.gpu.compiler.cache_dir = default_compile_cache_dir();
+  return std::make_unique<IsolatedEvaluator>(family, problem, options);
 }
 
 void check_bounded(const TuneSpec& spec) {
@@ -198,7 +202,7 @@ std::unique_ptr<PreparedTune> prepare_tune(const TuneSpec& spec) {
     job->device = live->spec;
     job->space = std::make_unique<Space>(job->family->space(job->problem, job->device));
     job->space->require_nonempty();
-    job->evaluator = make_gpu_evaluator(*job->family, job->problem, spec.device, spec.profile);
+    job->evaluator = make_gpu_evaluator(*job->family, job->problem, spec);
     job->key.family = std::string(job->family->name());
     job->key.family_hash = family_source_hash(*job->family);
   }

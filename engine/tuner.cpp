@@ -8,7 +8,7 @@
 
 namespace ktune {
 
-std::vector<Config> ResultLog::warm_start_candidates(std::size_t) const { return {}; }
+std::vector<Result> ResultLog::warm_start_prior(std::size_t) const { return {}; }
 
 std::string_view to_string(StopReason r) {
   switch (r) {
@@ -92,18 +92,19 @@ TuneReport Tuner::run() {
   }
   if (in_.progress) in_.progress->started(state());
 
-  // Warm start: configurations that did well on related runs go first, mapped
-  // onto this space (repair) and counted against the budget like any other.
-  std::vector<Config> warm;
+  // Warm start: what related runs measured, mapped onto this space (repair),
+  // shapes the searcher's initial design. The strategy decides how much it
+  // trusts such hints (random and exhaustive ignore them on purpose); they
+  // cost no evaluation and mark nothing as measured here.
   if (opt_.warm_start) {
-    std::unordered_set<std::string> seen;
-    for (const Config& c : in_.log->warm_start_candidates(opt_.batch_size)) {
-      std::optional<Config> fitted = in_.space->repair(c);
-      if (!fitted) continue;
-      std::string key = fitted->key();
-      if (measured_keys.count(key) || !seen.insert(key).second) continue;
-      warm.push_back(std::move(*fitted));
+    std::vector<Result> prior;
+    for (Result r : in_.log->warm_start_prior(opt_.warm_start_limit)) {
+      std::optional<Config> fitted = in_.space->repair(r.config);
+      if (!fitted || measured_keys.count(fitted->key())) continue;
+      r.config = std::move(*fitted);
+      prior.push_back(std::move(r));
     }
+    if (!prior.empty()) report.warm_started = warm_start(*in_.searcher, *in_.space, prior);
   }
 
   int empty_rounds = 0;
@@ -130,12 +131,6 @@ TuneReport Tuner::run() {
 
     std::vector<Config> batch;
     std::unordered_set<std::string> batch_keys;
-    while (!warm.empty() && batch.size() < want) {
-      batch_keys.insert(warm.front().key());
-      batch.push_back(std::move(warm.front()));
-      warm.erase(warm.begin());
-      ++report.warm_started;
-    }
     bool searcher_empty = false;
     if (batch.size() < want) {
       std::vector<Config> proposed = in_.searcher->propose(want - batch.size());

@@ -31,10 +31,10 @@ class ResultLog {
   virtual std::vector<Result> stored() const = 0;
   /// Stores one batch atomically: after a crash either all of it or none of it is there.
   virtual void append_batch(std::span<const Result> batch) = 0;
-  /// Configurations that did well on related runs (same family, nearby shapes
-  /// or other architectures), best first, at most `limit`. Empty when the log
-  /// cannot tell.
-  virtual std::vector<Config> warm_start_candidates(std::size_t limit) const;
+  /// Results of related runs (same family, nearby shapes or other
+  /// architectures), most relevant first, at most `limit`: hints for the
+  /// searcher's initial design. Empty when the log cannot tell.
+  virtual std::vector<Result> warm_start_prior(std::size_t limit) const;
 };
 
 /// The tuning database seen through one RunKey: stored() is Store::results,
@@ -44,9 +44,11 @@ class StoreLog final : public ResultLog {
   StoreLog(Store& store, RunKey key, Provenance provenance);
   std::vector<Result> stored() const override;
   void append_batch(std::span<const Result> batch) override;
-  /// TODO(warm start): Store has no query for related runs yet (see the report);
-  /// until it has, this answers nothing rather than guessing.
-  std::vector<Config> warm_start_candidates(std::size_t limit) const override;
+  /// The best verified result of each other problem of the same family
+  /// and template hash (best_per_problem), same shape class only, nearest
+  /// shape first (log2 distance over the key's shape_keys), then same GPU,
+  /// same arch, other arches.
+  std::vector<Result> warm_start_prior(std::size_t limit) const override;
   const RunKey& key() const { return key_; }
 
  private:
@@ -61,7 +63,8 @@ struct TuneOptions {
   std::size_t batch_size = 8;   ///< configurations proposed and evaluated together (>= 1)
   std::size_t patience = 0;     ///< stop after this many evaluations without a new best; 0 = off
   bool resume = true;           ///< feed stored results to the searcher and never re-measure them
-  bool warm_start = false;      ///< evaluate the log's warm-start candidates first
+  bool warm_start = false;      ///< give the searcher the log's related results as priors (observe_prior)
+  std::size_t warm_start_limit = 16;  ///< at most this many prior results
   std::string label;            ///< shown on the progress line
 };
 
@@ -75,7 +78,9 @@ struct TuneReport {
   /// Proposals the space rejected (never evaluated) plus invalid_config answers
   /// of the evaluator: neither counted against the budget nor stored.
   std::size_t skipped_invalid = 0;
-  std::size_t warm_started = 0;   ///< warm-start candidates evaluated
+  /// Prior results (other shapes or devices, mapped onto this space) the
+  /// searcher accepted through observe_prior; they are hints, not measurements.
+  std::size_t warm_started = 0;
   std::optional<Result> best;     ///< fastest ok result among reused and measured
   StopReason stop = StopReason::exhausted;
   double elapsed_s = 0;

@@ -33,6 +33,15 @@ inline TuneOptions options(std::size_t budget, std::size_t batch_size) {
 }
 
 inline Config cfg(int x) { return Config{{"x", std::int64_t{x}}}; }
+/// A verified result of x taking `seconds` (synthetic).
+inline Result ok_at(int x, double seconds) {
+  Result r;
+  r.config = cfg(x);
+  r.status = Status::ok;
+  r.time.median_s = seconds;
+  r.time.repetitions = 1;
+  return r;
+}
 inline int x_of(const Config& c) { return static_cast<int>(c.integer("x")); }
 
 /// Proposes the configurations of `order` front to back, skipping what it has
@@ -60,7 +69,11 @@ class ListSearcher final : public Searcher {
       ++observed_count;
     }
   }
+  void observe_prior(std::span<const Result> results) override {
+    for (const Result& r : results) priors.push_back(x_of(r.config));
+  }
   std::size_t observed_count = 0;
+  std::vector<int> priors;  ///< configurations received as warm-start hints
 
  private:
   std::vector<int> order_;
@@ -123,7 +136,7 @@ class MemoryLog final : public ResultLog {
  public:
   std::vector<std::vector<Result>> batches;
   std::vector<Result> preloaded;
-  std::vector<Config> warm;
+  std::vector<Result> warm;
 
   std::vector<Result> stored() const override {
     std::vector<Result> all = preloaded;
@@ -131,7 +144,7 @@ class MemoryLog final : public ResultLog {
     return all;
   }
   void append_batch(std::span<const Result> batch) override { batches.emplace_back(batch.begin(), batch.end()); }
-  std::vector<Config> warm_start_candidates(std::size_t limit) const override {
+  std::vector<Result> warm_start_prior(std::size_t limit) const override {
     return {warm.begin(), warm.begin() + std::min(limit, warm.size())};
   }
   std::size_t stored_count() const { return stored().size(); }

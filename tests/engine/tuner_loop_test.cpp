@@ -149,6 +149,21 @@ TEST(TunerLoop, InvalidProposalsDoNotConsumeTheBudget) {
   EXPECT_EQ(rig.evaluator.all_evaluated(), (std::vector<int>{0, 2, 3, 4}));
 }
 
+TEST(TunerLoop, InvalidAnswersOfTheEvaluatorAreNeitherCountedNorStored) {
+  Rig rig;
+  rig.evaluator.fail_of = [](int x) -> std::optional<Status> {
+    if (x == 2 || x == 3) return Status::invalid_config;
+    return std::nullopt;
+  };
+  TuneReport report = rig.run(testing::options(4, 2));
+  std::vector<int> measured;
+  for (const Result& r : report.measured) measured.push_back(x_of(r.config));
+  EXPECT_EQ(measured, (std::vector<int>{0, 1, 4, 5}));
+  EXPECT_EQ(report.skipped_invalid, 2u);
+  EXPECT_EQ(rig.log.stored_count(), 4u);
+  EXPECT_EQ(report.stop, StopReason::budget);
+}
+
 TEST(TunerLoop, FiltersProposalsThatWereAlreadyMeasured) {
   Rig rig;
   rig.searcher = ListSearcher({0, 1, 0, 1, 2}, /*repeat_measured=*/true);
@@ -157,20 +172,34 @@ TEST(TunerLoop, FiltersProposalsThatWereAlreadyMeasured) {
   EXPECT_EQ(report.stop, StopReason::exhausted);
 }
 
-TEST(TunerLoop, WarmStartCandidatesGoFirstAndCountTowardTheBudget) {
+TEST(TunerLoop, WarmStartGivesRelatedResultsToTheSearcherAsHintsWithoutEvaluatingThem) {
   Rig rig;
-  rig.log.warm = {cfg(15), cfg(17), cfg(15)};
+  rig.log.warm = {testing::ok_at(15, 2e-3), testing::ok_at(17, 3e-3), testing::ok_at(15, 1e-3)};
   TuneReport report = rig.run([] { auto o = testing::options(4, 4); o.warm_start = true; return o; }());
-  EXPECT_EQ(report.warm_started, 2u);
-  EXPECT_EQ(rig.evaluator.all_evaluated(), (std::vector<int>{15, 17, 0, 1}));
+  EXPECT_EQ(report.warm_started, 2u);  // 15 once (the fastest), 17
+  std::vector<int> priors = rig.searcher.priors;
+  std::sort(priors.begin(), priors.end());
+  EXPECT_EQ(priors, (std::vector<int>{15, 17}));
+  // Hints cost no evaluation and are not measurements of this problem.
+  EXPECT_EQ(rig.evaluator.all_evaluated(), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(rig.log.batches.size(), 1u);
 }
 
-TEST(TunerLoop, WarmStartOffIgnoresCandidates) {
+TEST(TunerLoop, WarmStartSkipsPriorsOutsideTheSpaceOrAlreadyMeasured) {
   Rig rig;
-  rig.log.warm = {cfg(15)};
+  rig.log.preloaded.push_back(testing::ok_at(4, 1e-3));
+  rig.log.warm = {testing::ok_at(4, 1e-3), testing::ok_at(99, 1e-3)};  // 99 repairs to 19
+  TuneReport report = rig.run([] { auto o = testing::options(1, 1); o.warm_start = true; return o; }());
+  EXPECT_EQ(rig.searcher.priors, (std::vector<int>{19}));
+  EXPECT_EQ(report.warm_started, 1u);
+}
+
+TEST(TunerLoop, WarmStartOffGivesNoHints) {
+  Rig rig;
+  rig.log.warm = {testing::ok_at(15, 1e-3)};
   TuneReport report = rig.run(testing::options(2, 2));
   EXPECT_EQ(report.warm_started, 0u);
-  EXPECT_EQ(rig.evaluator.all_evaluated(), (std::vector<int>{0, 1}));
+  EXPECT_TRUE(rig.searcher.priors.empty());
 }
 
 TEST(TunerLoop, BestIsTheFastestOkResultAcrossStoredAndMeasured) {

@@ -1,0 +1,127 @@
+// `ktune tune`: tunes one problem of one kernel family on the GPU (or replays
+// a recording), storing every result in the tuning database.
+#include <iostream>
+#include <memory>
+
+#include "db/store.hpp"
+#include "engine/cli/command.hpp"
+#include "engine/tune_job.hpp"
+
+namespace ktune::cli {
+namespace {
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+struct TuneArgs {
+  TuneSpec spec;
+  std::string db = "out/ktune.db";
+  std::string time;
+  std::size_t top = 10;
+  bool no_resume = false;
+  bool no_warm_start = false;
+};
+
+void print_plan(const PreparedTune& job, const std::string& db) {
+  const TuneSpec& s = job.spec;
+  // The first two lines are read by scripts (scripts/main-job): keep their form.
+  std::cout << "Tuning " << job.label << "\n";
+  std::cout << "  device: " << job.device.name << " (" << job.device.arch() << ")\n";
+  if (job.recording)
+    std::cout << "  replaying " << s.replay << " (" << to_string(job.recording->format) << ", "
+              << job.recording->results.size() << " recorded configurations; no GPU work)\n";
+  else
+    std::cout << "  on GPU " << s.device << ", each candidate compiled, verified and timed in a worker process\n";
+  if (s.profile && !job.recording)
+    std::cout << "  note: --profile is not supported by this build's GPU evaluator yet; no profiler metrics\n";
+  std::cout << "  strategy " << s.strategy << ", seed " << s.seed;
+  if (s.options.budget) std::cout << ", budget " << s.options.budget << " evaluations";
+  if (s.options.time_limit_s > 0) std::cout << ", time limit " << format_clock(s.options.time_limit_s);
+  if (s.options.patience) std::cout << ", patience " << s.options.patience;
+  std::cout << ", batch " << s.options.batch_size << "\n";
+  std::cout << "  database " << db << (s.options.resume ? " (resuming)" : " (not resuming)") << "\n";
+}
+
+void print_outcome(const PreparedTune& job, const TuneReport& report, std::size_t top) {
+  std::cout << "\nStopped: " << to_string(report.stop) << ". " << report.measured.size()
+            << " evaluated in this run (" << report.failures << " failed)";
+  if (!report.reused.empty())
+    std::cout << ", " << report.reused.size() << " stored results reused without re-measuring";
+  if (report.skipped_invalid) std::cout << ", " << report.skipped_invalid << " invalid proposals skipped";
+  if (report.warm_started)
+    std::cout << ", " << report.warm_started << " results of related problems given to the searcher as hints";
+  std::cout << "; " << format_clock(report.elapsed_s) << " elapsed.\n\n";
+  print_results_table(std::cout, top_results(job, report, top), throughput_for(job, report));
+  if (!report.best) std::cout << "\nNo configuration was verified: nothing can be served for this problem.\n";
+  if (job.recording)
+    std::cout << "\n(Replayed measurements from " << job.spec.replay << "; provenance source '"
+              << job.provenance.source << "'.)\n";
+}
+
+int run_tune(TuneArgs& args) {
+  TuneSpec& spec = args.spec;
+  if (!args.time.empty()) spec.options.time_limit_s = parse_duration_s(args.time);
+  spec.options.resume = !args.no_resume;
+  spec.options.warm_start = !args.no_warm_start;
+
+  std::unique_ptr<PreparedTune> job;
+  try {
+    job = prepare_tune(spec);
+  } catch (const NoGpuError& e) {
+    std::cerr << "ktune tune: " << e.what() << ".\n";
+    return 1;
+  }
+  Store store = open_store_for_writing(args.db);  // only now: bad input leaves it untouched
+  print_plan(*job, args.db);
+  StreamProgress progress(stderr);
+  TuneReport report = run_prepared_tune(*job, store, &progress);
+  print_outcome(*job, report, args.top);
+  return 0;
+}
+
+const CommandRegistrar registrar(20, [](CLI::App& app) {
+  auto args = std::make_shared<TuneArgs>();
+  auto* cmd = app.add_subcommand(
+      "tune",
+      "Tune one problem of a kernel family: propose, compile, verify and time configurations on the "
+      "GPU (or answer them from a recording with --replay), storing every result in the database. "
+      "Resumes from what the database already holds.");
+  cmd->add_option("--kernel", args->spec.kernel,
+                  "Kernel family (" + join_names(family_names()) +
+                      "); optional with --replay of a file that defines its space");
+  cmd->add_option("--problem", args->spec.problem,
+                  "Problem keys, e.g. \"m=4096,n=4096,k=4096,dtype=bf16,layout=nt\"");
+  cmd->add_option("--strategy", args->spec.strategy,
+                  "Search strategy: " + join_names(searcher_names()))
+      ->capture_default_str();
+  cmd->add_option("--budget", args->spec.options.budget,
+                  "Evaluations in this run (failed ones count; reused stored results do not)");
+  cmd->add_option("--time", args->time, "Time limit: seconds, or 90s, 15m, 2h (the batch in flight finishes)");
+  cmd->add_option("--db", args->db, "Tuning database to read and write")->capture_default_str();
+  cmd->add_option("--replay", args->spec.replay,
+                  "Answer from a recorded space instead of the GPU (ktune recording, Kernel Tuner "
+                  "cache or T4 file)");
+  cmd->add_flag("--profile", args->spec.profile,
+                "Collect profiler metrics for each candidate (GPU only; not supported by the GPU evaluator yet)");
+  cmd->add_option("--batch", args->spec.options.batch_size, "Configurations per batch (one DB transaction each)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--seed", args->spec.seed, "Seed of the search strategy")->capture_default_str();
+  cmd->add_option("--patience", args->spec.options.patience,
+                  "Stop after this many evaluations without a new best (0: off)")
+      ->capture_default_str();
+  cmd->add_flag("--no-resume", args->no_resume,
+                "Ignore stored results for this problem and measure again (results are still stored)");
+  cmd->add_flag("--no-warm-start", args->no_warm_start,
+                "Do not give the searcher the best results of related shapes or devices as hints");
+  cmd->add_option("--source", args->spec.source, "Provenance label stored with every result (team, machine)");
+  cmd->add_option("--device", args->spec.device, "CUDA device ordinal (GPU only)")->capture_default_str();
+  cmd->add_option("--top", args->top, "Rows of the final table")->capture_default_str();
+  cmd->callback([args] { set_exit_code(run_tune(*args)); });
+});
+
+}  // namespace
+}  // namespace ktune::cli
