@@ -29,7 +29,9 @@ void print_plan(const PreparedTune& job, const std::string& db) {
   const TuneSpec& s = job.spec;
   // The first two lines are read by scripts (scripts/main-job): keep their form.
   std::cout << "Tuning " << job.label << "\n";
-  std::cout << "  device: " << job.device.name << " (" << job.device.arch() << ")\n";
+  std::cout << "  device: " << job.device.name;
+  if (job.device.cc_major > 0) std::cout << " (" << job.device.arch() << ")";
+  std::cout << "\n";
   if (job.recording)
     std::cout << "  replaying " << s.replay << " (" << to_string(job.recording->format) << ", "
               << job.recording->results.size() << " recorded configurations; no GPU work)\n";
@@ -42,7 +44,7 @@ void print_plan(const PreparedTune& job, const std::string& db) {
   if (s.options.time_limit_s > 0) std::cout << ", time limit " << format_clock(s.options.time_limit_s);
   if (s.options.patience) std::cout << ", patience " << s.options.patience;
   std::cout << ", batch " << s.options.batch_size << "\n";
-  std::cout << "  database " << db << (s.options.resume ? " (resuming)" : " (not resuming)") << "\n";
+  std::cout << "  database " << db << (s.options.resume ? " (resuming)" : " (not resuming)") << std::endl;
 }
 
 void print_outcome(const PreparedTune& job, const TuneReport& report, std::size_t top) {
