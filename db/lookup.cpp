@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -33,6 +34,7 @@ int arch_number(std::string_view arch) {
 }
 
 struct Entry {
+  int device_index = -1;  // Impl::device_index of `device`: integer compares in the scans
   std::string device, arch;
   int arch_num = 0;
   std::string problem_key;
@@ -47,7 +49,12 @@ struct FamilyIndex {
   std::vector<std::unique_ptr<Entry>> entries;
   std::unordered_map<std::string, std::vector<const Entry*>> by_problem;
   // class + kSep + arch -> entries sorted by log_shape[0] (those without a shape at the end)
-  std::unordered_map<std::string, std::vector<const Entry*>> by_class_arch;
+  struct ClassGroup {
+    std::vector<const Entry*> list;
+    std::vector<std::string> shape_keys;  // shared by every entry when `uniform`
+    bool uniform = true;
+  };
+  std::unordered_map<std::string, ClassGroup> by_class_arch;
   std::vector<std::string> shape_keys;  // as stored with the first problem that had them
 };
 
@@ -70,6 +77,57 @@ std::vector<double> log_shape_of(const Problem& p, const std::vector<std::string
   return out;
 }
 
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+  // boost-style combine with a 64-bit odd constant: cheap, good enough for a cache
+  return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+}
+std::uint64_t text_hash(std::string_view s) { return std::hash<std::string_view>{}(s); }
+
+std::uint64_t request_hash(const LookupRequest& r) {
+  std::uint64_t h = text_hash(r.family);
+  h = mix(h, text_hash(r.device));
+  h = mix(h, text_hash(r.arch));
+  h = mix(h, text_hash(r.shape_class));
+  h = mix(h, text_hash(r.family_hash));
+  for (const auto& k : r.shape_keys) h = mix(h, text_hash(k));
+  for (const auto& [name, value] : r.problem) {
+    h = mix(h, text_hash(name));
+    std::uint64_t v = 0;
+    if (auto i = std::get_if<std::int64_t>(&value)) v = static_cast<std::uint64_t>(*i);
+    else if (auto d = std::get_if<double>(&value)) std::memcpy(&v, d, sizeof v);
+    else if (auto b = std::get_if<bool>(&value)) v = *b ? 1 : 2;
+    else v = text_hash(std::get<std::string>(value));
+    h = mix(h, v + value.index());
+  }
+  return h;
+}
+
+bool same_request(const LookupRequest& a, const LookupRequest& b) {
+  return a.family == b.family && a.device == b.device && a.arch == b.arch && a.shape_class == b.shape_class &&
+         a.family_hash == b.family_hash && a.shape_keys == b.shape_keys && a.problem == b.problem;
+}
+
+struct GroupKey {
+  int device;
+  std::int64_t family, problem;
+  bool operator==(const GroupKey&) const = default;
+};
+struct GroupKeyHash {
+  std::size_t operator()(const GroupKey& k) const {
+    return mix(mix(static_cast<std::uint64_t>(k.device), k.family), k.problem);
+  }
+};
+struct WrongKey {
+  int device;
+  std::int64_t family, problem, config;
+  bool operator==(const WrongKey&) const = default;
+};
+struct WrongKeyHash {
+  std::size_t operator()(const WrongKey& k) const {
+    return mix(mix(mix(static_cast<std::uint64_t>(k.device), k.family), k.problem), k.config);
+  }
+};
+
 }  // namespace
 
 std::string_view to_string(LookupSource s) {
@@ -88,16 +146,27 @@ struct Lookup::Impl {
   std::unordered_map<std::string, std::string> newest_time;   // family -> measured_at of current
   std::unordered_set<std::string> wrong;  // family, hash, device, problem key, config key
   std::unordered_map<std::string, std::string> device_arch;
+  std::unordered_map<std::string, int> device_index;  // GPU name -> small integer, all layers
   std::size_t entry_count = 0;
 
+  struct Cached {
+    LookupRequest request;  // without its default (the default is applied per call)
+    std::shared_ptr<const LookupAnswer> answer;
+  };
   mutable std::shared_mutex cache_mutex;
-  mutable std::unordered_map<std::string, std::shared_ptr<const LookupAnswer>> cache;
+  mutable std::unordered_map<std::uint64_t, std::vector<Cached>> cache;
+  mutable std::size_t cached = 0;
+
+  int index_of_device(const std::string& name) {
+    auto [it, fresh] = device_index.try_emplace(name, static_cast<int>(device_index.size()));
+    return it->second;
+  }
 
   void load(const std::string& path);
   std::shared_ptr<const LookupAnswer> compute(const LookupRequest& req) const;
   bool usable(const LookupAnswer& cand, const std::string& family, const std::string& hash,
               const std::string& device, const std::string& problem_key) const {
-    if (device.empty()) return true;
+    if (device.empty() || wrong.empty()) return true;
     std::string k = family + kSep + hash + kSep + device + kSep + problem_key + kSep + cand.config_key;
     return wrong.find(k) == wrong.end();
   }
@@ -109,12 +178,13 @@ void Lookup::Impl::load(const std::string& path) {
   Layer layer;
   layer.path = path;
 
-  struct DeviceRow { std::string name, arch; };
+  struct DeviceRow { std::string name, arch; int index; };
   std::unordered_map<std::int64_t, DeviceRow> devices;
   {
     SQLite::Statement q(db, "SELECT id, name, arch FROM devices");
     while (q.executeStep()) {
-      devices[q.getColumn(0).getInt64()] = {q.getColumn(1).getString(), q.getColumn(2).getString()};
+      std::string name = q.getColumn(1).getString();
+      devices[q.getColumn(0).getInt64()] = {name, q.getColumn(2).getString(), index_of_device(name)};
       device_arch.emplace(q.getColumn(1).getString(), q.getColumn(2).getString());
     }
   }
@@ -144,7 +214,7 @@ void Lookup::Impl::load(const std::string& path) {
                                              q.getColumn(3).getString(), q.getColumn(4).getString()};
   }
   // Configurations that failed verification, per device name and problem.
-  std::unordered_set<std::string> wrong_ids;
+  std::unordered_set<WrongKey, WrongKeyHash> wrong_ids;
   {
     SQLite::Statement q(db,
                         "SELECT r.device_id, r.family_id, r.problem_id, r.config_id, c.key "
@@ -156,20 +226,18 @@ void Lookup::Impl::load(const std::string& path) {
       const auto& prob = problems.at(q.getColumn(2).getInt64());
       wrong.insert(fam.name + kSep + fam.hash + kSep + dev.name + kSep + prob.key + kSep +
                    q.getColumn(4).getString());
-      wrong_ids.insert(dev.name + kSep + std::to_string(q.getColumn(1).getInt64()) + kSep +
-                       std::to_string(q.getColumn(2).getInt64()) + kSep +
-                       std::to_string(q.getColumn(3).getInt64()));
+      wrong_ids.insert({dev.index, q.getColumn(1).getInt64(), q.getColumn(2).getInt64(),
+                        q.getColumn(3).getInt64()});
     }
   }
   // Fastest verified configurations per (family, device name, problem).
   struct Pick { double median; std::int64_t config_id; std::int64_t row_id; };
-  struct Group { std::int64_t family_id; std::string device; std::string arch; std::int64_t problem_id; std::vector<Pick> picks; };
-  std::unordered_map<std::string, Group> groups;
+  struct Group { std::int64_t family_id; const DeviceRow* device; std::int64_t problem_id; std::vector<Pick> picks; };
+  std::unordered_map<GroupKey, Group, GroupKeyHash> groups;
   {
     SQLite::Statement q(db,
                         "SELECT id, device_id, family_id, problem_id, config_id, median_s "
                         "FROM results WHERE status = 'ok'");
-    std::string key;
     while (q.executeStep()) {
       std::int64_t row_id = q.getColumn(0).getInt64();
       const auto& dev = devices.at(q.getColumn(1).getInt64());
@@ -177,14 +245,12 @@ void Lookup::Impl::load(const std::string& path) {
       std::int64_t problem_id = q.getColumn(3).getInt64();
       std::int64_t config_id = q.getColumn(4).getInt64();
       double median = q.getColumn(5).getDouble();
-      key = dev.name + kSep + std::to_string(family_id) + kSep + std::to_string(problem_id);
-      if (!wrong_ids.empty() && wrong_ids.count(key + kSep + std::to_string(config_id))) continue;
-      auto [it, fresh] = groups.try_emplace(key);
+      if (!wrong_ids.empty() && wrong_ids.count({dev.index, family_id, problem_id, config_id})) continue;
+      auto [it, fresh] = groups.try_emplace(GroupKey{dev.index, family_id, problem_id});
       Group& g = it->second;
       if (fresh) {
         g.family_id = family_id;
-        g.device = dev.name;
-        g.arch = dev.arch;
+        g.device = &dev;
         g.problem_id = problem_id;
       }
       auto same = std::find_if(g.picks.begin(), g.picks.end(),
@@ -207,9 +273,10 @@ void Lookup::Impl::load(const std::string& path) {
     const auto& prob = problems.at(g.problem_id);
     FamilyIndex& fi = layer.families[{fam.name, fam.hash}];
     auto e = std::make_unique<Entry>();
-    e->device = g.device;
-    e->arch = g.arch;
-    e->arch_num = arch_number(g.arch);
+    e->device_index = g.device->index;
+    e->device = g.device->name;
+    e->arch = g.device->arch;
+    e->arch_num = arch_number(e->arch);
     e->problem_key = prob.key;
     e->problem = ValueMap::from_json(nlohmann::json::parse(prob.json));
     e->shape_keys = split_names(prob.shape_keys);
@@ -228,21 +295,24 @@ void Lookup::Impl::load(const std::string& path) {
       a->config_key = detail.getColumn(1).getString();
       read_result(detail, 2, a->result, a->provenance);
       a->result.config = a->config;
-      a->measured_device = g.device;
-      a->measured_arch = g.arch;
+      a->measured_device = e->device;
+      a->measured_arch = e->arch;
       a->measured_problem = e->problem;
       a->family_hash = fam.hash;
       a->database = path;
       e->candidates.push_back(std::move(a));
     }
     fi.by_problem[e->problem_key].push_back(e.get());
-    fi.by_class_arch[e->shape_class + kSep + e->arch].push_back(e.get());
+    auto& group = fi.by_class_arch[e->shape_class + kSep + e->arch];
+    if (group.list.empty()) group.shape_keys = e->shape_keys;
+    if (e->shape_keys != group.shape_keys || e->log_shape.size() != e->shape_keys.size()) group.uniform = false;
+    group.list.push_back(e.get());
     fi.entries.push_back(std::move(e));
     ++entry_count;
   }
   for (auto& [unused, fi] : layer.families)
-    for (auto& [unused2, list] : fi.by_class_arch)
-      std::stable_sort(list.begin(), list.end(), [](const Entry* a, const Entry* b) {
+    for (auto& [unused2, group] : fi.by_class_arch)
+      std::stable_sort(group.list.begin(), group.list.end(), [](const Entry* a, const Entry* b) {
         if (a->log_shape.empty() != b->log_shape.empty()) return b->log_shape.empty();
         if (a->log_shape.empty()) return false;
         return a->log_shape[0] < b->log_shape[0];
@@ -260,6 +330,8 @@ std::shared_ptr<const LookupAnswer> Lookup::Impl::compute(const LookupRequest& r
     else if (auto b = find_builtin_device(req.device)) arch = b->arch();
   }
   const std::string problem_key = req.problem.key();
+  int wanted_device = -2;  // matches no entry
+  if (auto it = device_index.find(req.device); it != device_index.end()) wanted_device = it->second;
   auto answer = [&](const LookupAnswer& cand, LookupSource source, double distance) {
     auto a = std::make_shared<LookupAnswer>(cand);
     a->source = source;
@@ -304,12 +376,13 @@ std::shared_ptr<const LookupAnswer> Lookup::Impl::compute(const LookupRequest& r
         if (it == fi->by_class_arch.end()) continue;
         std::vector<double> q = log_shape_of(req.problem, keys);
         if (q.empty()) continue;
-        const auto& list = it->second;
+        const auto& list = it->second.list;
+        const bool check_keys = !(it->second.uniform && it->second.shape_keys == keys);
         double best_d2 = std::numeric_limits<double>::infinity();
         const LookupAnswer* best = nullptr;
         auto consider = [&](const Entry* e) {
-          if (!req.device.empty() && e->device != req.device) return;
-          if (e->shape_keys != keys || e->log_shape.size() != q.size()) return;
+          if (!req.device.empty() && e->device_index != wanted_device) return;
+          if (check_keys && (e->shape_keys != keys || e->log_shape.size() != q.size())) return;
           double d2 = 0;
           for (std::size_t i = 0; i < q.size(); ++i) d2 += (q[i] - e->log_shape[i]) * (q[i] - e->log_shape[i]);
           if (d2 > best_d2) return;
@@ -414,37 +487,32 @@ Lookup Lookup::open_overlay(const std::string& user_path, const std::string& sys
 }
 
 std::shared_ptr<const LookupAnswer> Lookup::best(const LookupRequest& req) const {
-  std::string key;
-  key.reserve(128);
-  key += req.family;
-  key += kSep;
-  key += req.problem.key();
-  key += kSep;
-  key += req.device;
-  key += kSep;
-  key += req.arch;
-  key += kSep;
-  key += req.shape_class;
-  key += kSep;
-  key += req.family_hash;
-  for (const auto& k : req.shape_keys) {
-    key += kSep;
-    key += k;
-  }
+  // The cache is keyed by a hash of the request's fields and confirmed by
+  // comparing them: no string is built on the repeated path.
+  const std::uint64_t h = request_hash(req);
   std::shared_ptr<const LookupAnswer> found;
-  bool cached = false;
+  bool hit = false;
   {
     std::shared_lock lock(impl_->cache_mutex);
-    if (auto it = impl_->cache.find(key); it != impl_->cache.end()) {
-      found = it->second;
-      cached = true;
-    }
+    if (auto it = impl_->cache.find(h); it != impl_->cache.end())
+      for (const auto& c : it->second)
+        if (same_request(c.request, req)) {
+          found = c.answer;
+          hit = true;
+          break;
+        }
   }
-  if (!cached) {
+  if (!hit) {
     found = impl_->compute(req);
+    LookupRequest stored = req;
+    stored.default_config.reset();
     std::unique_lock lock(impl_->cache_mutex);
-    if (impl_->cache.size() >= kMaxCachedAnswers) impl_->cache.clear();
-    impl_->cache.emplace(std::move(key), found);
+    if (impl_->cached >= kMaxCachedAnswers) {
+      impl_->cache.clear();
+      impl_->cached = 0;
+    }
+    impl_->cache[h].push_back({std::move(stored), found});
+    ++impl_->cached;
   }
   if (found || !req.default_config) return found;
   auto a = std::make_shared<LookupAnswer>();

@@ -19,13 +19,33 @@ MergeSummary merge_databases(const std::vector<std::string>& inputs, const std::
       throw DatabaseError("'" + in + "' has schema version " + std::to_string(f.version) +
                           "; upgrade it first with `ktune db migrate " + in + "`");
   }
+  MergeSummary summary;
+  std::size_t first = 0;
+  std::error_code ec;
+  if (!std::filesystem::exists(output, ec) || std::filesystem::file_size(output, ec) == 0) {
+    // A new output starts as a page-by-page copy of the first input: far
+    // faster than re-inserting its rows, and the same contents.
+    try {
+      std::filesystem::remove(output, ec);
+      SQLite::Database src(inputs.front(), SQLite::OPEN_READONLY);
+      SQLite::Statement vacuum(src, "VACUUM INTO ?");
+      vacuum.bind(1, output);
+      vacuum.exec();
+      std::int64_t n = src.execAndGet("SELECT count(*) FROM results").getInt64();
+      summary.read += n;
+      summary.added += n;
+      first = 1;
+    } catch (const SQLite::Exception& e) {
+      throw DatabaseError("cannot copy '" + inputs.front() + "' into '" + output + "': " + e.what());
+    }
+  }
   Store out = Store::open(output);
   SQLite::Database& db = out.impl().db;
-  MergeSummary summary;
   try {
     db.exec("PRAGMA cache_size = -262144");  // 256 MiB: the id indexes stay in memory
     db.exec("PRAGMA temp_store = MEMORY");
-    for (const auto& in : inputs) {
+    for (std::size_t i = first; i < inputs.size(); ++i) {
+      const std::string& in = inputs[i];
       SQLite::Statement attach(db, "ATTACH DATABASE ? AS src");
       attach.bind(1, in);
       attach.exec();

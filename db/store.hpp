@@ -133,4 +133,11 @@ class Store {
 /// Now as UTC ISO-8601 with microseconds, strictly increasing within this process.
 std::string measurement_time_now();
 
+/// The shape class stored when the caller gives none: the problem's canonical
+/// key without its shape keys.
+std::string derived_shape_class(const Problem& p, const std::vector<std::string>& shape_keys);
+/// "m,n,k" <-> {"m", "n", "k"} (empty items dropped).
+std::string join_names(const std::vector<std::string>& names);
+std::vector<std::string> split_names(const std::string& text);
+
 }  // namespace ktune

@@ -52,10 +52,5 @@ inline constexpr int kResultColumnCount = 17;
 /// and its provenance.
 void read_result(SQLite::Statement& row, int first, Result& result, Provenance& provenance);
 
-/// The shape class stored when the caller gave none: the problem's canonical
-/// key without its shape keys.
-std::string derived_shape_class(const Problem& p, const std::vector<std::string>& shape_keys);
-std::string join_names(const std::vector<std::string>& names);
-std::vector<std::string> split_names(const std::string& text);
 
 }  // namespace ktune

@@ -1,0 +1,318 @@
+// `ktune db`: stats, query, diff, export, import, merge, prune, emit-dispatch
+// and migrate over tuning databases.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "db/dispatch_emitter.hpp"
+#include "db/exchange.hpp"
+#include "db/merge.hpp"
+#include "db/query.hpp"
+#include "db/schema.hpp"
+#include "db/store.hpp"
+#include "engine/cli/command.hpp"
+#include "engine/compiler.hpp"
+#include "kernels_templated/family.hpp"
+
+namespace ktune::cli {
+namespace {
+
+std::string default_db_path() {
+  const char* env = std::getenv("KTUNE_DB");
+  return env && *env ? env : "ktune.db";
+}
+
+std::string format_time(double seconds) {
+  char buf[64];
+  if (seconds <= 0) return "-";
+  if (seconds < 1e-3) std::snprintf(buf, sizeof buf, "%.2f us", seconds * 1e6);
+  else if (seconds < 1) std::snprintf(buf, sizeof buf, "%.3f ms", seconds * 1e3);
+  else std::snprintf(buf, sizeof buf, "%.3f s", seconds);
+  return buf;
+}
+
+nlohmann::json best_row_json(const BestRow& r) {
+  return {{"family", r.family},       {"family_hash", r.family_hash}, {"device", r.device},
+          {"arch", r.arch},           {"problem", r.problem.to_json()}, {"problem_key", r.problem_key},
+          {"config", r.config.to_json()}, {"config_key", r.config_key}, {"median_s", r.median_s},
+          {"tflops", r.tflops},       {"gbps", r.gbps},               {"ok_measurements", r.ok_measurements},
+          {"source", r.provenance.source}, {"host", r.provenance.host},
+          {"measured_at", r.provenance.measured_at}};
+}
+
+void print_best_table(const std::vector<BestRow>& rows) {
+  std::printf("%-28s %-12s %-52s %-12s %10s %9s  %s\n", "device", "family", "problem", "median",
+              "TFLOP/s", "GB/s", "configuration");
+  for (const auto& r : rows)
+    std::printf("%-28s %-12s %-52s %-12s %10.2f %9.1f  %s\n", r.device.c_str(), r.family.c_str(),
+                r.problem_key.c_str(), format_time(r.median_s).c_str(), r.tflops, r.gbps,
+                r.config_key.c_str());
+  std::printf("%zu problems\n", rows.size());
+}
+
+int run_stats(const std::string& path, bool as_json) {
+  Store store = Store::open_read_only(path);
+  StoreStats s = store.stats();
+  auto stale = store.stale("", "");
+  if (as_json) {
+    nlohmann::json j{{"database", path},        {"schema_version", store.schema_version()},
+                     {"devices", s.devices},    {"families", s.families},
+                     {"problems", s.problems},  {"configs", s.configs},
+                     {"results", s.results}};
+    for (const auto& [k, v] : s.by_status) j["by_status"][k] = v;
+    for (const auto& [k, v] : s.by_family) j["by_family"][k] = v;
+    for (const auto& [k, v] : s.by_device) j["by_device"][k] = v;
+    j["stale"] = nlohmann::json::array();
+    for (const auto& st : stale)
+      j["stale"].push_back({{"family", st.family}, {"family_hash", st.family_hash}, {"results", st.results}});
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("%s (schema v%d)\n", path.c_str(), store.schema_version());
+  std::printf("  %lld results, %lld configurations, %lld problems, %lld devices, %lld family versions\n",
+              (long long)s.results, (long long)s.configs, (long long)s.problems, (long long)s.devices,
+              (long long)s.families);
+  std::printf("  by status:");
+  for (const auto& [k, v] : s.by_status) std::printf(" %s %lld", k.c_str(), (long long)v);
+  std::printf("\n  by family version:\n");
+  for (const auto& [k, v] : s.by_family) std::printf("    %-40s %lld\n", k.c_str(), (long long)v);
+  std::printf("  by device:\n");
+  for (const auto& [k, v] : s.by_device) std::printf("    %-40s %lld\n", k.c_str(), (long long)v);
+  if (!stale.empty()) {
+    std::printf("  stale (older template text, never served; `ktune db prune --stale --kernel F`):\n");
+    for (const auto& st : stale)
+      std::printf("    %s@%s: %lld results\n", st.family.c_str(), st.family_hash.c_str(), (long long)st.results);
+  }
+  return 0;
+}
+
+int run_query(const std::string& path, const std::string& kernel, const std::string& device, bool as_json) {
+  Store store = Store::open_read_only(path);
+  auto rows = best_per_problem(store, {kernel, device, ""});
+  if (as_json) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& r : rows) j.push_back(best_row_json(r));
+    std::cout << j.dump(2) << "\n";
+  } else {
+    print_best_table(rows);
+  }
+  return 0;
+}
+
+int run_diff(const std::string& a, const std::string& b, const std::string& kernel,
+             const std::string& device, bool as_json) {
+  BestDiff d = diff_best(Store::open_read_only(a), Store::open_read_only(b), {kernel, device, ""});
+  if (as_json) {
+    nlohmann::json j{{"same", d.same}, {"only_a", nlohmann::json::array()},
+                     {"only_b", nlohmann::json::array()}, {"changed", nlohmann::json::array()}};
+    for (const auto& r : d.only_a) j["only_a"].push_back(best_row_json(r));
+    for (const auto& r : d.only_b) j["only_b"].push_back(best_row_json(r));
+    for (const auto& c : d.changed) j["changed"].push_back({{"a", best_row_json(c.a)}, {"b", best_row_json(c.b)}});
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  for (const auto& r : d.only_a)
+    std::printf("- only in A: %s %s %s: %s (%s)\n", r.device.c_str(), r.family.c_str(), r.problem_key.c_str(),
+                r.config_key.c_str(), format_time(r.median_s).c_str());
+  for (const auto& r : d.only_b)
+    std::printf("+ only in B: %s %s %s: %s (%s)\n", r.device.c_str(), r.family.c_str(), r.problem_key.c_str(),
+                r.config_key.c_str(), format_time(r.median_s).c_str());
+  for (const auto& c : d.changed)
+    std::printf("~ %s %s %s: A %s (%s, hash %s) / B %s (%s, hash %s)\n", c.a.device.c_str(), c.a.family.c_str(),
+                c.a.problem_key.c_str(), c.a.config_key.c_str(), format_time(c.a.median_s).c_str(),
+                c.a.family_hash.c_str(), c.b.config_key.c_str(), format_time(c.b.median_s).c_str(),
+                c.b.family_hash.c_str());
+  std::printf("%zu only in A, %zu only in B, %zu with another best, %lld the same\n", d.only_a.size(),
+              d.only_b.size(), d.changed.size(), (long long)d.same);
+  return 0;
+}
+
+ExchangeFormat pick_format(const std::string& format, const std::string& file) {
+  if (!format.empty()) return exchange_format_from_string(format);
+  if (file == "-") return ExchangeFormat::jsonl;
+  return exchange_format_for_path(file);
+}
+
+int run_export(const std::string& path, const std::string& file, const std::string& format) {
+  Store store = Store::open_read_only(path);
+  ExchangeFormat f = pick_format(format, file);
+  std::int64_t n = 0;
+  if (file == "-") {
+    n = export_measurements(store, std::cout, f);
+  } else {
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write '" + file + "'");
+    n = export_measurements(store, out, f);
+    out.close();
+    if (!out) throw std::runtime_error("writing '" + file + "' failed");
+  }
+  std::fprintf(stderr, "exported %lld measurements (%s)\n", (long long)n, std::string(to_string(f)).c_str());
+  return 0;
+}
+
+int run_import(const std::string& path, const std::string& file, const std::string& format) {
+  ExchangeFormat f = pick_format(format, file);
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw UsageError("cannot read '" + file + "'");
+  // Parsed in full before the database is even opened: a malformed record
+  // leaves it (or its absence) exactly as it was.
+  std::vector<Measurement> all;
+  try {
+    all = parse_measurements(in, f);
+  } catch (const ImportError& e) {
+    throw UsageError("'" + file + "' " + e.what() + " (nothing imported)");
+  }
+  Store store = Store::open(path);
+  ImportSummary s;
+  s.read = static_cast<std::int64_t>(all.size());
+  s.added = store.insert(all);
+  std::printf("read %lld measurements, %lld new, into %s\n", (long long)s.read, (long long)s.added, path.c_str());
+  return 0;
+}
+
+int run_merge(const std::vector<std::string>& inputs, const std::string& output) {
+  if (inputs.size() < 1) throw UsageError("merge needs at least one input database");
+  MergeSummary m = merge_databases(inputs, output);
+  std::printf("read %lld measurements from %zu databases, %lld new; %s holds %lld\n", (long long)m.read,
+              inputs.size(), (long long)m.added, output.c_str(), (long long)m.output_total);
+  return 0;
+}
+
+int run_prune(const std::string& path, const std::string& kernel, std::string hash, bool stale_flag, bool dry_run) {
+  if (!stale_flag) throw UsageError("prune removes stale results only: pass --stale");
+  if (kernel.empty()) throw UsageError("prune --stale needs --kernel FAMILY");
+  if (hash.empty()) hash = family_source_hash(find_family(kernel));
+  if (dry_run) {
+    Store store = Store::open_read_only(path);
+    for (const auto& st : store.stale(kernel, hash))
+      std::printf("would remove %s@%s: %lld results\n", st.family.c_str(), st.family_hash.c_str(),
+                  (long long)st.results);
+    return 0;
+  }
+  Store store = Store::open(path);
+  auto listed = store.stale(kernel, hash);
+  for (const auto& st : listed)
+    std::printf("removing %s@%s: %lld results\n", st.family.c_str(), st.family_hash.c_str(), (long long)st.results);
+  std::int64_t n = store.prune_stale(kernel, hash);
+  std::printf("removed %lld stale results of %s (current template hash %s)\n", (long long)n, kernel.c_str(),
+              hash.c_str());
+  return 0;
+}
+
+int run_emit(const std::string& path, const std::string& kernel, const std::string& device,
+             const std::string& output, const std::string& default_text, const std::string& shape_keys) {
+  if (kernel.empty() || device.empty()) throw UsageError("emit-dispatch needs --kernel and --device");
+  Store store = Store::open_read_only(path);
+  DispatchOptions o;
+  o.family = kernel;
+  o.device = device;
+  if (!default_text.empty()) o.default_config = ValueMap::parse(default_text);
+  if (!shape_keys.empty()) o.shape_keys = split_names(shape_keys);
+  if (o.shape_keys.empty()) {
+    try {
+      o.shape_keys = find_family(kernel).shape_keys();
+    } catch (const std::invalid_argument&) {
+      // not registered in this build: the keys stored with the problems are used
+    }
+  }
+  o.source_label = path;
+  std::string header = emit_dispatch_header(store, o);
+  if (output.empty() || output == "-") {
+    std::cout << header;
+  } else {
+    std::ofstream out(output, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write '" + output + "'");
+    out << header;
+    std::fprintf(stderr, "wrote %s\n", output.c_str());
+  }
+  return 0;
+}
+
+int run_migrate(const std::string& path) {
+  Store store = Store::open(path);  // migrates forward on open
+  std::printf("%s is at schema version %d\n", path.c_str(), store.schema_version());
+  return 0;
+}
+
+const CommandRegistrar registrar(70, [](CLI::App& app) {
+  auto* db = app.add_subcommand("db", "Inspect, share and maintain tuning databases: stats, query, diff, "
+                                      "export, import, merge, prune, emit-dispatch, migrate");
+  db->require_subcommand(1);
+
+  struct Options {
+    std::string db = default_db_path(), kernel, device, file, format, output, hash, default_config, shape_keys;
+    std::vector<std::string> inputs;
+    bool json = false, stale = false, dry_run = false;
+  };
+  auto o = std::make_shared<Options>();
+  auto db_option = [o](CLI::App* cmd) {
+    cmd->add_option("--db", o->db, "Tuning database (default $KTUNE_DB or ./ktune.db)");
+  };
+
+  auto* stats = db->add_subcommand("stats", "Counts of results by status, family version and device; stale results");
+  db_option(stats);
+  stats->add_flag("--json", o->json, "Print JSON");
+  stats->callback([o] { set_exit_code(run_stats(o->db, o->json)); });
+
+  auto* query = db->add_subcommand("query", "Best verified configuration per problem, as a table");
+  db_option(query);
+  query->add_option("--kernel", o->kernel, "Kernel family, e.g. gemm (default: all)");
+  query->add_option("--device", o->device, "GPU name or arch, e.g. 'NVIDIA H200' or sm_90 (default: all)");
+  query->add_flag("--json", o->json, "Print JSON");
+  query->callback([o] { set_exit_code(run_query(o->db, o->kernel, o->device, o->json)); });
+
+  auto* diff = db->add_subcommand("diff", "Compare the best configurations of two databases");
+  diff->add_option("databases", o->inputs, "The two databases A and B")->required()->expected(2);
+  diff->add_option("--kernel", o->kernel, "Only this kernel family");
+  diff->add_option("--device", o->device, "Only this GPU name or arch");
+  diff->add_flag("--json", o->json, "Print JSON");
+  diff->callback([o] { set_exit_code(run_diff(o->inputs[0], o->inputs[1], o->kernel, o->device, o->json)); });
+
+  auto* exp = db->add_subcommand("export", "Write every measurement as JSON Lines, CSV or T4 JSON");
+  db_option(exp);
+  exp->add_option("-o,--output", o->file, "Output file ('-' for standard output)")->required();
+  exp->add_option("--format", o->format, "jsonl, csv or t4 (default: from the file name; '-' is jsonl)");
+  exp->callback([o] { set_exit_code(run_export(o->db, o->file, o->format)); });
+
+  auto* imp = db->add_subcommand("import", "Add the measurements of a JSON Lines, CSV or T4 file "
+                                           "(all or nothing: a malformed record imports nothing)");
+  db_option(imp);
+  imp->add_option("file", o->file, "File to import")->required();
+  imp->add_option("--format", o->format, "jsonl, csv or t4 (default: from the file name)");
+  imp->callback([o] { set_exit_code(run_import(o->db, o->file, o->format)); });
+
+  auto* merge = db->add_subcommand("merge", "Union of databases, de-duplicated, every source kept");
+  merge->add_option("inputs", o->inputs, "Databases to merge")->required()->expected(1, -1);
+  merge->add_option("-o,--output", o->output, "Output database (created, or added to)")->required();
+  merge->callback([o] { set_exit_code(run_merge(o->inputs, o->output)); });
+
+  auto* prune = db->add_subcommand("prune", "Remove stale results (measured with older template text)");
+  db_option(prune);
+  prune->add_flag("--stale", o->stale, "Remove results whose template hash is not the current one");
+  prune->add_option("--kernel", o->kernel, "Kernel family")->required();
+  prune->add_option("--hash", o->hash, "Current template hash (default: computed from this build's templates)");
+  prune->add_flag("--dry-run", o->dry_run, "List what would be removed");
+  prune->callback([o] { set_exit_code(run_prune(o->db, o->kernel, o->hash, o->stale, o->dry_run)); });
+
+  auto* emit = db->add_subcommand("emit-dispatch", "Generate a dependency-free C++ header routing a problem "
+                                                   "to its tuned configuration (exact, shape bucket, default)");
+  db_option(emit);
+  emit->add_option("--kernel", o->kernel, "Kernel family")->required();
+  emit->add_option("--device", o->device, "GPU name or arch, e.g. sm_90")->required();
+  emit->add_option("-o,--output", o->output, "Header to write ('-' or absent: standard output)");
+  emit->add_option("--default", o->default_config, "Configuration served when nothing matches, e.g. 'BLOCK_M=64,...'");
+  emit->add_option("--shape-keys", o->shape_keys, "Shape keys in parameter order, e.g. m,n,k (default: the family's)");
+  emit->callback([o] {
+    set_exit_code(run_emit(o->db, o->kernel, o->device, o->output, o->default_config, o->shape_keys));
+  });
+
+  auto* migrate = db->add_subcommand("migrate", "Upgrade a database to this build's schema version");
+  migrate->add_option("database", o->file, "Database to upgrade")->required();
+  migrate->callback([o] { set_exit_code(run_migrate(o->file)); });
+});
+
+}  // namespace
+}  // namespace ktune::cli

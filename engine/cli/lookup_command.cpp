@@ -1,0 +1,142 @@
+// `ktune lookup`: the best tuned configuration for one problem on one GPU,
+// from the user's database over the shipped system one, with its provenance.
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "db/lookup.hpp"
+#include "engine/cli/command.hpp"
+#include "engine/device_query.hpp"
+#include "kernels_templated/family.hpp"
+
+namespace ktune::cli {
+namespace {
+
+struct LookupOptions {
+  std::string kernel, problem, device, db, system_db;
+  bool json = false;
+};
+
+// The shipped read-only database: $KTUNE_SYSTEM_DB, else tuning_db/ktune.db in the source tree.
+std::string default_system_db() {
+  if (const char* env = std::getenv("KTUNE_SYSTEM_DB"); env && *env) return env;
+  return std::string(KTUNE_SOURCE_DIR) + "/tuning_db/ktune.db";
+}
+
+std::string default_user_db() {
+  const char* env = std::getenv("KTUNE_DB");
+  return env && *env ? env : "ktune.db";
+}
+
+int run_lookup(const LookupOptions& o) {
+  LookupRequest req;
+  req.family = o.kernel;
+  const KernelFamily* family = nullptr;
+  try {
+    family = &find_family(o.kernel);
+  } catch (const std::invalid_argument&) {
+    std::fprintf(stderr, "note: family '%s' is not registered in this build: the problem is used as given, "
+                         "without a default configuration\n", o.kernel.c_str());
+  }
+  req.problem = family ? parse_problem(*family, o.problem) : ValueMap::parse(o.problem);
+  if (family) {
+    req.shape_keys = family->shape_keys();
+    req.shape_class = family->shape_class(req.problem);
+  }
+
+  DeviceSpec spec;
+  if (!o.device.empty()) {
+    if (o.device.rfind("sm_", 0) == 0) req.arch = o.device;
+    else req.device = o.device;
+    if (auto b = find_builtin_device(o.device)) spec = *b;
+  } else {
+    DeviceQuery q = query_devices();
+    if (q.devices.empty())
+      throw UsageError("no GPU here (" + q.none_reason + "): pass --device NAME or ARCH, e.g. --device sm_90");
+    spec = q.devices.front().spec;
+    req.device = spec.name;
+    req.arch = spec.arch();
+  }
+
+  std::vector<std::string> layers;
+  if (!o.db.empty() && std::filesystem::exists(o.db)) layers.push_back(o.db);
+  if (!o.system_db.empty() && std::filesystem::exists(o.system_db)) layers.push_back(o.system_db);
+  if (layers.empty())
+    throw UsageError("no tuning database: neither '" + o.db + "' nor the system database '" + o.system_db +
+                     "' exists");
+  Lookup lookup = Lookup::open_layers(layers);
+  if (req.arch.empty()) req.arch = lookup.arch_of(req.device);
+  if (family && spec.cc_major == 0 && !req.arch.empty())
+    if (auto b = find_builtin_device(req.arch)) spec = *b;
+  if (family && spec.cc_major > 0) req.default_config = family->default_config(req.problem, spec);
+
+  auto a = lookup.best(req);
+  if (!a) {
+    if (o.json) std::cout << nlohmann::json{{"found", false}}.dump(2) << "\n";
+    else std::printf("no tuned or default configuration for %s %s on %s\n", o.kernel.c_str(),
+                     req.problem.key().c_str(), req.device.empty() ? req.arch.c_str() : req.device.c_str());
+    return 1;
+  }
+  if (o.json) {
+    nlohmann::json j{{"found", true},
+                     {"family", o.kernel},
+                     {"problem", req.problem.to_json()},
+                     {"device", req.device},
+                     {"arch", req.arch},
+                     {"source", to_string(a->source)},
+                     {"config", a->config.to_json()},
+                     {"config_key", a->config_key}};
+    if (a->source != LookupSource::default_config) {
+      j["measured"] = result_to_json(a->result);
+      j["measured_device"] = a->measured_device;
+      j["measured_arch"] = a->measured_arch;
+      j["measured_problem"] = a->measured_problem.to_json();
+      j["distance"] = a->distance;
+      j["family_hash"] = a->family_hash;
+      j["database"] = a->database;
+      j["provenance"] = {{"host", a->provenance.host}, {"tool_version", a->provenance.tool_version},
+                         {"source", a->provenance.source}, {"measured_at", a->provenance.measured_at}};
+    }
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("%s  (%s)\n", a->config_key.c_str(), std::string(to_string(a->source)).c_str());
+  if (a->source == LookupSource::default_config) {
+    std::printf("  the family's safe default: nothing measured fits this problem and device\n");
+    return 0;
+  }
+  const Result& r = a->result;
+  std::printf("  measured on %s (%s) for %s\n", a->measured_device.c_str(), a->measured_arch.c_str(),
+              a->measured_problem.key().c_str());
+  if (a->source == LookupSource::nearest) std::printf("  shape distance %.3f (log2 space)\n", a->distance);
+  std::printf("  median %.4g ms (min %.4g, max %.4g, spread %.3f, %d repetitions), %.2f TFLOP/s, %.1f GB/s\n",
+              r.time.median_s * 1e3, r.time.min_s * 1e3, r.time.max_s * 1e3, r.time.spread, r.time.repetitions,
+              r.tflops, r.gbps);
+  std::printf("  verified: relative error %.3g, max abs error %.3g\n", r.error, r.max_abs_error);
+  std::printf("  provenance: host %s, %s, source '%s', measured %s\n", a->provenance.host.c_str(),
+              a->provenance.tool_version.c_str(), a->provenance.source.c_str(), a->provenance.measured_at.c_str());
+  std::printf("  database %s, template hash %s\n", a->database.c_str(), a->family_hash.c_str());
+  return 0;
+}
+
+const CommandRegistrar registrar(60, [](CLI::App& app) {
+  auto o = std::make_shared<LookupOptions>();
+  o->db = default_user_db();
+  o->system_db = default_system_db();
+  auto* cmd = app.add_subcommand("lookup", "Best tuned configuration for a problem on a GPU: exact, nearest "
+                                           "shape, another device of the arch, or the family's default");
+  cmd->add_option("--kernel", o->kernel, "Kernel family, e.g. gemm")->required();
+  cmd->add_option("--problem", o->problem, "Problem, e.g. 'm=4096,n=4096,k=4096,dtype=bf16'")->required();
+  cmd->add_option("--device", o->device, "GPU name ('NVIDIA H200') or arch (sm_90); default: this machine's GPU 0");
+  cmd->add_option("--db", o->db, "User tuning database; its results win (default $KTUNE_DB or ./ktune.db)");
+  cmd->add_option("--system-db", o->system_db, "Shipped read-only database filling the gaps "
+                                               "(default $KTUNE_SYSTEM_DB or tuning_db/ktune.db)");
+  cmd->add_flag("--json", o->json, "Print JSON");
+  cmd->callback([o] { set_exit_code(run_lookup(*o)); });
+});
+
+}  // namespace
+}  // namespace ktune::cli
