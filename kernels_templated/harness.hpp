@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <cuda_runtime_api.h>
 
@@ -44,6 +45,10 @@ class FamilyHarness {
   /// Bytes the timed kernel touches; the evaluator flushes L2 between
   /// repetitions when this fits in L2.
   virtual std::size_t working_set_bytes() const = 0;
+  /// The main output in device memory (pointer, bytes), read by the evaluator's
+  /// optional bitwise determinism check (two runs compared). The default,
+  /// {nullptr, 0}, means the family does not offer the check.
+  virtual std::pair<const void*, std::size_t> output_region() const { return {nullptr, 0}; }
 };
 
 /// A new harness for the family; throws std::invalid_argument for an unknown one.

@@ -2,6 +2,7 @@
 #include <stdexcept>
 
 #include "kernels_templated/family.hpp"
+#include "kernels_templated/faulty/faulty_family.hpp"
 #include "kernels_templated/reduce/reduce_family.hpp"
 #include "kernels_templated/rmsnorm/rmsnorm_family.hpp"
 #include "kernels_templated/softmax/softmax_family.hpp"
@@ -12,6 +13,7 @@ namespace {
 // Adding a family: include its descriptor and add one line to families().
 const std::vector<const KernelFamily*>& families() {
   static const std::vector<const KernelFamily*> all = {
+      &faulty_family(),
       &reduce_family(),
       &softmax_family(),
       &rmsnorm_family(),

@@ -1,0 +1,603 @@
+// GpuEvaluator: the compile -> load -> poison -> launch -> verify -> time
+// pipeline for one family, problem and device.
+#include "engine/gpu_evaluator.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+
+#include <cuda_runtime_api.h>
+#include <tbb/task_group.h>
+
+#include "engine/device_query.hpp"
+#include "engine/nvml.hpp"
+#include "kernels_templated/harness.hpp"
+#include "space/space.hpp"
+
+namespace ktune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kDefaultSmemLimit = 48 * 1024;  // what a launch may use without opting in
+constexpr std::size_t kMaxLogChars = 16 * 1024;
+
+std::string cuda_text(cudaError_t err) {
+  return std::string(cudaGetErrorName(err)) + " (" + cudaGetErrorString(err) + ")";
+}
+
+std::string clip_log(const std::string& log) {
+  if (log.size() <= kMaxLogChars) return log;
+  return log.substr(0, kMaxLogChars) + "\n[... " + std::to_string(log.size() - kMaxLogChars) + " more characters]";
+}
+
+Result make_result(const Config& c, Status s, std::string message) {
+  Result r;
+  r.config = c;
+  r.status = s;
+  r.message = std::move(message);
+  return r;
+}
+
+// Holds the stream at a host function until every launch of a round is
+// queued, so the GPU never waits for the CPU between timed launches (the
+// events would otherwise time the launch overhead of small kernels).
+class StreamGate {
+ public:
+  explicit StreamGate(cudaStream_t stream) {
+    if (cudaLaunchHostFunc(stream, &StreamGate::wait, this) == cudaSuccess) armed_ = true;
+  }
+  ~StreamGate() { release(); }
+  void release() {
+    {
+      std::lock_guard lock(mutex_);
+      open_ = true;
+    }
+    cv_.notify_all();
+  }
+  // The host function must not outlive the gate: callers synchronise the
+  // stream (or know it passed the gate) before the gate is destroyed.
+  bool armed() const { return armed_; }
+
+ private:
+  static void CUDART_CB wait(void* self) {
+    auto* gate = static_cast<StreamGate*>(self);
+    std::unique_lock lock(gate->mutex_);
+    // Bounded: a gate is never held longer than the queueing of one round.
+    gate->cv_.wait_for(lock, std::chrono::seconds(30), [gate] { return gate->open_; });
+  }
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool open_ = false;
+  bool armed_ = false;
+};
+
+double percentile(std::vector<double> sorted, double q) {
+  if (sorted.empty()) return 0;
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const auto hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
+}
+
+TimeStats time_stats(std::vector<double> samples) {
+  TimeStats t;
+  if (samples.empty()) return t;
+  std::sort(samples.begin(), samples.end());
+  t.median_s = percentile(samples, 0.5);
+  t.min_s = samples.front();
+  t.max_s = samples.back();
+  t.spread = t.median_s > 0 ? (percentile(samples, 0.9) - percentile(samples, 0.1)) / t.median_s : 0;
+  t.repetitions = static_cast<int>(samples.size());
+  return t;
+}
+
+}  // namespace
+
+bool is_sticky_cuda_error(int code) {
+  switch (static_cast<cudaError_t>(code)) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorContextIsDestroyed:
+    case cudaErrorDevicesUnavailable:
+    case cudaErrorUnknown:
+      return true;
+    default:
+      return false;
+  }
+}
+
+struct GpuEvaluator::Impl {
+  const KernelFamily& family;
+  Problem problem;
+  GpuEvaluatorOptions options;
+  LiveDevice live;
+  std::optional<Space> space;
+  std::unique_ptr<FamilyHarness> harness;
+  std::optional<Compiler> compiler;
+  cudaStream_t stream = nullptr;
+  void* flush_buffer = nullptr;
+  std::size_t flush_bytes = 0;
+  bool lost = false;
+  std::string lost_reason;
+  std::string source_hash;
+  std::string nvrtc;
+  double flops = 0;
+  double min_bytes = 0;
+
+  Impl(const KernelFamily& f, Problem p, GpuEvaluatorOptions o) : family(f), problem(std::move(p)), options(std::move(o)) {}
+
+  // ---- error handling ----
+
+  // After a failed CUDA call: is the context still usable? Clears the
+  // non-sticky error so that the next configuration starts clean.
+  bool note_error(cudaError_t err) {
+    cudaGetLastError();
+    if (is_sticky_cuda_error(err) || cudaDeviceSynchronize() != cudaSuccess) {
+      lost = true;
+      lost_reason = cuda_text(err);
+      return true;
+    }
+    return false;
+  }
+
+  std::string lost_suffix() const { return " [CUDA context lost: the process must restart]"; }
+
+  // Waits for the stream; a kernel still running after `limit_s` is a timeout.
+  // Returns cudaSuccess, the stream's error, or cudaErrorNotReady on timeout.
+  cudaError_t wait(double limit_s) {
+    if (options.kernel_timeout_s <= 0) return cudaStreamSynchronize(stream);
+    const auto deadline = Clock::now() + std::chrono::duration<double>(limit_s);
+    int polls = 0;
+    for (;;) {
+      cudaError_t err = cudaStreamQuery(stream);
+      if (err != cudaErrorNotReady) return err;
+      if (Clock::now() > deadline) return cudaErrorNotReady;
+      if (++polls < 2000) std::this_thread::yield();
+      else std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+  }
+
+  // Turns a failed wait into a Result (timeout or launch_error).
+  Result failed_wait(const Config& c, cudaError_t err, const char* phase, double limit_s) {
+    if (err == cudaErrorNotReady) {
+      lost = true;
+      lost_reason = "a kernel never returned";
+      return make_result(c, Status::timeout,
+                         std::string(phase) + ": kernel still running after " + std::to_string(limit_s) + " s" +
+                             lost_suffix());
+    }
+    bool sticky = note_error(err);
+    return make_result(c, Status::launch_error,
+                       std::string(phase) + ": " + cuda_text(err) + (sticky ? lost_suffix() : ""));
+  }
+
+  // ---- pre-checks ----
+
+  std::optional<Result> precheck(const Config& c, WorkEstimate& est) {
+    std::string why;
+    if (!space->is_valid(c, &why)) return make_result(c, Status::invalid_config, "outside the space: " + why);
+    try {
+      est = family.estimate(problem, c, live.spec);
+    } catch (const std::exception& e) {
+      return make_result(c, Status::invalid_config, std::string("cannot estimate the configuration: ") + e.what());
+    }
+    const DeviceSpec& d = live.spec;
+    if (est.threads_per_block > d.max_threads_per_block)
+      return make_result(c, Status::invalid_config,
+                         "needs " + std::to_string(est.threads_per_block) + " threads per block, the device allows " +
+                             std::to_string(d.max_threads_per_block));
+    if (d.smem_per_block_optin > 0 && est.smem_per_block > d.smem_per_block_optin)
+      return make_result(c, Status::invalid_config,
+                         "needs " + std::to_string(est.smem_per_block) + " bytes of shared memory per block, the device allows " +
+                             std::to_string(d.smem_per_block_optin));
+    return std::nullopt;
+  }
+
+  // After compiling: resources that only ptxas knows.
+  std::optional<Result> check_resources(const Config& c, const CompileOutput& out, const WorkEstimate& est) {
+    const DeviceSpec& d = live.spec;
+    for (const auto& k : out.kernels) {
+      const long long threads = ((std::max(est.threads_per_block, 1) + 31) / 32) * 32;
+      if (k.registers > 0 && d.regs_per_sm > 0 && k.registers * threads > d.regs_per_sm)
+        return make_result(c, Status::invalid_config,
+                           k.name_expression + " uses " + std::to_string(k.registers) + " registers x " +
+                               std::to_string(threads) + " threads, more than the " + std::to_string(d.regs_per_sm) +
+                               " registers of an SM");
+      if (d.smem_per_block_optin > 0 && k.static_smem_bytes > d.smem_per_block_optin)
+        return make_result(c, Status::invalid_config,
+                           k.name_expression + " uses " + std::to_string(k.static_smem_bytes) +
+                               " bytes of static shared memory, more than the device allows");
+    }
+    return std::nullopt;
+  }
+
+  // ---- one configuration on the GPU ----
+
+  nlohmann::json compile_metrics(const CompileOutput& out, const WorkEstimate& est) const {
+    nlohmann::json kernels = nlohmann::json::array();
+    int spill = 0, registers = 0, static_smem = 0, stack = 0;
+    for (const auto& k : out.kernels) {
+      kernels.push_back({{"name", k.name_expression},
+                         {"registers", k.registers},
+                         {"spill_store_bytes", k.spill_store_bytes},
+                         {"spill_load_bytes", k.spill_load_bytes},
+                         {"stack_frame_bytes", k.stack_frame_bytes},
+                         {"static_smem_bytes", k.static_smem_bytes}});
+      spill += k.spill_store_bytes + k.spill_load_bytes;
+      registers = std::max(registers, k.registers);
+      static_smem = std::max(static_smem, k.static_smem_bytes);
+      stack = std::max(stack, k.stack_frame_bytes);
+    }
+    return {{"compile_seconds", out.compile_seconds},
+            {"compile_cache_hit", out.cache_hit},
+            {"arch", out.arch},
+            {"nvrtc", nvrtc},
+            {"registers", registers},
+            {"spill_bytes", spill},
+            {"stack_frame_bytes", stack},
+            {"static_smem_bytes", static_smem},
+            {"dynamic_smem_bytes", est.smem_per_block},
+            {"threads_per_block", est.threads_per_block},
+            {"blocks", est.blocks},
+            {"kernels", kernels}};
+  }
+
+  void record_clocks(nlohmann::json& metrics, const char* when) const {
+    const Nvml& nvml = Nvml::instance();
+    if (!nvml.available()) return;
+    if (auto mhz = nvml.sm_clock_mhz(live.pci_bus_id)) metrics[std::string("sm_clock_mhz_") + when] = *mhz;
+    if (auto t = nvml.temperature_c(live.pci_bus_id)) metrics[std::string("temperature_c_") + when] = *t;
+  }
+
+  Result measure(const Config& c, const CompileOutput& out, const WorkEstimate& est) {
+    if (!out.ok) {
+      Result r = make_result(c, Status::compile_error, clip_log(out.log));
+      r.metrics = {{"compile_seconds", out.compile_seconds}, {"arch", out.arch}, {"nvrtc", nvrtc}};
+      return r;
+    }
+    if (auto bad = check_resources(c, out, est)) {
+      bad->metrics = compile_metrics(out, est);
+      return *bad;
+    }
+    Result r = run_on_gpu(c, out, est);
+    nlohmann::json m = compile_metrics(out, est);
+    for (auto& [k, v] : r.metrics.items()) m[k] = v;
+    r.metrics = std::move(m);
+    return r;
+  }
+
+  Result run_on_gpu(const Config& c, const CompileOutput& out, const WorkEstimate& est) {
+    cudaLibrary_t library = nullptr;
+    cudaError_t err = cudaLibraryLoadData(&library, out.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+    if (err != cudaSuccess) {
+      bool sticky = note_error(err);
+      return make_result(c, Status::launch_error, "loading the cubin: " + cuda_text(err) + (sticky ? lost_suffix() : ""));
+    }
+    struct Unload {
+      cudaLibrary_t lib;
+      const bool* lost;
+      ~Unload() {
+        if (!*lost) cudaLibraryUnload(lib);
+      }
+    } unload{library, &lost};
+
+    std::vector<cudaKernel_t> kernels;
+    for (const auto& k : out.kernels) {
+      cudaKernel_t kernel = nullptr;
+      err = cudaLibraryGetKernel(&kernel, library, k.lowered_name.c_str());
+      if (err != cudaSuccess) {
+        note_error(err);
+        return make_result(c, Status::launch_error, "kernel " + k.lowered_name + " not in the cubin: " + cuda_text(err));
+      }
+      // Launches may use up to 48 KiB of dynamic shared memory without opting in.
+      if (est.smem_per_block > kDefaultSmemLimit) {
+        const int limit = live.spec.smem_per_block_optin - k.static_smem_bytes;
+        err = cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
+        if (err != cudaSuccess) {
+          note_error(err);
+          return make_result(c, Status::invalid_config,
+                             "cannot raise the dynamic shared memory limit to " + std::to_string(limit) + ": " +
+                                 cuda_text(err));
+        }
+      }
+      kernels.push_back(kernel);
+    }
+
+    const double limit = options.kernel_timeout_s;
+    // 1. Correctness: poisoned outputs, one launch, compare with the reference.
+    harness->poison_outputs(stream);
+    err = harness->launch(c, kernels, stream);
+    if (err != cudaSuccess) {
+      bool sticky = note_error(err);
+      return make_result(c, Status::launch_error, "launch: " + cuda_text(err) + (sticky ? lost_suffix() : ""));
+    }
+    err = wait(limit);
+    if (err != cudaSuccess) return failed_wait(c, err, "verification run", limit);
+    Verification v;
+    try {
+      v = harness->verify(c, stream);
+    } catch (const std::exception& e) {
+      bool sticky = note_error(cudaGetLastError());
+      sticky = sticky || lost;
+      return make_result(c, Status::launch_error, std::string("verification: ") + e.what() + (sticky ? lost_suffix() : ""));
+    }
+    Result r;
+    r.config = c;
+    r.error = v.rel_l2_error;
+    r.max_abs_error = v.max_abs_error;
+    r.metrics["tolerance"] = v.tolerance;
+    if (!v.passed) {
+      r.status = Status::wrong_result;
+      r.metrics["nan_or_inf"] = v.nan_or_inf;
+      r.metrics["unwritten"] = v.unwritten;
+      r.message = "rel_l2_error " + std::to_string(v.rel_l2_error) + " (tolerance " + std::to_string(v.tolerance) +
+                  "), max_abs_error " + std::to_string(v.max_abs_error) + ", " + std::to_string(v.nan_or_inf) +
+                  " non-finite, " + std::to_string(v.unwritten) + " unwritten" +
+                  (v.detail.empty() ? "" : "; " + v.detail);
+      return r;
+    }
+
+    // 2. Determinism: a second run must give the same bits.
+    if (options.check_determinism) {
+      auto [ptr, bytes] = harness->output_region();
+      if (ptr && bytes > 0) {
+        std::vector<unsigned char> first(bytes), second(bytes);
+        err = cudaMemcpy(first.data(), ptr, bytes, cudaMemcpyDeviceToHost);
+        if (err == cudaSuccess) {
+          harness->poison_outputs(stream);
+          err = harness->launch(c, kernels, stream);
+          if (err == cudaSuccess) err = wait(limit);
+          if (err == cudaSuccess) err = cudaMemcpy(second.data(), ptr, bytes, cudaMemcpyDeviceToHost);
+        }
+        if (err != cudaSuccess) return failed_wait(c, err, "determinism run", limit);
+        r.deterministic = std::memcmp(first.data(), second.data(), bytes) == 0;
+      }
+    }
+
+    // 3. Timing.
+    record_clocks(r.metrics, "before");
+    std::optional<Result> failure = time_config(c, kernels, r);
+    if (failure) return *failure;
+    record_clocks(r.metrics, "after");
+    r.status = Status::ok;
+    const double t = r.time.median_s;
+    if (t > 0) {
+      r.tflops = flops / t / 1e12;
+      r.gbps = min_bytes / t / 1e9;
+    }
+    return r;
+  }
+
+  // Times `kernels` into r.time; a Result on failure.
+  std::optional<Result> time_config(const Config& c, std::span<const cudaKernel_t> kernels, Result& r) {
+    const TimingOptions& t = options.timing;
+    const bool flush = t.flush_l2 && flush_buffer && harness->working_set_bytes() <= static_cast<std::size_t>(live.spec.l2_bytes);
+    r.metrics["l2_flushed"] = flush;
+    const double limit = options.kernel_timeout_s;
+
+    std::vector<double> samples;
+    std::vector<cudaEvent_t> events;
+    auto ensure_events = [&](std::size_t n) {
+      while (events.size() < 2 * n) {
+        cudaEvent_t e;
+        if (cudaEventCreate(&e) != cudaSuccess) return false;
+        events.push_back(e);
+      }
+      return true;
+    };
+    struct Destroy {
+      std::vector<cudaEvent_t>& ev;
+      ~Destroy() {
+        for (auto e : ev) cudaEventDestroy(e);
+      }
+    } destroy{events};
+
+    double estimate_s = 0;
+    double gpu_total = 0;
+    // Round 0 is the warm-up (discarded); later rounds add timed samples.
+    for (int round = 0;; ++round) {
+      int n;
+      if (round == 0) {
+        n = std::max(1, t.warmup);
+      } else if (samples.empty()) {
+        n = std::max(1, t.min_repetitions);
+      } else {
+        n = std::min(10, t.max_repetitions - static_cast<int>(samples.size()));
+      }
+      // Never queue more than the remaining time budget (at least one launch).
+      if (round > 0 && estimate_s > 0) {
+        const double left = t.max_seconds - gpu_total;
+        n = std::clamp(static_cast<int>(left / estimate_s), 1, n);
+      }
+      if (!ensure_events(static_cast<std::size_t>(n)))
+        return make_result(c, Status::launch_error, "cudaEventCreate failed");
+      cudaError_t err = cudaSuccess;
+      {
+        StreamGate gate(stream);
+        for (int i = 0; i < n && err == cudaSuccess; ++i) {
+          if (flush) err = cudaMemsetAsync(flush_buffer, i & 0xff, flush_bytes, stream);
+          if (err == cudaSuccess) err = cudaEventRecord(events[2 * i], stream);
+          if (err == cudaSuccess) err = harness->launch(c, kernels, stream);
+          if (err == cudaSuccess) err = cudaEventRecord(events[2 * i + 1], stream);
+        }
+        gate.release();
+        const double round_limit = limit + 4.0 * n * std::max(estimate_s, 1e-3);
+        cudaError_t waited = wait(round_limit);
+        if (err == cudaSuccess) err = waited;
+        if (err != cudaSuccess) {
+          // The gate's host function must have run before the gate is destroyed.
+          if (err != cudaErrorNotReady) cudaStreamSynchronize(stream);
+          return failed_wait(c, err, "timed runs", round_limit);
+        }
+      }
+      std::vector<double> round_times;
+      for (int i = 0; i < n; ++i) {
+        float ms = 0;
+        if (cudaEventElapsedTime(&ms, events[2 * i], events[2 * i + 1]) == cudaSuccess) round_times.push_back(ms * 1e-3);
+      }
+      if (round_times.empty()) return make_result(c, Status::launch_error, "no event timings");
+      std::vector<double> sorted = round_times;
+      std::sort(sorted.begin(), sorted.end());
+      estimate_s = sorted[sorted.size() / 2];
+      if (round == 0) continue;
+      for (double s : round_times) gpu_total += s;
+      samples.insert(samples.end(), round_times.begin(), round_times.end());
+      r.time = time_stats(samples);
+      const int count = static_cast<int>(samples.size());
+      if (count >= t.min_repetitions && r.time.spread <= t.target_spread) break;
+      if (count >= t.max_repetitions || gpu_total >= t.max_seconds) break;
+    }
+    return std::nullopt;
+  }
+};
+
+GpuEvaluator::GpuEvaluator(const KernelFamily& family, Problem problem, GpuEvaluatorOptions options)
+    : impl_(std::make_unique<Impl>(family, family.normalize(problem), std::move(options))) {
+  Impl& m = *impl_;
+  DeviceQuery query = query_devices();
+  if (query.devices.empty()) throw std::runtime_error("no GPU: " + query.none_reason);
+  auto it = std::find_if(query.devices.begin(), query.devices.end(),
+                         [&](const LiveDevice& d) { return d.ordinal == m.options.device; });
+  if (it == query.devices.end())
+    throw std::runtime_error("no CUDA device with ordinal " + std::to_string(m.options.device) + " (" +
+                             std::to_string(query.devices.size()) + " visible)");
+  m.live = *it;
+  cudaError_t err = cudaSetDevice(m.options.device);
+  if (err != cudaSuccess) throw std::runtime_error("cudaSetDevice: " + cuda_text(err));
+  if (m.options.compiler.arch.empty()) m.options.compiler.arch = m.live.spec.arch();
+  m.compiler.emplace(m.options.compiler);
+  m.nvrtc = Compiler::nvrtc_version();
+  m.space.emplace(family.space(m.problem, m.live.spec));
+  m.source_hash = family_source_hash(family);
+  m.flops = family.flops(m.problem);
+  m.min_bytes = family.min_bytes(m.problem);
+  m.harness = make_harness(family.name());
+  err = cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking);
+  if (err != cudaSuccess) throw std::runtime_error("cudaStreamCreate: " + cuda_text(err));
+  m.harness->prepare(m.problem, m.options.seed);
+  if (m.options.timing.flush_l2 && m.live.spec.l2_bytes > 0 &&
+      m.harness->working_set_bytes() <= static_cast<std::size_t>(m.live.spec.l2_bytes)) {
+    m.flush_bytes = 2 * static_cast<std::size_t>(m.live.spec.l2_bytes);
+    if (cudaMalloc(&m.flush_buffer, m.flush_bytes) != cudaSuccess) {
+      cudaGetLastError();
+      m.flush_buffer = nullptr;  // timing goes on without flushing; metrics say so
+    }
+  }
+  err = cudaStreamSynchronize(m.stream);
+  if (err == cudaSuccess) err = cudaDeviceSynchronize();
+  if (err != cudaSuccess) throw std::runtime_error("preparing the harness: " + cuda_text(err));
+}
+
+GpuEvaluator::~GpuEvaluator() {
+  Impl& m = *impl_;
+  m.harness.reset();
+  if (!m.lost) {
+    if (m.flush_buffer) cudaFree(m.flush_buffer);
+    if (m.stream) cudaStreamDestroy(m.stream);
+  }
+}
+
+const DeviceSpec& GpuEvaluator::device() const { return impl_->live.spec; }
+bool GpuEvaluator::context_lost() const { return impl_->lost; }
+const std::string& GpuEvaluator::family_hash() const { return impl_->source_hash; }
+const Problem& GpuEvaluator::problem() const { return impl_->problem; }
+
+std::vector<Result> GpuEvaluator::evaluate(std::span<const Config> configs) {
+  return evaluate(configs, EvaluationObserver{});
+}
+
+std::vector<Result> GpuEvaluator::evaluate(std::span<const Config> configs, const EvaluationObserver& observer) {
+  Impl& m = *impl_;
+  cudaSetDevice(m.options.device);
+  std::vector<Result> results(configs.size());
+  std::vector<bool> done(configs.size(), false);
+  auto finish = [&](std::size_t i, Result r) {
+    results[i] = std::move(r);
+    done[i] = true;
+    if (observer.on_result) observer.on_result(i, results[i]);
+  };
+
+  // Host-side pruning first: nothing invalid reaches NVRTC.
+  struct Pending {
+    std::size_t index;
+    WorkEstimate estimate;
+    KernelSource source;
+  };
+  std::vector<Pending> pending;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    WorkEstimate est;
+    if (auto bad = m.precheck(configs[i], est)) {
+      finish(i, std::move(*bad));
+      continue;
+    }
+    try {
+      pending.push_back({i, est, m.family.source(m.problem, configs[i])});
+    } catch (const std::exception& e) {
+      finish(i, make_result(configs[i], Status::compile_error, std::string("no source for this configuration: ") + e.what()));
+    }
+  }
+
+  // Compile step k+1 on a TBB task while step k is measured.
+  const std::size_t chunk = m.options.compile_chunk > 0
+                                ? static_cast<std::size_t>(m.options.compile_chunk)
+                                : 2 * std::max(1u, std::thread::hardware_concurrency());
+  auto compile_range = [&](std::size_t begin) {
+    std::vector<KernelSource> sources;
+    for (std::size_t j = begin; j < std::min(begin + chunk, pending.size()); ++j) sources.push_back(pending[j].source);
+    return m.compiler->compile_all(sources);
+  };
+  std::vector<CompileOutput> current, next;
+  tbb::task_group compiling;
+  if (!pending.empty()) current = compile_range(0);
+  for (std::size_t begin = 0; begin < pending.size(); begin += chunk) {
+    const std::size_t next_begin = begin + chunk;
+    if (next_begin < pending.size() && !m.lost) compiling.run([&, next_begin] { next = compile_range(next_begin); });
+    for (std::size_t j = 0; j < current.size(); ++j) {
+      const Pending& p = pending[begin + j];
+      if (m.lost) break;
+      if (current[j].ok && observer.on_gpu_start) observer.on_gpu_start(p.index);
+      Result r;
+      try {
+        r = m.measure(configs[p.index], current[j], p.estimate);
+      } catch (const std::exception& e) {
+        // A harness or library failure on one configuration stays with it.
+        bool sticky = m.note_error(cudaGetLastError()) || m.lost;
+        r = make_result(configs[p.index], Status::launch_error,
+                        std::string("evaluation failed: ") + e.what() + (sticky ? m.lost_suffix() : ""));
+      }
+      finish(p.index, std::move(r));
+    }
+    compiling.wait();
+    if (m.lost) break;
+    current = std::move(next);
+    next.clear();
+  }
+  compiling.wait();
+
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    if (done[i]) continue;
+    Result r = make_result(configs[i], Status::launch_error,
+                           "not run: the CUDA context was lost by an earlier configuration (" + m.lost_reason + ")");
+    r.metrics["not_run"] = true;
+    results[i] = std::move(r);
+  }
+  return results;
+}
+
+}  // namespace ktune

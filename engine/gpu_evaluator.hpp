@@ -1,0 +1,86 @@
+// GpuEvaluator: compiles, loads, verifies and times configurations of one
+// family and problem on one local GPU (in this process).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/compiler.hpp"
+#include "engine/evaluator.hpp"
+#include "kernels_templated/family.hpp"
+
+namespace ktune {
+
+/// How a verified configuration is timed (CUDA events around each launch).
+struct TimingOptions {
+  int warmup = 3;                 ///< untimed launches first
+  int min_repetitions = 10;       ///< timed launches at least ...
+  int max_repetitions = 200;      ///< ... and at most
+  double max_seconds = 0.5;       ///< stop adding repetitions after this much GPU time
+  double target_spread = 0.02;    ///< stop once (p90 - p10) / median is below this
+  bool flush_l2 = true;           ///< memset a 2x-L2 buffer before each repetition when the working set fits in L2
+};
+
+struct GpuEvaluatorOptions {
+  int device = 0;                 ///< CUDA ordinal
+  std::uint64_t seed = 42;        ///< the harness' random inputs
+  /// Compiler settings; an empty arch means the device's own ("sm_90"; sources
+  /// that need arch-specific features get "sm_90a" from the Compiler).
+  CompilerOptions compiler{.arch = "", .cache_dir = "", .extra = {}};
+  TimingOptions timing;
+  bool check_determinism = false; ///< run twice more and compare the output bitwise
+  /// A kernel still running after this long is reported as timeout and the
+  /// context is given up (the process must restart). 0: wait forever.
+  double kernel_timeout_s = 0;
+  /// Configurations compiled per pipeline step (the next step compiles while
+  /// this one is measured); 0: twice the hardware threads.
+  int compile_chunk = 0;
+};
+
+/// Called as a batch progresses, so that a worker can report each
+/// configuration the moment it is known (and say which one is on the GPU).
+struct EvaluationObserver {
+  std::function<void(std::size_t index)> on_gpu_start;                 ///< before its first launch
+  std::function<void(std::size_t index, const Result&)> on_result;     ///< once its result is final
+};
+
+class GpuEvaluator : public Evaluator {
+ public:
+  /// Selects the device, builds the space and prepares the harness (seeded
+  /// random inputs, reference). Throws std::runtime_error when there is no
+  /// usable GPU or the harness cannot be prepared, ProblemError for a bad
+  /// problem, std::invalid_argument for a family without a harness.
+  GpuEvaluator(const KernelFamily& family, Problem problem, GpuEvaluatorOptions options = {});
+  ~GpuEvaluator() override;
+  GpuEvaluator(const GpuEvaluator&) = delete;
+  GpuEvaluator& operator=(const GpuEvaluator&) = delete;
+
+  std::vector<Result> evaluate(std::span<const Config> configs) override;
+  /// Same, reporting each configuration through `observer` as it completes.
+  /// After a context loss the remaining configurations are not run: their
+  /// Results are launch_error with metrics.not_run = true, and they are not
+  /// passed to on_result.
+  std::vector<Result> evaluate(std::span<const Config> configs, const EvaluationObserver& observer);
+
+  const DeviceSpec& device() const override;
+  /// True once a sticky CUDA error (illegal address, trap, a kernel that never
+  /// returned...) has poisoned this process' context: nothing can run on the
+  /// GPU any more and the process must restart (IsolatedEvaluator does).
+  bool context_lost() const;
+  /// The family's template hash (family_source_hash), for the database key.
+  const std::string& family_hash() const;
+  const Problem& problem() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Whether a CUDA error leaves the context unusable (every later call fails).
+bool is_sticky_cuda_error(int cuda_error);
+
+}  // namespace ktune
