@@ -6,6 +6,7 @@
 #include "kernels_templated/reduce/reduce_family.hpp"
 #include "kernels_templated/rmsnorm/rmsnorm_family.hpp"
 #include "kernels_templated/softmax/softmax_family.hpp"
+#include "kernels_templated/gemm/gemm_family.hpp"
 
 namespace ktune {
 namespace {
@@ -17,6 +18,7 @@ const std::vector<const KernelFamily*>& families() {
       &reduce_family(),
       &softmax_family(),
       &rmsnorm_family(),
+      &gemm_family(),
   };
   return all;
 }

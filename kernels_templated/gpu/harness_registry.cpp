@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kernels_templated/harness.hpp"
+#include "kernels_templated/gemm/gpu/gemm_harness.hpp"
 #include "kernels_templated/faulty/gpu/faulty_harness.hpp"
 #include "kernels_templated/reduce/gpu/reduce_harness.hpp"
 #include "kernels_templated/rmsnorm/gpu/rmsnorm_harness.hpp"
@@ -16,6 +17,7 @@ std::unique_ptr<FamilyHarness> make_harness(std::string_view family) {
   using Factory = std::function<std::unique_ptr<FamilyHarness>()>;
   // Adding a family: include its harness header and add one line here.
   static const std::vector<std::pair<std::string_view, Factory>> factories = {
+      {"gemm", [] { return std::make_unique<GemmHarness>(); }},
       {"test_faulty", make_faulty_harness},
       {"reduce", make_reduce_harness},
       {"softmax", make_softmax_harness},

@@ -194,11 +194,12 @@ cudaError_t GemmHarness::launch(const Config& config, std::span<const cudaKernel
       return e;
   }
   const void* main_kernel = reinterpret_cast<const void*>(kernels[next++]);
-  if (g.smem_bytes > 48 * 1024 && !smem_raised_.count(main_kernel)) {
+  // Set on every launch (cheap): a handle may be reused by a later library once
+  // an earlier one is unloaded, so remembering handles would be wrong.
+  if (g.smem_bytes > 48 * 1024) {
     if (cudaError_t e = cudaFuncSetAttribute(main_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, g.smem_bytes);
         e != cudaSuccess)
       return e;
-    smem_raised_.insert(main_kernel);
   }
   const dim3 grid(static_cast<unsigned>(g.tiles_m * g.tiles_n), 1, static_cast<unsigned>(g.split_k));
   if (cudaError_t e = cudaLaunchKernel(main_kernel, grid, dim3(g.threads), args, g.smem_bytes, stream); e != cudaSuccess)

@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <set>
 #include <span>
 #include <vector>
 
@@ -46,7 +45,6 @@ class GemmHarness final : public FamilyHarness {
   std::vector<float> reference_;  ///< alpha*op(A)op(B) + beta*C0 + bias, activated; M x N tight
   double reference_rms_ = 0;
   void* cublas_ = nullptr;        ///< cublasHandle_t
-  std::set<const void*> smem_raised_;
 };
 
 }  // namespace ktune

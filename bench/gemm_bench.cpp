@@ -1,0 +1,327 @@
+// gemm benchmark: the tuned gemm configurations against cuBLAS in the same run
+// (bf16 4096^3 and 8192^3, fp32 4096^3, misaligned leading dimensions near
+// 4096^3 against the aligned shape). Usage: bench_gemm_bench [--out DIR].
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/compiler.hpp"
+#include "engine/nvml.hpp"
+#include "engine/version.hpp"
+#include "kernels_templated/gemm/gemm_family.hpp"
+#include "kernels_templated/gemm/gpu/gemm_harness.hpp"
+
+namespace {
+
+using namespace ktune;
+
+constexpr int kWarmup = 3;
+constexpr int kReps = 20;
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "gemm_bench: %s: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+
+/// Median milliseconds of `launch` over kReps events-timed runs, L2 flushed before each.
+double time_median_ms(const std::function<cudaError_t(cudaStream_t)>& launch, cudaStream_t s, void* flush,
+                      std::size_t flush_bytes) {
+  for (int i = 0; i < kWarmup; ++i) check(launch(s), "warm-up launch");
+  cudaEvent_t start, stop;
+  check(cudaEventCreate(&start), "event");
+  check(cudaEventCreate(&stop), "event");
+  std::vector<double> ms;
+  for (int i = 0; i < kReps; ++i) {
+    check(cudaMemsetAsync(flush, i & 0xFF, flush_bytes, s), "L2 flush");
+    check(cudaEventRecord(start, s), "event record");
+    check(launch(s), "timed launch");
+    check(cudaEventRecord(stop, s), "event record");
+    check(cudaEventSynchronize(stop), "event sync");
+    float t = 0;
+    check(cudaEventElapsedTime(&t, start, stop), "elapsed");
+    ms.push_back(t);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+struct Candidate {
+  Config config;
+  double ms = 0;
+  bool verified = false;
+  std::string note;
+};
+
+struct CaseResult {
+  std::string label;
+  Problem problem;
+  Candidate best;
+  double cublas_ms = 0;
+  std::vector<Candidate> ranked;  ///< every timed candidate, fastest first
+  double tflops(double ms) const { return gemm_family().flops(problem) / (ms * 1e-3) / 1e12; }
+};
+
+Config tc(int bm, int bn, int bk, int wm, int wn, int st, int group) {
+  Config c;
+  c.set("BLOCK_M", std::int64_t{bm});
+  c.set("BLOCK_N", std::int64_t{bn});
+  c.set("BLOCK_K", std::int64_t{bk});
+  c.set("WARP_M", std::int64_t{wm});
+  c.set("WARP_N", std::int64_t{wn});
+  c.set("STAGES", std::int64_t{st});
+  c.set("VEC", std::int64_t{8});
+  c.set("SMEM", std::string("xor"));
+  c.set("GROUP_M", std::int64_t{group});
+  c.set("SPLIT_K", std::int64_t{1});
+  c.set("REDUCE", std::string("workspace"));
+  c.set("PREDICATED", false);
+  return c;
+}
+
+Config simt(int bm, int bn, int bk, int wm, int wn, int group) {
+  Config c;
+  c.set("BLOCK_M", std::int64_t{bm});
+  c.set("BLOCK_N", std::int64_t{bn});
+  c.set("BLOCK_K", std::int64_t{bk});
+  c.set("WARP_M", std::int64_t{wm});
+  c.set("WARP_N", std::int64_t{wn});
+  c.set("VEC", std::int64_t{4});
+  c.set("SMEM", std::string("pad"));
+  c.set("GROUP_M", std::int64_t{group});
+  c.set("SPLIT_K", std::int64_t{1});
+  c.set("REDUCE", std::string("workspace"));
+  c.set("PREDICATED", false);
+  return c;
+}
+
+/// Hand-picked starting points (the usual mma.sync / SIMT tile shapes) plus a
+/// seeded random sample of the space without split-K, repaired to validity.
+std::vector<Config> candidates(const Problem& p, const DeviceSpec& d, const std::vector<Config>& seeds,
+                               std::size_t random_count, std::uint64_t seed) {
+  const Space s = gemm_family().space(p, d);
+  std::vector<Config> out;
+  auto add = [&](const Config& c) {
+    auto r = s.repair(c);
+    if (r && std::find(out.begin(), out.end(), *r) == out.end()) out.push_back(*r);
+  };
+  for (const Config& c : seeds) add(c);
+  for (Config c : s.sample(random_count * 3, seed)) {
+    if (out.size() >= seeds.size() + random_count) break;
+    if (c.integer("SPLIT_K") != 1) continue;
+    add(c);
+  }
+  return out;
+}
+
+CaseResult run_case(const std::string& label, const Problem& p, const DeviceSpec& d, const std::vector<Config>& start,
+                    int climb_rounds, const Compiler& compiler, cudaStream_t stream, void* flush,
+                    std::size_t flush_bytes, std::ostream& log, std::size_t verify_top) {
+  CaseResult result{label, p, {}, 0, {}};
+  GemmHarness harness;
+  harness.prepare(p, 2026);
+  const Space space = gemm_family().space(p, d);
+  std::vector<Config> configs;  // everything evaluated, index-aligned with kernels_of
+  std::vector<std::vector<cudaKernel_t>> kernels_of;
+  std::vector<cudaLibrary_t> libraries;
+  std::vector<Candidate> timed;
+  log << "## " << label << " (" << p.key() << ")\n";
+
+  auto evaluate = [&](const std::vector<Config>& batch) {
+    std::vector<KernelSource> sources;
+    for (const Config& c : batch) sources.push_back(gemm_family().source(p, c));
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto compiled = compiler.compile_all(sources);
+    log << "  compiled " << batch.size() << " in "
+        << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s\n";
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      if (!compiled[i].ok) {
+        log << "  compile failed: " << batch[i].key() << "\n";
+        continue;
+      }
+      cudaLibrary_t lib = nullptr;
+      check(cudaLibraryLoadData(&lib, compiled[i].cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
+            "load cubin");
+      libraries.push_back(lib);
+      std::vector<cudaKernel_t> ks;
+      for (const auto& r : compiled[i].kernels) {
+        cudaKernel_t k;
+        check(cudaLibraryGetKernel(&k, lib, r.lowered_name.c_str()), "get kernel");
+        ks.push_back(k);
+      }
+      configs.push_back(batch[i]);
+      kernels_of.push_back(ks);
+      const std::size_t idx = configs.size() - 1;
+      Candidate c{batch[i], 0, false, ""};
+      c.ms = time_median_ms([&](cudaStream_t s) { return harness.launch(configs[idx], kernels_of[idx], s); }, stream,
+                            flush, flush_bytes);
+      std::ostringstream regs;
+      for (const auto& r : compiled[i].kernels) regs << r.registers << "r/" << r.spill_store_bytes << "spill ";
+      c.note = regs.str();
+      timed.push_back(c);
+      log << "  " << batch[i].key() << "  " << c.ms << " ms  " << result.tflops(c.ms) << " TFLOP/s  " << c.note
+          << "\n";
+    }
+    std::sort(timed.begin(), timed.end(), [](const Candidate& a, const Candidate& b) { return a.ms < b.ms; });
+  };
+  evaluate(start);
+  // Hill climbing: the untried one-step neighbours of the best so far (no split-K).
+  for (int round = 0; round < climb_rounds && !timed.empty(); ++round) {
+    std::vector<Config> batch;
+    for (const Config& n : space.neighbours(timed.front().config)) {
+      if (n.integer("SPLIT_K") != 1 || std::find(configs.begin(), configs.end(), n) != configs.end()) continue;
+      if (std::find(batch.begin(), batch.end(), n) == batch.end()) batch.push_back(n);
+    }
+    if (batch.empty()) break;
+    log << "  climb round " << round + 1 << " from " << timed.front().config.key() << "\n";
+    evaluate(batch);
+  }
+  result.ranked = timed;
+  // Correct first: the fastest candidate that verifies wins.
+  for (std::size_t i = 0; i < timed.size() && i < verify_top; ++i) {
+    const std::size_t idx = std::find(configs.begin(), configs.end(), timed[i].config) - configs.begin();
+    harness.poison_outputs(stream);
+    check(harness.launch(configs[idx], kernels_of[idx], stream), "verify launch");
+    const Verification v = harness.verify(configs[idx], stream);
+    log << "  verify " << configs[idx].key() << ": " << (v.passed ? "passed" : "FAILED") << " rel_l2 "
+        << v.rel_l2_error << " " << v.detail << "\n";
+    if (v.passed) {
+      result.best = timed[i];
+      result.best.verified = true;
+      break;
+    }
+  }
+  result.cublas_ms = time_median_ms([&](cudaStream_t s) { return harness.launch_cublas(s); }, stream, flush, flush_bytes);
+  log << "  cuBLAS " << result.cublas_ms << " ms  " << result.tflops(result.cublas_ms) << " TFLOP/s; "
+      << configs.size() << " configurations timed\n";
+  for (cudaLibrary_t lib : libraries) cudaLibraryUnload(lib);
+  return result;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string out_dir;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--out" && i + 1 < argc) out_dir = argv[++i];
+    else if (a == "--help" || a == "-h") {
+      std::printf("usage: bench_gemm_bench [--out DIR]  (writes DIR/gemm-bench.md and DIR/gemm-bench-log.txt)\n");
+      return 0;
+    } else {
+      std::fprintf(stderr, "bench_gemm_bench: unknown argument '%s' (usage: [--out DIR])\n", a.c_str());
+      return 2;
+    }
+  }
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    std::printf("gemm_bench: skipped, no CUDA device\n");
+    return 0;
+  }
+  cudaDeviceProp prop{};
+  check(cudaGetDeviceProperties(&prop, 0), "device properties");
+  DeviceSpec d = *find_builtin_device("h200");
+  d.smem_per_block_optin = static_cast<int>(prop.sharedMemPerBlockOptin);
+  d.sm_count = prop.multiProcessorCount;
+  char bus[32] = {0};
+  cudaDeviceGetPCIBusId(bus, sizeof bus, 0);
+
+  cudaStream_t stream;
+  check(cudaStreamCreate(&stream), "stream");
+  const std::size_t flush_bytes = 256u << 20;  // > 60 MB L2
+  void* flush = nullptr;
+  check(cudaMalloc(&flush, flush_bytes), "flush buffer");
+  Compiler compiler(CompilerOptions{});
+  std::ostringstream log;
+
+  const std::vector<Config> tc_seeds = {tc(128, 256, 32, 64, 64, 4, 8), tc(256, 128, 32, 64, 64, 4, 8),
+                                        tc(128, 128, 32, 64, 64, 4, 8), tc(128, 256, 64, 64, 64, 3, 8),
+                                        tc(256, 128, 64, 64, 64, 3, 8), tc(128, 128, 64, 64, 32, 3, 8),
+                                        tc(128, 256, 32, 64, 64, 3, 16), tc(256, 128, 32, 64, 64, 5, 8),
+                                        tc(128, 128, 64, 64, 64, 3, 8), tc(128, 128, 32, 64, 64, 5, 8),
+                                        tc(128, 128, 32, 64, 64, 4, 4), tc(128, 128, 32, 64, 64, 4, 16)};
+  const std::vector<Config> simt_seeds = {simt(128, 128, 8, 32, 64, 8), simt(128, 128, 16, 32, 64, 8),
+                                          simt(128, 256, 8, 64, 32, 8), simt(256, 128, 8, 64, 32, 8),
+                                          simt(128, 128, 8, 64, 32, 8), simt(64, 128, 8, 32, 32, 8)};
+  std::vector<CaseResult> results;
+  auto problem = [](const std::string& t) { return parse_problem(gemm_family(), t); };
+
+  const Problem bf4k = problem("m=4096,n=4096,k=4096,dtype=bf16");
+  results.push_back(run_case("bf16 4096^3", bf4k, d, candidates(bf4k, d, tc_seeds, 16, 11), 2, compiler, stream,
+                             flush, flush_bytes, log, 4));
+  // 8192^3: the six fastest of 4096^3, re-timed, plus a few random ones.
+  std::vector<Config> top;
+  for (std::size_t i = 0; i < results[0].ranked.size() && i < 6; ++i) top.push_back(results[0].ranked[i].config);
+  const Problem bf8k = problem("m=8192,n=8192,k=8192,dtype=bf16");
+  results.push_back(run_case("bf16 8192^3", bf8k, d, candidates(bf8k, d, top, 2, 12), 1, compiler, stream, flush,
+                             flush_bytes, log, 2));
+  const Problem fp4k = problem("m=4096,n=4096,k=4096,dtype=fp32");
+  results.push_back(run_case("fp32 4096^3", fp4k, d, candidates(fp4k, d, simt_seeds, 12, 13), 2, compiler, stream,
+                             flush, flush_bytes, log, 4));
+  std::vector<Config> mis_seeds;
+  for (Config c : tc_seeds) {
+    c.set("VEC", std::int64_t{4});
+    mis_seeds.push_back(c);
+  }
+  const Problem mis4 = problem("m=4096,n=4096,k=4096,dtype=bf16,lda=4100,ldb=4100,ldc=4100");
+  results.push_back(run_case("bf16 4096^3, ld=4100", mis4, d, candidates(mis4, d, mis_seeds, 4, 14), 1, compiler,
+                             stream, flush, flush_bytes, log, 4));
+  const Problem mis1 = problem("m=4096,n=4096,k=4096,dtype=bf16,lda=4097,ldb=4097,ldc=4097");
+  results.push_back(run_case("bf16 4096^3, ld=4097", mis1, d, candidates(mis1, d, mis_seeds, 8, 15), 1, compiler,
+                             stream, flush, flush_bytes, log, 4));
+
+  std::ostringstream table;
+  const auto clock = Nvml::instance().sm_clock_mhz(bus);
+  const std::time_t now = std::time(nullptr);
+  char date[64];
+  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+  table << "# gemm benchmark\n\n"
+        << "date " << date << "; device " << prop.name << " (" << prop.multiProcessorCount << " SMs); SM clock after run "
+        << (clock ? std::to_string(*clock) + " MHz" : std::string("unknown")) << "; " << version_text()
+        << "; CUDA events, median of " << kReps << " after " << kWarmup
+        << " warm-ups, L2 flushed (256 MB memset) before each repetition, seeded uniform [-1,1] data.\n\n"
+        << "| shape | dtype | ld | tuned TFLOP/s | cuBLAS TFLOP/s | tuned / cuBLAS | best configuration |\n"
+        << "|---|---|---|---|---|---|---|\n";
+  for (const CaseResult& r : results) {
+    const double tuned = r.best.verified ? r.tflops(r.best.ms) : 0;
+    const double blas = r.tflops(r.cublas_ms);
+    char line[512];
+    std::snprintf(line, sizeof line, "| %lldx%lldx%lld | %s | %lld/%lld/%lld | %.1f | %.1f | %.2f | `%s` |\n",
+                  static_cast<long long>(r.problem.integer("m")), static_cast<long long>(r.problem.integer("n")),
+                  static_cast<long long>(r.problem.integer("k")), r.problem.text("dtype").c_str(),
+                  static_cast<long long>(r.problem.integer("lda")), static_cast<long long>(r.problem.integer("ldb")),
+                  static_cast<long long>(r.problem.integer("ldc")), tuned, blas, blas > 0 ? tuned / blas : 0,
+                  r.best.verified ? r.best.config.key().c_str() : "(none verified)");
+    table << line;
+  }
+  const double aligned = results[0].best.verified ? results[0].tflops(results[0].best.ms) : 0;
+  for (std::size_t i = 3; i < results.size(); ++i) {
+    const double mis = results[i].best.verified ? results[i].tflops(results[i].best.ms) : 0;
+    char line[256];
+    std::snprintf(line, sizeof line, "\n%s: tuned %.1f TFLOP/s = %.2f x the aligned 4096^3 (%.1f)", results[i].label.c_str(),
+                  mis, aligned > 0 ? mis / aligned : 0, aligned);
+    table << line;
+  }
+  table << "\n";
+  std::printf("%s\n%s", log.str().c_str(), table.str().c_str());
+  if (!out_dir.empty()) {
+    std::filesystem::create_directories(out_dir);
+    std::ofstream(std::filesystem::path(out_dir) / "gemm-bench.md") << table.str();
+    std::ofstream(std::filesystem::path(out_dir) / "gemm-bench-log.txt") << log.str();
+  }
+  cudaFree(flush);
+  cudaStreamDestroy(stream);
+  return 0;
+}
