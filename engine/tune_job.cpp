@@ -75,7 +75,6 @@ std::unique_ptr<Evaluator> make_gpu_evaluator(const KernelFamily& family, const 
                                               const TuneSpec& spec) {
   IsolatedEvaluatorOptions options;
   options.gpu.device = spec.device;
-  options.gpu.seed = spec.seed;
   options.gpu.compiler.cache_dir = default_compile_cache_dir();
   return std::make_unique<IsolatedEvaluator>(family, problem, options);
 }
