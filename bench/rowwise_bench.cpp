@@ -429,7 +429,10 @@ int main(int argc, char** argv) {
                   ratio > 0 ? (std::to_string(ratio).substr(0, 4) + "x").c_str() : "n/a", o.best->seconds * 1e6,
                   o.measured.size(), o.failures, o.best->config.key().c_str());
     md << buf;
-    rows.push_back({{"family", o.shape.family}, {"problem", p.key()}, {"gbps", gbps},
+    nlohmann::json all = nlohmann::json::array();
+    for (const Measured& m : o.measured)
+      all.push_back({{"config", m.config.key()}, {"ok", m.ok}, {"seconds", m.seconds}, {"failure", m.failure}});
+    rows.push_back({{"family", o.shape.family}, {"problem", p.key()}, {"gbps", gbps}, {"measured", all},
                     {"copy_fraction", gbps / copy_gbps}, {"seconds", o.best->seconds}, {"torch_seconds", torch_s[i]},
                     {"ratio_to_torch", ratio}, {"tried", o.measured.size()}, {"failed", o.failures},
                     {"config", o.best->config.to_json()}});

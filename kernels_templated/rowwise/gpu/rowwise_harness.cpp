@@ -54,13 +54,35 @@ long long RowwiseHarness::output_elements() const {
   return problem_.text("axis") == "rows" ? cols : rows;
 }
 
-double RowwiseHarness::tolerance() const {
+long long RowwiseHarness::accumulation_chain(const Config& config) const {
+  try {
+    const LaunchPlan plan = plan_launch(kind_, problem_, config, device_);
+    if (is_column_reduction(kind_, problem_)) {
+      const long long down = config.integer("rows_per_block") * config.integer("split");
+      return (problem_.integer("rows") + down - 1) / down;
+    }
+    const long long tpr = config.integer("threads_per_row");
+    return (plan.seg_len + tpr - 1) / tpr;
+  } catch (const std::exception&) {
+    return problem_.integer("cols");  // a malformed configuration: assume the longest chain
+  }
+}
+
+double RowwiseHarness::tolerance(const Config& config) const {
   switch (dtype_) {
     case DType::bf16: return 1e-2;   // output rounding alone is ~2e-3 (8 bits of mantissa)
     case DType::fp16: return 2e-3;   // output rounding alone is ~3e-4
-    case DType::fp32:
-      // fp32 sums of long rows carry accumulation-order error ~ eps * sqrt(n).
-      return kind_ == Kind::reduce && problem_.text("op") == "sum" ? 1e-4 : 1e-5;
+    case DType::fp32: {
+      // fp32 output rounding is negligible; what remains is the order in
+      // which a thread accumulates its chain of n terms (the softmax
+      // denominator, the rmsnorm sum of squares, a sum), ~u * sqrt(n) with
+      // u = 6e-8. Measured on the H200 (2026-11-29): 5.7e-5 for a softmax
+      // denominator accumulated by one thread over 65537 terms, 1.4e-5 over 16385.
+      const double base = kind_ == Kind::reduce && problem_.text("op") == "sum" ? 1e-4 : 1e-5;
+      const bool accumulates = !(kind_ == Kind::reduce && problem_.text("op") == "max");
+      const double chain = static_cast<double>(accumulation_chain(config));
+      return accumulates ? std::max(base, 4e-7 * std::sqrt(chain)) : base;
+    }
   }
   return 1e-5;
 }
@@ -165,9 +187,9 @@ void RowwiseHarness::poison_outputs(cudaStream_t stream) {
   check(cudaMemsetAsync(ws_, 0xff, ws_floats_ * sizeof(float), stream), "poison workspace");
 }
 
-Verification RowwiseHarness::verify(const Config&, cudaStream_t stream) {
+Verification RowwiseHarness::verify(const Config& config, cudaStream_t stream) {
   Verification v;
-  v.tolerance = tolerance();
+  v.tolerance = tolerance(config);
   CompareStats stats;
   const double ref_floor = kind_ == Kind::softmax ? 1e-6 : 1e-3;
   cudaError_t e = compare(y_, dtype_, ref_, output_elements(), 50 * v.tolerance, ref_floor, scratch_, stats, stream);
