@@ -12,10 +12,21 @@ namespace {
 
 using namespace ktune::testing;
 
+void run_writers(const std::string& path);
+
 TEST(ConcurrentWriters, ForkedProcessesLoseNoResult) {
   TempDir dir;
   std::string path = dir.file("shared.db");
   { Store::open(path); }  // created once; every writer then opens it on its own
+  run_writers(path);
+}
+
+TEST(ConcurrentWriters, ForkedProcessesCreatingTheFileTogetherLoseNoResult) {
+  TempDir dir;
+  run_writers(dir.file("born-shared.db"));  // nobody created it: they race to
+}
+
+void run_writers(const std::string& path) {
 
   constexpr int kWriters = 4, kBatches = 25, kPerBatch = 20;
   std::vector<pid_t> children;
