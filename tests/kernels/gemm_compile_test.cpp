@@ -65,8 +65,11 @@ void compile_samples(const std::vector<Sample>& samples) {
       }
     }
   }
-  // The model must call most sampled configurations spill-free, or the check is empty.
-  EXPECT_GE(spill_free_predicted, static_cast<int>(outputs.size()) / 2);
+  // The check must not be vacuous: the model has to vouch for a fair share
+  // (it makes no claim for element-wise copies or estimates near the cap).
+  std::printf("gemm compile: %zu configurations compiled, %d predicted spill-free and checked\n", outputs.size(),
+              spill_free_predicted);
+  EXPECT_GE(spill_free_predicted, static_cast<int>(outputs.size()) / 3);
 }
 
 TEST(GemmCompile, SimtFp32SampleCompilesWithoutSpills) {
