@@ -66,8 +66,7 @@ const CommandRegistrar registrar(70, [](CLI::App& app) {
   cmd->add_option("--space", args->spaces,
                   "Recorded space files: ktune recordings, Kernel Tuner cache files or T4 results "
                   "(the format is told from the content)")
-      ->required()
-      ->check(CLI::ExistingFile);
+      ->required();  // a missing file is reported by the reader (exit 2)
   cmd->add_option("--strategies", args->strategies,
                   "Comma-separated strategies: random, exhaustive, evolutionary, bayes, bayes-lcb, model")
       ->delimiter(',')
