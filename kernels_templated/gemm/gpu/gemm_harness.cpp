@@ -288,6 +288,10 @@ std::size_t GemmHarness::working_set_bytes() const {
          workspace_floats_ * sizeof(float);
 }
 
+std::pair<const void*, std::size_t> GemmHarness::output_region() const {
+  return {c_, c_elems_ * static_cast<std::size_t>(problem_.out_bytes())};
+}
+
 cudaError_t GemmHarness::launch_cublas(cudaStream_t stream) {
   const GemmProblem& p = problem_;
   auto h = static_cast<cublasHandle_t>(cublas_);

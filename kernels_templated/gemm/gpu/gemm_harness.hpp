@@ -24,6 +24,9 @@ class GemmHarness final : public FamilyHarness {
   void poison_outputs(cudaStream_t stream) override;
   Verification verify(const Config& config, cudaStream_t stream) override;
   std::size_t working_set_bytes() const override;
+  /// C (M rows of ldc elements): the evaluator's bitwise determinism check
+  /// compares two runs; atomic split-K configurations are expected to differ.
+  std::pair<const void*, std::size_t> output_region() const override;
 
   /// cuBLAS on the same buffers, writing C as the kernel does (the baseline
   /// for benchmarks; tf32 uses cuBLAS' TF32 mode, fp32 its full-precision one).
