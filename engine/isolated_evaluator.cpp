@@ -333,7 +333,9 @@ struct IsolatedEvaluator::Impl {
     for (std::size_t idx : batch)
       request += nlohmann::json{{"config", configs[idx].to_json()}}.dump() + "\n";
     request += "{\"run\":true}\n";
-    std::optional<std::size_t> in_flight;
+    // The configuration on the GPU (index into configs), kNone when none is.
+    constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+    std::size_t in_flight = kNone;
     Clock::time_point started = Clock::now(), last_activity = Clock::now();
     bool context_lost = false;
     std::string lost_message;
@@ -352,16 +354,16 @@ struct IsolatedEvaluator::Impl {
       if (!sent) {
         got = WorkerProcess::Read::eof;
       } else {
-        limit = in_flight ? gpu_limit() : options.watchdog.compile_limit_s;
-        auto deadline = (in_flight ? started : last_activity) + std::chrono::duration_cast<Clock::duration>(
+        limit = in_flight != kNone ? gpu_limit() : options.watchdog.compile_limit_s;
+        auto deadline = (in_flight != kNone ? started : last_activity) + std::chrono::duration_cast<Clock::duration>(
                                                                     std::chrono::duration<double>(limit));
         got = worker->read_line(deadline, line);
       }
       if (got == WorkerProcess::Read::timeout) {
         worker->kill_now();
         worker.reset();
-        if (in_flight) {
-          results[*in_flight] = failure(configs[*in_flight], Status::timeout,
+        if (in_flight != kNone) {
+          results[in_flight] = failure(configs[in_flight], Status::timeout,
                                         "no result after " + std::to_string(limit) +
                                             " s on the GPU (watchdog); worker killed and restarted");
         } else if (auto victim = first_unreported()) {
@@ -377,8 +379,8 @@ struct IsolatedEvaluator::Impl {
         worker.reset();
         std::string detail = "worker " + how + (context_lost ? " (" + lost_message + ")" : "") +
                              (tail.empty() ? "" : "; stderr: " + tail);
-        if (in_flight) {
-          results[*in_flight] = failure(configs[*in_flight], Status::launch_error,
+        if (in_flight != kNone) {
+          results[in_flight] = failure(configs[in_flight], Status::launch_error,
                                         "the worker died while this configuration ran on the GPU: " + detail);
         } else if (!context_lost) {
           // Died outside any GPU phase (e.g. in the compiler): charge the
@@ -417,7 +419,7 @@ struct IsolatedEvaluator::Impl {
         } catch (const std::exception& e) {
           results[idx] = failure(configs[idx], Status::launch_error, std::string("unreadable worker result: ") + e.what());
         }
-        if (in_flight == idx) in_flight.reset();
+        if (in_flight == idx) in_flight = kNone;
       } else if (event == "batch_done") {
         for (std::size_t idx : batch)
           if (!results[idx])
