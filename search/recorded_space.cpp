@@ -133,21 +133,32 @@ Space space_from_recorded(std::vector<Result>& results, const std::vector<std::s
   }
 
   Space space;
+  std::set<std::string> boolean_names;
   auto members = std::make_shared<std::vector<std::unordered_set<std::string>>>(names.size());
   for (std::size_t i = 0; i < names.size(); ++i) {
     const auto& name = names[i];
     std::vector<Value> numbers;
     std::vector<std::string> texts;
+    bool all_bool = true;
     for (const auto& r : results) {
       if (r.status == Status::invalid_config) continue;
       if (!r.config.contains(name))
         throw std::invalid_argument("recorded space: configuration '" + r.config.key() +
                                     "' has no value for parameter '" + name + "'");
       const Value& v = r.config.at(name);
+      all_bool &= std::holds_alternative<bool>(v);
       if (is_text(v))
         texts.push_back(std::get<std::string>(v));
       else
         numbers.push_back(std::holds_alternative<bool>(v) ? Value(std::int64_t(std::get<bool>(v))) : v);
+    }
+    if (all_bool && !numbers.empty()) {
+      // A knob recorded only as true/false stays boolean, so that replayed
+      // configurations keep the keys the GPU path stores.
+      bool first = std::get<std::int64_t>(numbers.front()) != 0;
+      space.add(Parameter::boolean(name, first, "recorded values"));
+      boolean_names.insert(name);
+      continue;
     }
     if (!texts.empty() && !numbers.empty())
       throw std::invalid_argument("recorded space: parameter '" + name + "' mixes text and numbers");
@@ -166,10 +177,12 @@ Space space_from_recorded(std::vector<Result>& results, const std::vector<std::s
       space.add(Parameter::list(name, numbers, numbers.front(), "recorded values"));
     }
   }
-  // Booleans were recorded as 0/1 above; store the configurations the same way.
+  // Booleans mixed with numbers were recorded as 0/1 above; store the
+  // configurations the same way.
   for (auto& r : results)
     for (const auto& name : names)
-      if (r.config.contains(name) && std::holds_alternative<bool>(r.config.at(name)))
+      if (!boolean_names.count(name) && r.config.contains(name) &&
+          std::holds_alternative<bool>(r.config.at(name)))
         r.config.set(name, std::int64_t(std::get<bool>(r.config.at(name))));
 
   // Prefix sets: level i holds the keys of (names[0..i]) of recorded configs.
