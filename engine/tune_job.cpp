@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "engine/compiler.hpp"
+#include "engine/cost_context.hpp"
 #include "engine/device_query.hpp"
 #include "engine/isolated_evaluator.hpp"
 #include "engine/replay_evaluator.hpp"
@@ -166,7 +167,9 @@ void validate_tune_spec(const TuneSpec& spec) {
   parse_problem(family, spec.problem);
 }
 
-std::unique_ptr<PreparedTune> prepare_tune(const TuneSpec& spec) {
+std::unique_ptr<PreparedTune> prepare_tune(const TuneSpec& spec) { return prepare_tune(spec, PrepareHooks{}); }
+
+std::unique_ptr<PreparedTune> prepare_tune(const TuneSpec& spec, const PrepareHooks& hooks) {
   validate_tune_spec(spec);
   auto job = std::make_unique<PreparedTune>();
   job->spec = spec;
@@ -181,7 +184,7 @@ std::unique_ptr<PreparedTune> prepare_tune(const TuneSpec& spec) {
     job->problem = rec.problem;
     job->device = recorded_device(rec);
     job->space = std::make_unique<Space>(rec.space);
-    job->evaluator = std::make_unique<ReplayEvaluator>(job->recording);
+    if (!hooks.evaluator) job->evaluator = std::make_unique<ReplayEvaluator>(job->recording);
     job->key.family_hash = recording_hash(rec, spec.replay);
     job->key.family = rec.family;
     if (job->provenance.source.empty())
@@ -189,19 +192,23 @@ std::unique_ptr<PreparedTune> prepare_tune(const TuneSpec& spec) {
   } else {
     job->family = &find_family(spec.kernel);
     job->problem = parse_problem(*job->family, spec.problem);
-    DeviceQuery query = query_devices();
-    if (query.devices.empty())
-      throw NoGpuError("no GPU: " + query.none_reason +
-                       ". Use --replay FILE to run the same search against a recorded space");
-    auto live = std::find_if(query.devices.begin(), query.devices.end(),
-                             [&](const LiveDevice& d) { return d.ordinal == spec.device; });
-    if (live == query.devices.end())
-      throw std::invalid_argument("no GPU with ordinal " + std::to_string(spec.device) + " (" +
-                                  std::to_string(query.devices.size()) + " visible)");
-    job->device = live->spec;
+    if (hooks.device) {
+      job->device = *hooks.device;
+    } else {
+      DeviceQuery query = query_devices();
+      if (query.devices.empty())
+        throw NoGpuError("no GPU: " + query.none_reason +
+                         ". Use --replay FILE to run the same search against a recorded space");
+      auto live = std::find_if(query.devices.begin(), query.devices.end(),
+                               [&](const LiveDevice& d) { return d.ordinal == spec.device; });
+      if (live == query.devices.end())
+        throw std::invalid_argument("no GPU with ordinal " + std::to_string(spec.device) + " (" +
+                                    std::to_string(query.devices.size()) + " visible)");
+      job->device = live->spec;
+    }
     job->space = std::make_unique<Space>(job->family->space(job->problem, job->device));
     job->space->require_nonempty();
-    job->evaluator = make_gpu_evaluator(*job->family, job->problem, spec);
+    if (!hooks.evaluator) job->evaluator = make_gpu_evaluator(*job->family, job->problem, spec);
     job->key.family = std::string(job->family->name());
     job->key.family_hash = family_source_hash(*job->family);
   }
@@ -217,16 +224,9 @@ std::unique_ptr<PreparedTune> prepare_tune(const TuneSpec& spec) {
   SearchContext context;
   context.space = job->space.get();
   context.seed = spec.seed;
-  if (job->family && job->device.sm_count > 0) {
-    auto model = std::make_shared<RooflineModel>(job->device);
-    const KernelFamily* family = job->family;
-    Problem problem = job->problem;
-    DeviceSpec device = job->device;
-    context.predicted_time = [model, family, problem, device](const Config& c) {
-      return model->predict(family->estimate(problem, c, device)).time_s;
-    };
-  }
+  if (job->family) attach_cost_model(context, *job->family, job->problem, job->device);
   job->searcher = make_searcher(spec.strategy, context);
+  if (hooks.evaluator) job->evaluator = hooks.evaluator(*job);
   return job;
 }
 

@@ -60,7 +60,7 @@ std::vector<double> run_once(const RecordedSpace& rec, const ReplayOracle& oracl
   ctx.space = &rec.space;
   ctx.seed = seed;
   ctx.options = options.search_options;
-  if (options.prior) ctx.predicted_time = options.prior(rec);
+  if (options.cost_model) options.cost_model(rec, ctx);
   const auto t0 = std::chrono::steady_clock::now();
   auto searcher = make_searcher(strategy, ctx);
   std::vector<double> trace;

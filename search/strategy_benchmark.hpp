@@ -24,8 +24,9 @@ struct StrategyBenchmarkOptions {
   std::uint64_t seed = 1;
   std::size_t batch = 1;  ///< configurations per propose() call
   ValueMap search_options;  ///< passed to every strategy (SearchContext::options)
-  /// Optional cost prior for a recording (returns an empty function for none).
-  std::function<std::function<double(const Config&)>(const RecordedSpace&)> prior;
+  /// Optional: fills the cost model of a recording into the strategies'
+  /// context (predicted_time, work_estimate, roofline) when one exists.
+  std::function<void(const RecordedSpace&, SearchContext&)> cost_model;
   bool parallel = true;  ///< repeats run on the TBB pool (results do not depend on it)
 };
 

@@ -1,5 +1,6 @@
 // `ktune bench-strategies`: replays search strategies against recorded
 // spaces (no GPU) and reports how fast each finds the optimum.
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -7,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/cli/command.hpp"
+#include "engine/cost_context.hpp"
+#include "kernels_templated/family.hpp"
 #include "search/strategy_benchmark.hpp"
 
 namespace ktune::cli {
@@ -22,7 +25,19 @@ struct BenchStrategiesArgs {
   std::string search_options;
   std::string svg;
   bool json = false;
+  bool no_cost_model = false;
 };
+
+// A recording of a ktune family on a known device gets the family's roofline
+// (what `ktune tune` gives its searcher); foreign recordings get none.
+void attach_recording_cost_model(const RecordedSpace& rec, SearchContext& context) {
+  std::vector<std::string> known = family_names();
+  if (std::find(known.begin(), known.end(), rec.family) == known.end()) return;
+  std::optional<DeviceSpec> device = rec.device;
+  if (!device || device->sm_count <= 0) device = find_builtin_device(rec.device_name);
+  if (!device) return;
+  attach_cost_model(context, find_family(rec.family), rec.problem, *device);
+}
 
 int run_bench_strategies(const BenchStrategiesArgs& args) {
   StrategyBenchmarkOptions opt;
@@ -31,6 +46,7 @@ int run_bench_strategies(const BenchStrategiesArgs& args) {
   opt.repeats = args.repeats;
   opt.batch = args.batch;
   opt.seed = args.seed;
+  if (!args.no_cost_model) opt.cost_model = attach_recording_cost_model;
   if (!args.search_options.empty()) opt.search_options = ValueMap::parse(args.search_options);
   for (std::size_t b : opt.budgets)
     if (b == 0) throw UsageError("--budgets: a budget must be at least 1");
@@ -82,6 +98,8 @@ const CommandRegistrar registrar(70, [](CLI::App& app) {
                   "Strategy knobs as name=value,... e.g. population=30,acquisition=lcb,batch=liar");
   cmd->add_option("--svg", args->svg, "Write a convergence plot (SVG) to this file");
   cmd->add_flag("--json", args->json, "Print the full report as JSON instead of tables");
+  cmd->add_flag("--no-cost-model", args->no_cost_model,
+                "Give the strategies no roofline model, even for recordings of ktune families");
   cmd->callback([args] { set_exit_code(run_bench_strategies(*args)); });
 });
 
