@@ -217,7 +217,7 @@ std::string shard_db_path(const std::string& db, const Shard& shard) {
 }
 
 std::vector<SweepOutcome> run_sweep(const std::vector<SweepItem>& items, Store& store, ProgressSink* progress,
-                                    std::ostream& out) {
+                                    std::ostream& out, const PrepareItem& prepare) {
   std::vector<SweepOutcome> outcomes;
   for (std::size_t i = 0; i < items.size(); ++i) {
     SweepOutcome outcome;
@@ -228,7 +228,7 @@ std::vector<SweepOutcome> run_sweep(const std::vector<SweepItem>& items, Store& 
     // One item failing (no GPU, a crashed evaluator, a bad recording) must not
     // cost the rest of an hours-long sweep.
     try {
-      std::unique_ptr<PreparedTune> job = prepare_tune(spec);
+      std::unique_ptr<PreparedTune> job = prepare ? prepare(items[i]) : prepare_tune(spec);
       outcome.label = job->label;
       TuneReport report = run_prepared_tune(*job, store, progress);
       outcome.metric = throughput_for(*job, report);

@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -68,11 +70,16 @@ struct SweepOutcome {
   Throughput metric = Throughput::none;
 };
 
+/// Resolves one item into a prepared run; the default is prepare_tune(item.spec).
+/// Distributed sweeps (engine/distributed_evaluator.hpp) put their evaluator here.
+using PrepareItem = std::function<std::unique_ptr<PreparedTune>(const SweepItem&)>;
+
 /// Runs the items one after another into `store` (each item resumes from what
 /// the store holds). A failing item is reported and the sweep goes on.
-/// `out` gets a heading per item; progress goes to `progress`.
+/// `out` gets a heading per item; progress goes to `progress`. `prepare`
+/// (empty: prepare_tune) resolves each item.
 std::vector<SweepOutcome> run_sweep(const std::vector<SweepItem>& items, Store& store,
-                                    ProgressSink* progress, std::ostream& out);
+                                    ProgressSink* progress, std::ostream& out, const PrepareItem& prepare = {});
 
 /// The summary table: one line per item with evaluated (+reused), failures,
 /// best time and throughput, stop reason or error.

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -68,6 +70,20 @@ void validate_tune_spec(const TuneSpec& spec);
 /// Throws std::invalid_argument for bad input and NoGpuError when the spec
 /// needs a GPU and there is none.
 std::unique_ptr<PreparedTune> prepare_tune(const TuneSpec& spec);
+
+/// For sweeps whose evaluation happens elsewhere (MPI ranks, local GPU
+/// workers; engine/distributed_evaluator.hpp): the GPU is not queried here
+/// and the evaluator is the caller's.
+struct PrepareHooks {
+  /// The device the workers measure on (GPU items only): used for the space
+  /// and the key instead of querying a local GPU. Ignored for replays.
+  std::optional<DeviceSpec> device;
+  /// Builds the evaluator once the rest is prepared; empty: the local one
+  /// (IsolatedEvaluator or ReplayEvaluator).
+  std::function<std::unique_ptr<Evaluator>(const PreparedTune&)> evaluator;
+};
+/// prepare_tune with hooks; with empty hooks it is prepare_tune(spec).
+std::unique_ptr<PreparedTune> prepare_tune(const TuneSpec& spec, const PrepareHooks& hooks);
 
 /// Runs the loop against `store` under the prepared key.
 TuneReport run_prepared_tune(PreparedTune& job, Store& store, ProgressSink* progress);

@@ -1,10 +1,14 @@
 // `ktune sweep`: many tuning runs from one JSON file (optionally one shard of
-// it), resumable, with progress per problem and a summary table.
+// it), resumable, with progress per problem and a summary table; evaluation
+// optionally spread over MPI ranks (--mpi) or local GPUs (--gpus, --workers).
 #include <algorithm>
 #include <iostream>
 #include <memory>
 
 #include "engine/cli/command.hpp"
+#include "engine/device_query.hpp"
+#include "engine/local_workers.hpp"
+#include "engine/mpi_sweep.hpp"
 #include "engine/sweep.hpp"
 
 namespace ktune::cli {
@@ -15,19 +19,57 @@ struct SweepArgs {
   std::string shard = "0/1";
   std::string db;
   bool dry_run = false;
+  bool mpi = false;
+  std::string gpus;
+  std::size_t workers = 0;
 };
 
+/// The local workers of --gpus LIST or --workers N (none: a single-process sweep).
+std::vector<ktune::LocalWorker> local_workers(const SweepArgs& args) {
+  using namespace ktune;
+  std::vector<LocalWorker> workers;
+  if (!args.gpus.empty()) {
+    DeviceQuery query = query_devices();
+    if (query.devices.empty())
+      throw NoGpuError("--gpus: no GPU: " + query.none_reason +
+                       " (a replay sweep can use local workers without a GPU: --workers N)");
+    std::vector<int> visible;
+    for (const LiveDevice& d : query.devices) visible.push_back(d.ordinal);
+    for (int ordinal : parse_gpu_list(args.gpus, visible))
+      workers.push_back({"GPU " + std::to_string(ordinal), default_worker_factory([ordinal] { return ordinal; })});
+  }
+  for (std::size_t i = 0; i < args.workers; ++i) {
+    // Worker i runs GPU items on GPU i % visible (the MPI ranks' rule); a
+    // replay never asks, so replay workers need no GPU.
+    auto ordinal = [i] {
+      DeviceQuery query = query_devices();
+      if (query.devices.empty()) throw NoGpuError("no GPU: " + query.none_reason);
+      return query.devices[i % query.devices.size()].ordinal;
+    };
+    workers.push_back({"worker " + std::to_string(i), default_worker_factory(ordinal)});
+  }
+  return workers;
+}
+
+int run_items(const std::vector<SweepItem>& items, const std::string& db, WorkerTransport* transport);
+
 int run_sweep_command(const SweepArgs& args) {
+  if (args.mpi && (!args.gpus.empty() || args.workers > 0))
+    throw UsageError("--mpi cannot be combined with --gpus or --workers (each MPI rank is one worker)");
+  if (!args.gpus.empty() && args.workers > 0) throw UsageError("give --gpus or --workers, not both");
   SweepFile sweep = read_sweep(args.file);  // validates every item before any work
   Shard shard = parse_shard(args.shard);
   std::string db = !args.db.empty() ? args.db : !sweep.db.empty() ? sweep.db : "out/ktune.db";
   db = shard_db_path(db, shard);
   std::vector<SweepItem> items = shard_items(sweep.items, shard);
 
-  std::cout << "Sweep " << args.file << ": " << sweep.items.size() << " runs";
-  if (shard.count > 1) std::cout << ", shard " << shard.index << "/" << shard.count << " takes " << items.size();
-  std::cout << "; database " << db << "\n";
+  auto header = [&] {
+    std::cout << "Sweep " << args.file << ": " << sweep.items.size() << " runs";
+    if (shard.count > 1) std::cout << ", shard " << shard.index << "/" << shard.count << " takes " << items.size();
+    std::cout << "; database " << db << "\n";
+  };
   if (args.dry_run) {
+    header();
     for (const SweepItem& item : items)
       std::cout << "  [" << item.index << "] "
                 << (item.spec.replay.empty() ? item.spec.kernel + " " + item.spec.problem
@@ -35,9 +77,35 @@ int run_sweep_command(const SweepArgs& args) {
                 << " (" << item.spec.strategy << ")\n";
     return 0;
   }
+  if (args.mpi) {
+    // Every rank reads and checks the same file (above); rank 0 alone writes
+    // the database and prints; the others evaluate what it sends them.
+    MpiSession session;
+    if (session.rank() != 0) {
+      mpi_serve(session, items);
+      return 0;
+    }
+    std::unique_ptr<WorkerTransport> transport = make_mpi_transport(session);
+    header();
+    std::cout << "Evaluating on " << transport->size() << " MPI ranks (rank 0 coordinates)\n";
+    return run_items(items, db, transport.get());
+  }
+  std::vector<LocalWorker> workers = local_workers(args);
+  header();
+  std::unique_ptr<WorkerTransport> transport;
+  if (!workers.empty()) {
+    std::cout << "Evaluating on " << workers.size() << " local workers\n";
+    transport = std::make_unique<LocalWorkerTransport>(std::move(workers));
+  }
+  return run_items(items, db, transport.get());
+}
+
+/// Opens the database and runs the items (distributed when `transport` is set).
+int run_items(const std::vector<SweepItem>& items, const std::string& db, WorkerTransport* transport) {
   Store store = open_store_for_writing(db);
   StreamProgress progress(stderr);
-  std::vector<SweepOutcome> outcomes = run_sweep(items, store, &progress, std::cout);
+  std::vector<SweepOutcome> outcomes = transport ? run_distributed_sweep(items, store, *transport, &progress, std::cout)
+                                                 : run_sweep(items, store, &progress, std::cout);
   std::cout << "\nSummary\n";
   print_sweep_summary(std::cout, outcomes);
   std::size_t failed = std::count_if(outcomes.begin(), outcomes.end(),
@@ -63,6 +131,16 @@ const CommandRegistrar registrar(25, [](CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--db", args->db, "Database (overrides the file's \"db\"; default out/ktune.db)");
   cmd->add_flag("--dry-run", args->dry_run, "Validate the file and list this shard's runs without tuning");
+  cmd->add_flag("--mpi", args->mpi,
+                "Spread evaluation over MPI ranks (mpirun -np N ktune sweep FILE --mpi): rank 0 runs the "
+                "searchers and writes the database, ranks 1..N-1 evaluate (GPU items on GPU local rank % GPUs)");
+  cmd->add_option("--gpus", args->gpus,
+                  "Spread evaluation over this host's GPUs: 'all' or ordinals such as 0,2,3 (one isolated "
+                  "worker process per GPU, one coordinator)");
+  cmd->add_option("--workers", args->workers,
+                  "Spread evaluation over N local workers (GPU items on GPU i % visible GPUs; replay items "
+                  "need no GPU)")
+      ->check(CLI::PositiveNumber);
   cmd->callback([args] { set_exit_code(run_sweep_command(*args)); });
 });
 
