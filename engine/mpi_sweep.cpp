@@ -8,6 +8,10 @@
 #if KTUNE_HAVE_MPI
 #include <mpi.h>
 
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
 #include <nlohmann/json.hpp>
 
 #include "engine/device_query.hpp"
@@ -39,9 +43,23 @@ void send_text(const std::string& text, int to, int tag) {
   check(MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, to, tag, MPI_COMM_WORLD), "MPI_Send");
 }
 
+/// Waits for a message without holding a core: Open MPI's blocking probe
+/// polls, which would compete with the workers' compiler threads for the
+/// whole of a GPU sweep. Spins briefly (a replay answers in microseconds),
+/// then sleeps 200 us between probes.
+void probe_politely(int from, int tag, MPI_Status& status) {
+  constexpr int kSpins = 2000;
+  for (int spins = 0;; ++spins) {
+    int flag = 0;
+    check(MPI_Iprobe(from, tag, MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
+    if (flag) return;
+    if (spins >= kSpins) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
+
 /// Receives one message (any size) from `from` with `tag` (wildcards allowed).
 std::string receive_text(int from, int tag, MPI_Status& status) {
-  check(MPI_Probe(from, tag, MPI_COMM_WORLD, &status), "MPI_Probe");
+  probe_politely(from, tag, status);
   int count = 0;
   check(MPI_Get_count(&status, MPI_CHAR, &count), "MPI_Get_count");
   std::string text(static_cast<std::size_t>(count), '\0');
