@@ -15,7 +15,6 @@ __global__ void __launch_bounds__(Cfg::THREADS) reduce_rows_kernel(RowwiseArgs a
   using T = typename Cfg::T;
   using Op = typename OpOf<OP>::type;
   constexpr int VEC = Cfg::VEC, TPR = Cfg::TPR, RPB = Cfg::RPB;
-  constexpr long long kStep = static_cast<long long>(Cfg::SPAN) * Cfg::UNROLL;
   __shared__ ReduceStorage<float, RPB, TPR, Cfg::RED> red;
   const int lane = threadIdx.x % TPR;
 
@@ -26,17 +25,11 @@ __global__ void __launch_bounds__(Cfg::THREADS) reduce_rows_kernel(RowwiseArgs a
     float acc[Cfg::UNROLL];
 #pragma unroll
     for (int u = 0; u < Cfg::UNROLL; ++u) acc[u] = Op::identity();
-    for (long long base = static_cast<long long>(lane) * VEC; base < len; base += kStep) {
-      float v[Cfg::UNROLL][VEC];
+    for_each_row_vector<T, VEC, Cfg::CACHE, Cfg::SPAN, Cfg::UNROLL>(
+        x, len, lane, [&](int u, long long, const float(&v)[VEC]) {
 #pragma unroll
-      for (int u = 0; u < Cfg::UNROLL; ++u)
-        if (base + u * Cfg::SPAN < len) load_vec<T, VEC, Cfg::CACHE>(x + base + u * Cfg::SPAN, v[u]);
-#pragma unroll
-      for (int u = 0; u < Cfg::UNROLL; ++u)
-        if (base + u * Cfg::SPAN < len)
-#pragma unroll
-          for (int i = 0; i < VEC; ++i) acc[u] = Op::combine(acc[u], v[u][i]);
-    }
+          for (int i = 0; i < VEC; ++i) acc[u] = Op::combine(acc[u], v[i]);
+        });
     float total = acc[0];
 #pragma unroll
     for (int u = 1; u < Cfg::UNROLL; ++u) total = Op::combine(total, acc[u]);

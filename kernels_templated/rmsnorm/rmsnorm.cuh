@@ -80,17 +80,11 @@ __global__ void __launch_bounds__(Cfg::THREADS) rmsnorm_kernel(RowwiseArgs a) {
       constexpr long long kStep = static_cast<long long>(Cfg::SPAN) * Cfg::UNROLL;
       float ss = 0.f;
       if constexpr (PHASE != kApply) {
-        for (long long base = static_cast<long long>(lane) * VEC; base < len; base += kStep) {
-          float v[Cfg::UNROLL][VEC];
+        for_each_row_vector<T, VEC, Cfg::CACHE, Cfg::SPAN, Cfg::UNROLL>(
+            x, len, lane, [&](int, long long, const float(&v)[VEC]) {
 #pragma unroll
-          for (int u = 0; u < Cfg::UNROLL; ++u)
-            if (base + u * Cfg::SPAN < len) load_vec<T, VEC, Cfg::CACHE>(x + base + u * Cfg::SPAN, v[u]);
-#pragma unroll
-          for (int u = 0; u < Cfg::UNROLL; ++u)
-            if (base + u * Cfg::SPAN < len)
-#pragma unroll
-              for (int i = 0; i < VEC; ++i) ss = fmaf(v[u][i], v[u][i], ss);
-        }
+              for (int i = 0; i < VEC; ++i) ss = fmaf(v[i], v[i], ss);
+            });
         ss = group_reduce<SumOp, RPB, TPR, Cfg::RED>(ss, red);
       }
       if constexpr (PHASE == kStats) {

@@ -108,6 +108,25 @@ __device__ __forceinline__ void load_vec(const T* p, float (&out)[VEC]) {
   }
 }
 
+/// Walks one thread's share of a row of `len` elements: each step loads
+/// UNROLL vectors of VEC elements, SPAN elements apart, all before any is used
+/// (independent loads in flight), then calls visit(u, offset, v) for each one
+/// inside the row (u: the unroll slot, for per-slot accumulators; offset: the
+/// vector's first element). Every row-wise kernel reads its rows through this.
+template <typename T, int VEC, int CACHE, int SPAN, int UNROLL, typename Visit>
+__device__ __forceinline__ void for_each_row_vector(const T* x, long long len, int lane, Visit&& visit) {
+  constexpr long long kStep = static_cast<long long>(SPAN) * UNROLL;
+  for (long long base = static_cast<long long>(lane) * VEC; base < len; base += kStep) {
+    float v[UNROLL][VEC];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      if (base + u * SPAN < len) load_vec<T, VEC, CACHE>(x + base + u * SPAN, v[u]);
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      if (base + u * SPAN < len) visit(u, base + u * SPAN, v[u]);
+  }
+}
+
 /// Narrows VEC floats to T and stores them in one access; evict-first uses
 /// st.global.cs (the output is not read again by this kernel).
 template <typename T, int VEC, int CACHE>

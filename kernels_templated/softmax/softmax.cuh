@@ -98,60 +98,39 @@ __global__ void __launch_bounds__(Cfg::THREADS) softmax_kernel(RowwiseArgs a) {
     } else {
       // Streaming: the segment is read again for the output (from L2 when
       // the rows in flight fit there).
-      constexpr long long kStep = static_cast<long long>(Cfg::SPAN) * Cfg::UNROLL;
-      if constexpr (PHASE == kApply) {
+          if constexpr (PHASE == kApply) {
         stat = MaxSumOp::identity();
         for (int k = 0; k < a.split; ++k)
           stat = MaxSumOp::combine(stat, MaxSum{a.ws[2 * (s.row * a.split + k)], a.ws[2 * (s.row * a.split + k) + 1]});
       } else if constexpr (ONLINE) {
         MaxSum st = MaxSumOp::identity();
-        for (long long base = static_cast<long long>(lane) * VEC; base < len; base += kStep) {
-          float v[Cfg::UNROLL][VEC];
+        for_each_row_vector<T, VEC, Cfg::CACHE, Cfg::SPAN, Cfg::UNROLL>(
+            x, len, lane, [&](int, long long, const float(&v)[VEC]) {
+              float mv = v[0];
 #pragma unroll
-          for (int u = 0; u < Cfg::UNROLL; ++u)
-            if (base + u * Cfg::SPAN < len) load_vec<T, VEC, Cfg::CACHE>(x + base + u * Cfg::SPAN, v[u]);
-#pragma unroll
-          for (int u = 0; u < Cfg::UNROLL; ++u) {
-            if (base + u * Cfg::SPAN < len) {
-              float mv = v[u][0];
-#pragma unroll
-              for (int i = 1; i < VEC; ++i) mv = fmaxf(mv, v[u][i]);
+              for (int i = 1; i < VEC; ++i) mv = fmaxf(mv, v[i]);
               if (mv > st.m) {
                 st.s *= fast_exp(st.m - mv);
                 st.m = mv;
               }
 #pragma unroll
-              for (int i = 0; i < VEC; ++i) st.s += fast_exp(v[u][i] - st.m);
-            }
-          }
-        }
+              for (int i = 0; i < VEC; ++i) st.s += fast_exp(v[i] - st.m);
+            });
         stat = group_reduce<MaxSumOp, RPB, TPR, Cfg::RED>(st, red_p);
       } else {
         float m = neg_inf();
-        for (long long base = static_cast<long long>(lane) * VEC; base < len; base += kStep) {
-          float v[Cfg::UNROLL][VEC];
+        for_each_row_vector<T, VEC, Cfg::CACHE, Cfg::SPAN, Cfg::UNROLL>(
+            x, len, lane, [&](int, long long, const float(&v)[VEC]) {
 #pragma unroll
-          for (int u = 0; u < Cfg::UNROLL; ++u)
-            if (base + u * Cfg::SPAN < len) load_vec<T, VEC, Cfg::CACHE>(x + base + u * Cfg::SPAN, v[u]);
-#pragma unroll
-          for (int u = 0; u < Cfg::UNROLL; ++u)
-            if (base + u * Cfg::SPAN < len)
-#pragma unroll
-              for (int i = 0; i < VEC; ++i) m = fmaxf(m, v[u][i]);
-        }
+              for (int i = 0; i < VEC; ++i) m = fmaxf(m, v[i]);
+            });
         m = group_reduce<MaxOp, RPB, TPR, Cfg::RED>(m, red_f);
         float sum = 0.f;
-        for (long long base = static_cast<long long>(lane) * VEC; base < len; base += kStep) {
-          float v[Cfg::UNROLL][VEC];
+        for_each_row_vector<T, VEC, Cfg::CACHE, Cfg::SPAN, Cfg::UNROLL>(
+            x, len, lane, [&](int, long long, const float(&v)[VEC]) {
 #pragma unroll
-          for (int u = 0; u < Cfg::UNROLL; ++u)
-            if (base + u * Cfg::SPAN < len) load_vec<T, VEC, Cfg::CACHE>(x + base + u * Cfg::SPAN, v[u]);
-#pragma unroll
-          for (int u = 0; u < Cfg::UNROLL; ++u)
-            if (base + u * Cfg::SPAN < len)
-#pragma unroll
-              for (int i = 0; i < VEC; ++i) sum += fast_exp(v[u][i] - m);
-        }
+              for (int i = 0; i < VEC; ++i) sum += fast_exp(v[i] - m);
+            });
         stat = MaxSum{m, group_reduce<SumOp, RPB, TPR, Cfg::RED>(sum, red_f)};
       }
       if constexpr (PHASE == kStats) {
@@ -161,21 +140,13 @@ __global__ void __launch_bounds__(Cfg::THREADS) softmax_kernel(RowwiseArgs a) {
         }
       } else {
         const float inv = 1.f / stat.s;
-        for (long long base = static_cast<long long>(lane) * VEC; base < len; base += kStep) {
-          float v[Cfg::UNROLL][VEC];
-#pragma unroll
-          for (int u = 0; u < Cfg::UNROLL; ++u)
-            if (base + u * Cfg::SPAN < len) load_vec<T, VEC, Cfg::CACHE>(x + base + u * Cfg::SPAN, v[u]);
-#pragma unroll
-          for (int u = 0; u < Cfg::UNROLL; ++u) {
-            if (base + u * Cfg::SPAN < len) {
+        for_each_row_vector<T, VEC, Cfg::CACHE, Cfg::SPAN, Cfg::UNROLL>(
+            x, len, lane, [&](int, long long offset, const float(&v)[VEC]) {
               float o[VEC];
 #pragma unroll
-              for (int i = 0; i < VEC; ++i) o[i] = fast_exp(v[u][i] - stat.m) * inv;
-              store_vec<T, VEC, Cfg::CACHE>(y + base + u * Cfg::SPAN, o);
-            }
-          }
-        }
+              for (int i = 0; i < VEC; ++i) o[i] = fast_exp(v[i] - stat.m) * inv;
+              store_vec<T, VEC, Cfg::CACHE>(y + offset, o);
+            });
       }
     }
   });
