@@ -43,17 +43,19 @@ void send_text(const std::string& text, int to, int tag) {
   check(MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, to, tag, MPI_COMM_WORLD), "MPI_Send");
 }
 
-/// Waits for a message without holding a core: Open MPI's blocking probe
-/// polls, which would compete with the workers' compiler threads for the
-/// whole of a GPU sweep. Spins briefly (a replay answers in microseconds),
-/// then sleeps 200 us between probes.
+/// Waits for a message without holding a core for long: Open MPI's blocking
+/// probe polls, which would compete with the workers' compiler threads for
+/// the whole of a GPU sweep. Spins for 2 ms (a replay answers in
+/// microseconds, a batch is stored in about a millisecond), then sleeps
+/// 100 us between probes.
 void probe_politely(int from, int tag, MPI_Status& status) {
-  constexpr int kSpins = 2000;
-  for (int spins = 0;; ++spins) {
+  using Clock = std::chrono::steady_clock;
+  const auto spin_until = Clock::now() + std::chrono::milliseconds(2);
+  for (;;) {
     int flag = 0;
     check(MPI_Iprobe(from, tag, MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
     if (flag) return;
-    if (spins >= kSpins) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    if (Clock::now() >= spin_until) std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
 }
 
