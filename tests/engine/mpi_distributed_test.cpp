@@ -285,6 +285,46 @@ TEST(DistributedSweep, AKilledWorkerProcessLosesNoConfiguration) {
   EXPECT_EQ(ok + died, all.size());
 }
 
+/// A GPU item (not a replay) through local workers whose isolated `ktune
+/// worker` processes use the fake backend: the coordinator queries no GPU,
+/// takes the device the workers report, and stores every result under it.
+TEST(DistributedSweep, AGpuItemIsKeyedByTheDeviceTheWorkersReport) {
+  if (ktune_binary().empty()) GTEST_FAIL() << "the ktune binary is not built in " << KTUNE_BINARY_DIR << "/bin";
+  json j = {{"runs", json::array({{{"kernel", "test_faulty"}, {"problems", {"n=4096"}}, {"strategy", "random"},
+                                    {"seed", 3}, {"budget", 6}, {"batch", 3}, {"warm_start", false}}})}};
+  std::vector<SweepItem> items = parse_sweep(j, {}, "test sweep").items;
+  auto fake_gpu = [](const SweepItem& item) -> std::unique_ptr<Evaluator> {
+    IsolatedEvaluatorOptions o;
+    o.worker_binary = ktune_binary();
+    o.worker_env = {std::string(kWorkerFakeEnv) + "=1"};
+    // Random may pick the fixture's "hang" mode: keep its watchdog short.
+    o.watchdog.first_limit_s = 0.5;
+    o.watchdog.floor_s = 0.3;
+    o.watchdog.cap_s = 0.5;
+    o.watchdog.startup_limit_s = 30;
+    const KernelFamily& family = find_family(item.spec.kernel);
+    return std::make_unique<IsolatedEvaluator>(family, parse_problem(family, item.spec.problem), o);
+  };
+  std::vector<LocalWorker> workers;
+  workers.push_back({"fake GPU 0", fake_gpu});
+  workers.push_back({"fake GPU 1", fake_gpu});
+  LocalWorkerTransport transport(std::move(workers));
+  Store store = Store::open(":memory:");
+  std::ostringstream out;
+  std::vector<SweepOutcome> outcomes = run_distributed_sweep(items, store, transport, nullptr, out);
+  ASSERT_TRUE(outcomes.at(0).report) << outcomes[0].error << "\n" << out.str();
+  EXPECT_EQ(outcomes[0].report->measured.size(), 6u);
+  std::size_t stored = 0;
+  store.for_each([&](const Measurement& m) {
+    ++stored;
+    EXPECT_NE(m.key.device.name.find("synthetic: fake worker"), std::string::npos) << m.key.device.name;
+    EXPECT_EQ(m.key.family, "test_faulty");
+    EXPECT_EQ(m.result.metrics.value("worker", std::string()).rfind("fake GPU ", 0), 0u) << m.result.metrics.dump();
+    return true;
+  });
+  EXPECT_EQ(stored, 6u);
+}
+
 TEST(GpuList, ParsesAllAndListsAndRejectsBadOnes) {
   std::vector<int> visible = {0, 1, 2, 3};
   EXPECT_EQ(parse_gpu_list("all", visible), visible);
