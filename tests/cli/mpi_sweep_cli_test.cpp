@@ -162,5 +162,12 @@ TEST_F(DistributedSweepCli, ConflictingDistributionOptionsAreUsageErrors) {
   EXPECT_NE(z.code, 0) << z.output;
 }
 
+TEST_F(DistributedSweepCli, HelpDescribesTheDistributionOptions) {
+  ShellRun r = ktune("sweep --help");
+  EXPECT_EQ(r.code, 0) << r.output;
+  for (const char* option : {"--mpi", "--gpus", "--workers", "mpirun -np N"})
+    EXPECT_NE(r.output.find(option), std::string::npos) << option << "\n" << r.output;
+}
+
 }  // namespace
 }  // namespace ktune
