@@ -6,11 +6,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
 
-#include "kernels_templated/family.hpp"
+#include "engine/cost_context.hpp"
 #include "search/cost_model.hpp"
 #include "search/rank_metrics.hpp"
 #include "search/recorded_space.hpp"
@@ -76,16 +77,14 @@ int main(int argc, char** argv) {
   int used = 0;
   for (const auto& file : files) {
     RecordedSpace rec = read_recorded_space(file);
-    std::vector<std::string> names = family_names();
-    if (std::find(names.begin(), names.end(), rec.family) == names.end()) continue;
-    const KernelFamily& family = find_family(rec.family);
-    std::optional<DeviceSpec> device = rec.device;
-    if (!device || device->sm_count <= 0) device = find_builtin_device(rec.device_name);
-    if (!device) continue;
+    std::optional<RecordingModelInputs> in = model_inputs_of(rec);
+    if (!in) continue;
+    const KernelFamily& family = *in->family;
+    const DeviceSpec& device = in->device;
 
     std::vector<Sample> samples;
     for (const auto& [key, r] : rec.results)
-      if (r.ok()) samples.push_back({family.estimate(rec.problem, r.config, *device), r.time.median_s});
+      if (r.ok()) samples.push_back({family.estimate(rec.problem, r.config, device), r.time.median_s});
     if (samples.size() < 6) continue;
     // Deterministic split into a calibration half and a held-out half.
     std::mt19937_64 rng(7);
@@ -93,9 +92,9 @@ int main(int argc, char** argv) {
     std::vector<Sample> fit(samples.begin(), samples.begin() + samples.size() / 2);
     std::vector<Sample> held(samples.begin() + samples.size() / 2, samples.end());
 
-    Quality datasheet = quality(RooflineModel(*device), samples);
-    Quality all = quality(calibrated_on(*device, samples), samples);
-    Quality held_out = quality(calibrated_on(*device, fit), held);
+    Quality datasheet = quality(RooflineModel(device), samples);
+    Quality all = quality(calibrated_on(device, samples), samples);
+    Quality held_out = quality(calibrated_on(device, fit), held);
     char row[512];
     std::snprintf(row, sizeof row, "| %s | %zu | %.3f | %.3f | %.3f | %.1f%% | %.1f%% | %.1f%% |\n",
                   file.filename().c_str(), samples.size(), datasheet.spearman, all.spearman,

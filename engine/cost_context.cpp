@@ -1,6 +1,7 @@
 // Cost context: the family's roofline handed to search strategies.
 #include "engine/cost_context.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <memory>
 
@@ -22,6 +23,15 @@ void attach_cost_model(SearchContext& context, const KernelFamily& family, const
     }
   };
   context.roofline = *model;
+}
+
+std::optional<RecordingModelInputs> model_inputs_of(const RecordedSpace& rec) {
+  std::vector<std::string> known = family_names();
+  if (std::find(known.begin(), known.end(), rec.family) == known.end()) return std::nullopt;
+  std::optional<DeviceSpec> device = rec.device;
+  if (!device || device->sm_count <= 0) device = find_builtin_device(rec.device_name);
+  if (!device) return std::nullopt;
+  return RecordingModelInputs{&find_family(rec.family), *device};
 }
 
 }  // namespace ktune

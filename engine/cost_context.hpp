@@ -2,7 +2,10 @@
 // times, work estimates, a calibratable model) for one problem on one device.
 #pragma once
 
+#include <optional>
+
 #include "kernels_templated/family.hpp"
+#include "search/recorded_space.hpp"
 #include "search/searcher.hpp"
 
 namespace ktune {
@@ -13,5 +16,14 @@ namespace ktune {
 /// predict +infinity rather than throwing inside a searcher.
 void attach_cost_model(SearchContext& context, const KernelFamily& family, const Problem& problem,
                        const DeviceSpec& device);
+
+/// What a recording needs for a cost model: its ktune family and a device spec
+/// (the recorded one, else the built-in spec of its device name). nullopt for
+/// recordings of kernels ktune does not have (foreign files) or unknown GPUs.
+struct RecordingModelInputs {
+  const KernelFamily* family = nullptr;
+  DeviceSpec device;
+};
+std::optional<RecordingModelInputs> model_inputs_of(const RecordedSpace& recording);
 
 }  // namespace ktune

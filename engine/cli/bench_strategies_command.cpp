@@ -1,6 +1,5 @@
 // `ktune bench-strategies`: replays search strategies against recorded
 // spaces (no GPU) and reports how fast each finds the optimum.
-#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -9,7 +8,6 @@
 
 #include "engine/cli/command.hpp"
 #include "engine/cost_context.hpp"
-#include "kernels_templated/family.hpp"
 #include "search/strategy_benchmark.hpp"
 
 namespace ktune::cli {
@@ -31,12 +29,7 @@ struct BenchStrategiesArgs {
 // A recording of a ktune family on a known device gets the family's roofline
 // (what `ktune tune` gives its searcher); foreign recordings get none.
 void attach_recording_cost_model(const RecordedSpace& rec, SearchContext& context) {
-  std::vector<std::string> known = family_names();
-  if (std::find(known.begin(), known.end(), rec.family) == known.end()) return;
-  std::optional<DeviceSpec> device = rec.device;
-  if (!device || device->sm_count <= 0) device = find_builtin_device(rec.device_name);
-  if (!device) return;
-  attach_cost_model(context, find_family(rec.family), rec.problem, *device);
+  if (auto in = model_inputs_of(rec)) attach_cost_model(context, *in->family, rec.problem, in->device);
 }
 
 int run_bench_strategies(const BenchStrategiesArgs& args) {
