@@ -323,7 +323,9 @@ TEST(Space, NeighboursDifferInOneParameterAndAreValid) {
       ++changed;
       const auto a = *p.index_of(c.at(p.name()));
       const auto b = *p.index_of(n.at(p.name()));
-      if (p.ordinal()) EXPECT_EQ(a > b ? a - b : b - a, 1u) << p.name();
+      if (p.ordinal()) {
+        EXPECT_EQ(a > b ? a - b : b - a, 1u) << p.name();
+      }
     }
     EXPECT_EQ(changed, 1) << n.key();
   }
