@@ -23,7 +23,9 @@ TEST(CompilerFaulty, WholeSpaceCompiles) {
     ASSERT_EQ(outs[i].kernels.size(), 1u);
     EXPECT_GT(outs[i].kernels[0].registers, 0) << configs[i].key();
     // Under __launch_bounds__(1024) (64 registers) the 16-item variants may spill.
-    if (configs[i].integer("threads") < 1024) EXPECT_EQ(outs[i].kernels[0].spill_store_bytes, 0) << configs[i].key();
+    if (configs[i].integer("threads") < 1024) {
+      EXPECT_EQ(outs[i].kernels[0].spill_store_bytes, 0) << configs[i].key();
+    }
     EXPECT_EQ(outs[i].kernels[0].static_smem_bytes, 0) << configs[i].key();  // staging is dynamic
     EXPECT_LE(outs[i].kernels[0].registers * configs[i].integer("threads"), h200.regs_per_sm) << configs[i].key();
   }
