@@ -3,10 +3,7 @@
 // `--workers 3` each store the same (configuration, status) results as the
 // single-process sweep; --gpus without a GPU and --mpi without MPI say so.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -16,37 +13,19 @@
 #include "db/store.hpp"
 #include "engine/device_query.hpp"
 #include "engine/mpi_sweep.hpp"
+#include "tests/ktune_process.hpp"
 
 namespace ktune {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct ShellRun {
-  int code = -1;
-  std::string output;  // stdout and stderr together
-};
+using ShellRun = test::ProcessRun;
+using test::ktune;
+using test::quote;
+using test::shell;
 
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-ShellRun shell(const std::string& command) {
-  ShellRun run;
-  std::FILE* pipe = popen((command + " 2>&1 </dev/null").c_str(), "r");
-  if (!pipe) return run;
-  std::array<char, 4096> buf;
-  std::size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) run.output.append(buf.data(), n);
-  int status = pclose(pipe);
-  run.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
-}
-
-std::string ktune_bin() { return quote(std::string(KTUNE_BINARY_DIR) + "/bin/ktune"); }
-ShellRun ktune(const std::string& args) { return shell(ktune_bin() + " " + args); }
+std::string ktune_bin() { return quote(test::ktune_path()); }
 
 bool have_mpirun() { return shell("command -v mpirun").code == 0; }
 

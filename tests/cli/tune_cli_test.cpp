@@ -2,16 +2,14 @@
 // gives a clear message and a non-zero exit and leaves the database
 // untouched; a replay tunes, stores and resumes.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include "engine/device_query.hpp"
+#include "tests/ktune_process.hpp"
 #include "search/recorded_space.hpp"
 
 namespace ktune {
@@ -19,29 +17,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct CliRun {
-  int code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-CliRun ktune(const std::string& args) {
-  std::string command = quote(std::string(KTUNE_BINARY_DIR) + "/bin/ktune") + " " + args + " 2>&1 </dev/null";
-  CliRun run;
-  std::FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return run;
-  std::array<char, 4096> buf;
-  std::size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) run.output.append(buf.data(), n);
-  int status = pclose(pipe);
-  run.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
-}
+using CliRun = test::ProcessRun;
+using test::ktune;
+using test::quote;
 
 std::string read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

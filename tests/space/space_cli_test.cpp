@@ -2,41 +2,26 @@
 // it has not been built): output, samples, JSON, and exit code 2 on bad input.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
 
 #include "space/space.hpp"
+#include "tests/ktune_process.hpp"
 
 namespace ktune {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CliRun {
-  int code = -1;
-  std::string out;  // stdout and stderr together
-};
+using CliRun = test::ProcessRun;
 
-fs::path ktune_binary() { return fs::path(KTUNE_BINARY_DIR) / "bin" / "ktune"; }
+fs::path ktune_binary() { return test::ktune_path(); }
 
-CliRun run(const std::string& args) {
-  CliRun r;
-  const std::string cmd = "'" + ktune_binary().string() + "' space " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) r.out += buf.data();
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+CliRun run(const std::string& args) { return test::ktune("space " + args); }
 
 class SpaceCli : public ::testing::Test {
  protected:
@@ -71,28 +56,28 @@ constexpr const char* kSpace = R"js({
 TEST_F(SpaceCli, PrintsParametersConstraintsAndCounts) {
   const std::string file = write("s.json", kSpace);
   const CliRun r = run("--space " + file);
-  ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("first knob"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("small product: A * B <= limit"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("Cartesian points: 32"), std::string::npos) << r.out;
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("first knob"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("small product: A * B <= limit"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("Cartesian points: 32"), std::string::npos) << r.output;
   // A*B <= 4: (1,1)(1,2)(1,4)(2,1)(2,2)(3,1)(4,1) = 7 with C=x, plus A=1: 3 with C=y.
-  EXPECT_NE(r.out.find("valid configurations: 10 "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("enumeration"), std::string::npos) << r.out;
+  EXPECT_NE(r.output.find("valid configurations: 10 "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("enumeration"), std::string::npos) << r.output;
 
   // --problem adds or overrides constants of a file.
   const CliRun tighter = run("--space " + file + " --problem limit=1");
-  ASSERT_EQ(tighter.code, 0) << tighter.out;
-  EXPECT_NE(tighter.out.find("valid configurations: 2 "), std::string::npos) << tighter.out;
+  ASSERT_EQ(tighter.code, 0) << tighter.output;
+  EXPECT_NE(tighter.output.find("valid configurations: 2 "), std::string::npos) << tighter.output;
 }
 
 TEST_F(SpaceCli, SamplesAreValidJsonLinesAndSeeded) {
   const std::string file = write("s.json", kSpace);
   const CliRun a = run("--space " + file + " --sample 5 --seed 3");
   const CliRun b = run("--space " + file + " --sample 5 --seed 3");
-  ASSERT_EQ(a.code, 0) << a.out;
-  EXPECT_EQ(a.out, b.out);
+  ASSERT_EQ(a.code, 0) << a.output;
+  EXPECT_EQ(a.output, b.output);
   const Space space = Space::from_json(nlohmann::json::parse(kSpace));
-  std::istringstream lines(a.out);
+  std::istringstream lines(a.output);
   std::string line;
   std::set<std::string> keys;
   while (std::getline(lines, line)) {
@@ -106,8 +91,8 @@ TEST_F(SpaceCli, SamplesAreValidJsonLinesAndSeeded) {
 TEST_F(SpaceCli, JsonRoundTrips) {
   const std::string file = write("s.json", kSpace);
   const CliRun r = run("--space " + file + " --json");
-  ASSERT_EQ(r.code, 0) << r.out;
-  const Space back = Space::from_json(nlohmann::json::parse(r.out));
+  ASSERT_EQ(r.code, 0) << r.output;
+  const Space back = Space::from_json(nlohmann::json::parse(r.output));
   EXPECT_EQ(back.count_valid(), 10u);
 }
 
@@ -133,31 +118,31 @@ TEST_F(SpaceCli, BadInputExitsWithTwoAndNamesTheProblem) {
   int k = 0;
   for (const auto& c : cases) {
     const CliRun r = run("--space " + write("bad" + std::to_string(k++) + ".json", c.json));
-    EXPECT_EQ(r.code, 2) << c.json << "\n" << r.out;
-    EXPECT_NE(r.out.find(c.expected), std::string::npos) << r.out;
+    EXPECT_EQ(r.code, 2) << c.json << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.expected), std::string::npos) << r.output;
   }
   const CliRun missing = run("--space " + (dir_ / "none.json").string());
-  EXPECT_EQ(missing.code, 2) << missing.out;
+  EXPECT_EQ(missing.code, 2) << missing.output;
   const CliRun neither = run("");
-  EXPECT_EQ(neither.code, 2) << neither.out;
+  EXPECT_EQ(neither.code, 2) << neither.output;
   const CliRun family = run("--kernel no_such_family --problem m=1");
-  EXPECT_EQ(family.code, 2) << family.out;
-  EXPECT_NE(family.out.find("unknown kernel family 'no_such_family'"), std::string::npos) << family.out;
+  EXPECT_EQ(family.code, 2) << family.output;
+  EXPECT_NE(family.output.find("unknown kernel family 'no_such_family'"), std::string::npos) << family.output;
   const CliRun problem = run("--space " + write("ok.json", kSpace) + " --problem limit");
-  EXPECT_EQ(problem.code, 2) << problem.out;
+  EXPECT_EQ(problem.code, 2) << problem.output;
 }
 
 TEST_F(SpaceCli, FamilySpaceWhenGemmIsRegistered) {
   const CliRun r = run("--kernel gemm --problem m=1024,n=1024,k=1024,dtype=fp32 --device h200");
-  if (r.out.find("unknown kernel family") != std::string::npos) GTEST_SKIP() << "no gemm family yet";
-  ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("NVIDIA H200"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("valid configurations"), std::string::npos) << r.out;
+  if (r.output.find("unknown kernel family") != std::string::npos) GTEST_SKIP() << "no gemm family yet";
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("NVIDIA H200"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("valid configurations"), std::string::npos) << r.output;
   const CliRun device = run("--kernel gemm --problem m=1024,n=1024,k=1024,dtype=fp32 --device voodoo");
-  EXPECT_EQ(device.code, 2) << device.out;
-  EXPECT_NE(device.out.find("unknown device 'voodoo'"), std::string::npos) << device.out;
+  EXPECT_EQ(device.code, 2) << device.output;
+  EXPECT_NE(device.output.find("unknown device 'voodoo'"), std::string::npos) << device.output;
   const CliRun problem = run("--kernel gemm --problem m=0,n=1,k=1");
-  EXPECT_EQ(problem.code, 2) << problem.out;
+  EXPECT_EQ(problem.code, 2) << problem.output;
 }
 
 }  // namespace
