@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <string>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "engine/device_query.hpp"
@@ -37,25 +38,17 @@ struct Args {
 
 Args parse(int argc, char** argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    std::string k = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument("missing value after " + k);
-      return argv[++i];
-    };
-    if (k == "--family") a.family = value();
-    else if (k == "--problem") a.problem = value();
-    else if (k == "--configs") a.configs = std::stoi(value());
-    else if (k == "--seed") a.seed = std::stoull(value());
-    else if (k == "--isolated") a.isolated = true;
-    else if (k == "--out") a.out = value();
-    else if (k == "--help" || k == "-h") {
-      std::printf("bench_engine_throughput [--family gemm|test_faulty|...] [--problem TEXT] [--configs N] [--seed S] "
-                  "[--isolated] [--out DIR]\n");
-      std::exit(0);
-    } else {
-      throw std::invalid_argument("unknown option " + k);
-    }
+  CLI::App app{"bench_engine_throughput: evaluated configurations per second, cold and warm compile cache"};
+  app.add_option("--family", a.family, "Kernel family (default: gemm, else test_faulty)");
+  app.add_option("--problem", a.problem, "Problem keys (default: a 2048^3 bf16 GEMM, or n=16777216)");
+  app.add_option("--configs", a.configs, "Configurations per pass")->capture_default_str();
+  app.add_option("--seed", a.seed, "Seed of the sampled configurations")->capture_default_str();
+  app.add_flag("--isolated", a.isolated, "Evaluate in a ktune worker process (IsolatedEvaluator)");
+  app.add_option("--out", a.out, "Folder for the JSON result");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    std::exit(app.exit(e));
   }
   if (a.family.empty()) {
     auto names = family_names();

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "engine/distributed_evaluator.hpp"
@@ -42,26 +43,19 @@ struct Args {
 
 Args parse(int argc, char** argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    std::string k = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument("missing value after " + k);
-      return argv[++i];
-    };
-    if (k == "--recording") a.recording = value();
-    else if (k == "--kernel") a.kernel = value();
-    else if (k == "--problem") a.problem = value();
-    else if (k == "--budget") a.budget = std::stoul(value());
-    else if (k == "--batch") a.batch = std::stoul(value());
-    else if (k == "--repeat") a.repeat = std::stoi(value());
-    else if (k == "--mpi") a.mpi = true;
-    else if (k == "--help" || k == "-h") {
-      std::printf("bench_sweep_overhead [--recording FILE | --kernel NAME --problem TEXT] [--budget N] [--batch B] "
-                  "[--repeat R] [--mpi]\n  under MPI: mpirun -np 2 bench_sweep_overhead --mpi\n");
-      std::exit(0);
-    } else {
-      throw std::invalid_argument("unknown option " + k);
-    }
+  CLI::App app{"bench_sweep_overhead: coordination cost of the distributed sweep paths\n"
+               "  under MPI: mpirun -np 2 bench_sweep_overhead --mpi"};
+  app.add_option("--recording", a.recording, "Recorded space to replay (default: the synthetic fixture)");
+  app.add_option("--kernel", a.kernel, "Kernel family, for a GPU item instead of a replay");
+  app.add_option("--problem", a.problem, "Problem keys of the GPU item");
+  app.add_option("--budget", a.budget, "Configurations (0: the whole recording, or 64 on the GPU)");
+  app.add_option("--batch", a.batch, "Configurations per batch")->capture_default_str();
+  app.add_option("--repeat", a.repeat, "Repetitions of each path (median reported)")->capture_default_str();
+  app.add_flag("--mpi", a.mpi, "Also measure the MPI path (run under mpirun)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    std::exit(app.exit(e));
   }
   return a;
 }
