@@ -120,17 +120,23 @@ void read_result(SQLite::Statement& row, int first, Result& r, Provenance& p) {
 
 // ---- Impl: ids by natural key -------------------------------------------------
 
+// The five fields that identify a device row, bound as parameters 1..5 in the
+// order of the devices table's identity columns (insert and lookup share it).
+static void bind_device_identity(SQLite::Statement& st, const DeviceSpec& d) {
+  st.bind(1, d.name);
+  st.bind(2, d.arch());
+  st.bind(3, d.sm_count);
+  st.bind(4, d.driver);
+  st.bind(5, d.cuda_runtime);
+}
+
 std::int64_t Store::Impl::device_id(const DeviceSpec& d) {
   std::string key = device_cache_key(d);
   if (auto it = device_ids.find(key); it != device_ids.end()) return it->second;
   SQLite::Statement ins(db,
                         "INSERT INTO devices (name, arch, sm_count, driver, cuda_version, spec) "
                         "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
-  ins.bind(1, d.name);
-  ins.bind(2, d.arch());
-  ins.bind(3, d.sm_count);
-  ins.bind(4, d.driver);
-  ins.bind(5, d.cuda_runtime);
+  bind_device_identity(ins, d);
   ins.bind(6, d.to_json().dump());
   ins.exec();
   auto id = find_device(d);
@@ -143,11 +149,7 @@ std::optional<std::int64_t> Store::Impl::find_device(const DeviceSpec& d) const 
   SQLite::Statement q(const_cast<SQLite::Database&>(db),
                       "SELECT id FROM devices WHERE name = ? AND arch = ? AND sm_count = ? AND "
                       "driver = ? AND cuda_version = ?");
-  q.bind(1, d.name);
-  q.bind(2, d.arch());
-  q.bind(3, d.sm_count);
-  q.bind(4, d.driver);
-  q.bind(5, d.cuda_runtime);
+  bind_device_identity(q, d);
   if (q.executeStep()) return q.getColumn(0).getInt64();
   return std::nullopt;
 }
