@@ -1,9 +1,13 @@
-// gemm benchmark: the tuned gemm configurations against cuBLAS in the same run
-// (bf16 4096^3 and 8192^3, fp32 4096^3, misaligned leading dimensions near
-// 4096^3 against the aligned shape). Usage: bench_gemm_bench [--out DIR].
+// gemm benchmark: the tuned gemm configurations against cuBLAS in the same run.
+// Suite "ampere": the mma.sync path (bf16 4096^3 and 8192^3, layout nn), the
+// SIMT path (fp32 4096^3), misaligned leading dimensions near 4096^3 against
+// the aligned shape. Suite "hopper": the wgmma path (layout nt) at 4096^3,
+// 8192^3 and the LLM shape set, with the geometric mean of the ratios.
+// Usage: bench_gemm_bench [--out DIR] [--suite ampere|hopper|all].
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -13,6 +17,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "engine/compiler.hpp"
 #include "engine/nvml.hpp"
@@ -91,6 +97,21 @@ Config tc(int bm, int bn, int bk, int wm, int wn, int st, int group) {
   return c;
 }
 
+Config wg(int bm, int bn, int wm, int stages, int group, bool persistent, int split = 1) {
+  Config c;
+  c.set("PATH", std::string("wgmma"));
+  c.set("BLOCK_M", std::int64_t{bm});
+  c.set("BLOCK_N", std::int64_t{bn});
+  c.set("BLOCK_K", std::int64_t{64});
+  c.set("WARP_M", std::int64_t{wm});
+  c.set("STAGES", std::int64_t{stages});
+  c.set("GROUP_M", std::int64_t{group});
+  c.set("PERSISTENT", persistent);
+  c.set("SPLIT_K", std::int64_t{split});
+  c.set("REDUCE", std::string("workspace"));
+  return c;
+}
+
 Config simt(int bm, int bn, int bk, int wm, int wn, int group) {
   Config c;
   c.set("BLOCK_M", std::int64_t{bm});
@@ -110,7 +131,7 @@ Config simt(int bm, int bn, int bk, int wm, int wn, int group) {
 /// Hand-picked starting points (the usual mma.sync / SIMT tile shapes) plus a
 /// seeded random sample of the space without split-K, repaired to validity.
 std::vector<Config> candidates(const Problem& p, const DeviceSpec& d, const std::vector<Config>& seeds,
-                               std::size_t random_count, std::uint64_t seed) {
+                               std::size_t random_count, std::uint64_t seed, bool allow_split = false) {
   const Space s = gemm_family().space(p, d);
   std::vector<Config> out;
   auto add = [&](const Config& c) {
@@ -120,7 +141,7 @@ std::vector<Config> candidates(const Problem& p, const DeviceSpec& d, const std:
   for (const Config& c : seeds) add(c);
   for (Config c : s.sample(random_count * 3, seed)) {
     if (out.size() >= seeds.size() + random_count) break;
-    if (c.integer("SPLIT_K") != 1) continue;
+    if (!allow_split && c.integer("SPLIT_K") != 1) continue;
     add(c);
   }
   return out;
@@ -128,7 +149,7 @@ std::vector<Config> candidates(const Problem& p, const DeviceSpec& d, const std:
 
 CaseResult run_case(const std::string& label, const Problem& p, const DeviceSpec& d, const std::vector<Config>& start,
                     int climb_rounds, const Compiler& compiler, cudaStream_t stream, void* flush,
-                    std::size_t flush_bytes, std::ostream& log, std::size_t verify_top) {
+                    std::size_t flush_bytes, std::ostream& log, std::size_t verify_top, bool allow_split = false) {
   CaseResult result{label, p, {}, 0, {}};
   GemmHarness harness;
   harness.prepare(p, 2026);
@@ -181,7 +202,7 @@ CaseResult run_case(const std::string& label, const Problem& p, const DeviceSpec
   for (int round = 0; round < climb_rounds && !timed.empty(); ++round) {
     std::vector<Config> batch;
     for (const Config& n : space.neighbours(timed.front().config)) {
-      if (n.integer("SPLIT_K") != 1 || std::find(configs.begin(), configs.end(), n) != configs.end()) continue;
+      if ((!allow_split && n.integer("SPLIT_K") != 1) || std::find(configs.begin(), configs.end(), n) != configs.end()) continue;
       if (std::find(batch.begin(), batch.end(), n) == batch.end()) batch.push_back(n);
     }
     if (batch.empty()) break;
@@ -210,42 +231,45 @@ CaseResult run_case(const std::string& label, const Problem& p, const DeviceSpec
   return result;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  std::string out_dir;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--out" && i + 1 < argc) out_dir = argv[++i];
-    else if (a == "--help" || a == "-h") {
-      std::printf("usage: bench_gemm_bench [--out DIR]  (writes DIR/gemm-bench.md and DIR/gemm-bench-log.txt)\n");
-      return 0;
-    } else {
-      std::fprintf(stderr, "bench_gemm_bench: unknown argument '%s' (usage: [--out DIR])\n", a.c_str());
-      return 2;
-    }
-  }
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    std::printf("gemm_bench: skipped, no CUDA device\n");
-    return 0;
-  }
-  cudaDeviceProp prop{};
-  check(cudaGetDeviceProperties(&prop, 0), "device properties");
-  DeviceSpec d = *find_builtin_device("h200");
-  d.smem_per_block_optin = static_cast<int>(prop.sharedMemPerBlockOptin);
-  d.sm_count = prop.multiProcessorCount;
-  char bus[32] = {0};
-  cudaDeviceGetPCIBusId(bus, sizeof bus, 0);
-
-  cudaStream_t stream;
-  check(cudaStreamCreate(&stream), "stream");
-  const std::size_t flush_bytes = 256u << 20;  // > 60 MB L2
+/// What every case needs: the device, the compiler, a stream, the L2 flush buffer, the log.
+struct Bench {
+  DeviceSpec device;
+  Compiler compiler{CompilerOptions{}};
+  cudaStream_t stream = nullptr;
   void* flush = nullptr;
-  check(cudaMalloc(&flush, flush_bytes), "flush buffer");
-  Compiler compiler(CompilerOptions{});
+  std::size_t flush_bytes = 256u << 20;  // > 60 MB L2
   std::ostringstream log;
 
+  CaseResult run(const std::string& label, const Problem& p, const std::vector<Config>& start, int climb_rounds,
+                 std::size_t verify_top, bool allow_split = false) {
+    return run_case(label, p, device, start, climb_rounds, compiler, stream, flush, flush_bytes, log, verify_top,
+                    allow_split);
+  }
+};
+
+Problem problem(const std::string& t) { return parse_problem(gemm_family(), t); }
+
+double tuned_tflops(const CaseResult& r) { return r.best.verified ? r.tflops(r.best.ms) : 0; }
+
+std::string table_row(const CaseResult& r) {
+  const double tuned = tuned_tflops(r), blas = r.tflops(r.cublas_ms);
+  char line[640];
+  std::snprintf(line, sizeof line, "| %lldx%lldx%lld | %s | %s | %lld/%lld/%lld | %.1f | %.1f | %.2f | `%s` |\n",
+                static_cast<long long>(r.problem.integer("m")), static_cast<long long>(r.problem.integer("n")),
+                static_cast<long long>(r.problem.integer("k")), r.problem.text("dtype").c_str(),
+                r.problem.text("layout").c_str(), static_cast<long long>(r.problem.integer("lda")),
+                static_cast<long long>(r.problem.integer("ldb")), static_cast<long long>(r.problem.integer("ldc")),
+                tuned, blas, blas > 0 ? tuned / blas : 0,
+                r.best.verified ? r.best.config.key().c_str() : "(none verified)");
+  return line;
+}
+
+constexpr const char* kTableHeader =
+    "| shape | dtype | layout | ld a/b/c | tuned TFLOP/s | cuBLAS TFLOP/s | tuned / cuBLAS | best configuration |\n"
+    "|---|---|---|---|---|---|---|---|\n";
+
+/// The mma.sync and SIMT paths, and the misaligned leading dimensions.
+std::string run_ampere_suite(Bench& b) {
   const std::vector<Config> tc_seeds = {tc(128, 256, 32, 64, 64, 4, 8), tc(256, 128, 32, 64, 64, 4, 8),
                                         tc(128, 128, 32, 64, 64, 4, 8), tc(128, 256, 64, 64, 64, 3, 8),
                                         tc(256, 128, 64, 64, 64, 3, 8), tc(128, 128, 64, 64, 32, 3, 8),
@@ -255,73 +279,140 @@ int main(int argc, char** argv) {
   const std::vector<Config> simt_seeds = {simt(128, 128, 8, 32, 64, 8), simt(128, 128, 16, 32, 64, 8),
                                           simt(128, 256, 8, 64, 32, 8), simt(256, 128, 8, 64, 32, 8),
                                           simt(128, 128, 8, 64, 32, 8), simt(64, 128, 8, 32, 32, 8)};
+  const DeviceSpec& d = b.device;
   std::vector<CaseResult> results;
-  auto problem = [](const std::string& t) { return parse_problem(gemm_family(), t); };
-
   const Problem bf4k = problem("m=4096,n=4096,k=4096,dtype=bf16");
-  results.push_back(run_case("bf16 4096^3", bf4k, d, candidates(bf4k, d, tc_seeds, 16, 11), 2, compiler, stream,
-                             flush, flush_bytes, log, 4));
+  results.push_back(b.run("bf16 4096^3", bf4k, candidates(bf4k, d, tc_seeds, 16, 11), 2, 4));
   // 8192^3: the six fastest of 4096^3, re-timed, plus a few random ones.
   std::vector<Config> top;
   for (std::size_t i = 0; i < results[0].ranked.size() && i < 6; ++i) top.push_back(results[0].ranked[i].config);
   const Problem bf8k = problem("m=8192,n=8192,k=8192,dtype=bf16");
-  results.push_back(run_case("bf16 8192^3", bf8k, d, candidates(bf8k, d, top, 2, 12), 1, compiler, stream, flush,
-                             flush_bytes, log, 2));
+  results.push_back(b.run("bf16 8192^3", bf8k, candidates(bf8k, d, top, 2, 12), 1, 2));
   const Problem fp4k = problem("m=4096,n=4096,k=4096,dtype=fp32");
-  results.push_back(run_case("fp32 4096^3", fp4k, d, candidates(fp4k, d, simt_seeds, 12, 13), 2, compiler, stream,
-                             flush, flush_bytes, log, 4));
+  results.push_back(b.run("fp32 4096^3", fp4k, candidates(fp4k, d, simt_seeds, 12, 13), 2, 4));
   std::vector<Config> mis_seeds;
   for (Config c : tc_seeds) {
     c.set("VEC", std::int64_t{4});
     mis_seeds.push_back(c);
   }
   const Problem mis4 = problem("m=4096,n=4096,k=4096,dtype=bf16,lda=4100,ldb=4100,ldc=4100");
-  results.push_back(run_case("bf16 4096^3, ld=4100", mis4, d, candidates(mis4, d, mis_seeds, 4, 14), 1, compiler,
-                             stream, flush, flush_bytes, log, 4));
+  results.push_back(b.run("bf16 4096^3, ld=4100", mis4, candidates(mis4, d, mis_seeds, 4, 14), 1, 4));
   const Problem mis1 = problem("m=4096,n=4096,k=4096,dtype=bf16,lda=4097,ldb=4097,ldc=4097");
-  results.push_back(run_case("bf16 4096^3, ld=4097", mis1, d, candidates(mis1, d, mis_seeds, 8, 15), 1, compiler,
-                             stream, flush, flush_bytes, log, 4));
+  results.push_back(b.run("bf16 4096^3, ld=4097", mis1, candidates(mis1, d, mis_seeds, 8, 15), 1, 4));
 
   std::ostringstream table;
+  table << "## mma.sync and SIMT paths\n\n" << kTableHeader;
+  for (const CaseResult& r : results) table << table_row(r);
+  const double aligned = tuned_tflops(results[0]);
+  for (std::size_t i = 3; i < results.size(); ++i) {
+    char line[256];
+    std::snprintf(line, sizeof line, "\n%s: tuned %.1f TFLOP/s = %.2f x the aligned 4096^3 (%.1f)",
+                  results[i].label.c_str(), tuned_tflops(results[i]),
+                  aligned > 0 ? tuned_tflops(results[i]) / aligned : 0, aligned);
+    table << line;
+  }
+  table << "\n\n";
+  return table.str();
+}
+
+/// The wgmma path: 4096^3, 8192^3 and the LLM shapes, with their geometric mean.
+std::string run_hopper_suite(Bench& b) {
+  const std::vector<Config> seeds = {wg(128, 256, 64, 4, 8, false), wg(128, 256, 64, 4, 8, true),
+                                     wg(128, 128, 64, 6, 8, false), wg(128, 128, 64, 6, 8, true),
+                                     wg(256, 128, 128, 4, 8, false), wg(256, 128, 128, 4, 8, true),
+                                     wg(128, 192, 64, 5, 8, true),  wg(128, 256, 64, 4, 16, true),
+                                     wg(128, 128, 128, 6, 8, true), wg(64, 256, 64, 6, 8, true)};
+  const DeviceSpec& d = b.device;
+  std::vector<CaseResult> square;
+  const Problem p4k = problem("m=4096,n=4096,k=4096,dtype=bf16,layout=nt");
+  square.push_back(b.run("bf16 4096^3 nt", p4k, candidates(p4k, d, seeds, 12, 21), 2, 4));
+  std::vector<Config> top;
+  for (std::size_t i = 0; i < square[0].ranked.size() && i < 6; ++i) top.push_back(square[0].ranked[i].config);
+  const Problem p8k = problem("m=8192,n=8192,k=8192,dtype=bf16,layout=nt");
+  square.push_back(b.run("bf16 8192^3 nt", p8k, candidates(p8k, d, top, 2, 22), 1, 2));
+
+  // The LLM shapes: the best of 4096^3 and seeds for small M (narrow blocks, split-K).
+  std::vector<Config> llm_seeds(top.begin(), top.begin() + std::min<std::size_t>(top.size(), 4));
+  for (int split : {1, 2, 4}) {
+    llm_seeds.push_back(wg(64, 128, 64, 8, 8, true, split));
+    llm_seeds.push_back(wg(128, 128, 64, 6, 8, true, split));
+  }
+  std::vector<CaseResult> llm;
+  std::uint64_t seed = 30;
+  for (int m : {128, 512, 2048, 8192})
+    for (auto [n, k] : std::vector<std::pair<int, int>>{{4096, 4096}, {11008, 4096}, {4096, 11008}, {14336, 4096},
+                                                         {4096, 14336}}) {
+      const Problem p = problem("m=" + std::to_string(m) + ",n=" + std::to_string(n) + ",k=" + std::to_string(k) +
+                                ",dtype=bf16,layout=nt");
+      llm.push_back(b.run("llm", p, candidates(p, d, llm_seeds, 6, seed++, true), 1, 2, true));
+    }
+  std::ostringstream table;
+  table << "## wgmma path (Hopper)\n\n" << kTableHeader;
+  for (const CaseResult& r : square) table << table_row(r);
+  double log_sum = 0;
+  int counted = 0;
+  for (const CaseResult& r : llm) {
+    table << table_row(r);
+    const double ratio = tuned_tflops(r) / r.tflops(r.cublas_ms);
+    if (ratio > 0) {
+      log_sum += std::log(ratio);
+      ++counted;
+    }
+  }
+  char line[200];
+  std::snprintf(line, sizeof line, "\nLLM shape set: geometric mean of tuned / cuBLAS = %.3f over %d of %zu shapes\n\n",
+                counted ? std::exp(log_sum / counted) : 0.0, counted, llm.size());
+  table << line;
+  return table.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"gemm benchmark: tuned configurations against cuBLAS in the same run"};
+  std::string out_dir, suite = "all";
+  app.add_option("--out", out_dir, "write gemm-bench.md and gemm-bench-log.txt here");
+  app.add_option("--suite", suite, "ampere (mma.sync, SIMT, misaligned), hopper (wgmma, LLM shapes) or all")
+      ->check(CLI::IsMember({"ampere", "hopper", "all"}));
+  CLI11_PARSE(app, argc, argv);
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    std::printf("gemm_bench: skipped, no CUDA device\n");
+    return 0;
+  }
+  cudaDeviceProp prop{};
+  check(cudaGetDeviceProperties(&prop, 0), "device properties");
+  Bench b;
+  b.device = *find_builtin_device("h200");
+  b.device.smem_per_block_optin = static_cast<int>(prop.sharedMemPerBlockOptin);
+  b.device.sm_count = prop.multiProcessorCount;
+  char bus[32] = {0};
+  cudaDeviceGetPCIBusId(bus, sizeof bus, 0);
+  check(cudaStreamCreate(&b.stream), "stream");
+  check(cudaMalloc(&b.flush, b.flush_bytes), "flush buffer");
+
+  std::string tables;
+  if (suite == "hopper" || suite == "all") tables += run_hopper_suite(b);
+  if (suite == "ampere" || suite == "all") tables += run_ampere_suite(b);
+
+  std::ostringstream head;
   const auto clock = Nvml::instance().sm_clock_mhz(bus);
   const std::time_t now = std::time(nullptr);
   char date[64];
   std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
-  table << "# gemm benchmark\n\n"
-        << "date " << date << "; device " << prop.name << " (" << prop.multiProcessorCount << " SMs); SM clock after run "
-        << (clock ? std::to_string(*clock) + " MHz" : std::string("unknown")) << "; " << version_text()
-        << "; CUDA events, median of " << kReps << " after " << kWarmup
-        << " warm-ups, L2 flushed (256 MB memset) before each repetition, seeded uniform [-1,1] data.\n\n"
-        << "| shape | dtype | ld | tuned TFLOP/s | cuBLAS TFLOP/s | tuned / cuBLAS | best configuration |\n"
-        << "|---|---|---|---|---|---|---|\n";
-  for (const CaseResult& r : results) {
-    const double tuned = r.best.verified ? r.tflops(r.best.ms) : 0;
-    const double blas = r.tflops(r.cublas_ms);
-    char line[512];
-    std::snprintf(line, sizeof line, "| %lldx%lldx%lld | %s | %lld/%lld/%lld | %.1f | %.1f | %.2f | `%s` |\n",
-                  static_cast<long long>(r.problem.integer("m")), static_cast<long long>(r.problem.integer("n")),
-                  static_cast<long long>(r.problem.integer("k")), r.problem.text("dtype").c_str(),
-                  static_cast<long long>(r.problem.integer("lda")), static_cast<long long>(r.problem.integer("ldb")),
-                  static_cast<long long>(r.problem.integer("ldc")), tuned, blas, blas > 0 ? tuned / blas : 0,
-                  r.best.verified ? r.best.config.key().c_str() : "(none verified)");
-    table << line;
-  }
-  const double aligned = results[0].best.verified ? results[0].tflops(results[0].best.ms) : 0;
-  for (std::size_t i = 3; i < results.size(); ++i) {
-    const double mis = results[i].best.verified ? results[i].tflops(results[i].best.ms) : 0;
-    char line[256];
-    std::snprintf(line, sizeof line, "\n%s: tuned %.1f TFLOP/s = %.2f x the aligned 4096^3 (%.1f)", results[i].label.c_str(),
-                  mis, aligned > 0 ? mis / aligned : 0, aligned);
-    table << line;
-  }
-  table << "\n";
-  std::printf("%s\n%s", log.str().c_str(), table.str().c_str());
+  head << "# gemm benchmark\n\n"
+       << "date " << date << "; device " << prop.name << " (" << prop.multiProcessorCount
+       << " SMs); SM clock after run " << (clock ? std::to_string(*clock) + " MHz" : std::string("unknown")) << "; "
+       << version_text() << "; CUDA events, median of " << kReps << " after " << kWarmup
+       << " warm-ups, L2 flushed (256 MB memset) before each repetition, seeded uniform [-1,1] data.\n\n";
+  const std::string report = head.str() + tables;
+  std::printf("%s\n%s", b.log.str().c_str(), report.c_str());
   if (!out_dir.empty()) {
     std::filesystem::create_directories(out_dir);
-    std::ofstream(std::filesystem::path(out_dir) / "gemm-bench.md") << table.str();
-    std::ofstream(std::filesystem::path(out_dir) / "gemm-bench-log.txt") << log.str();
+    std::ofstream(std::filesystem::path(out_dir) / "gemm-bench.md") << report;
+    std::ofstream(std::filesystem::path(out_dir) / "gemm-bench-log.txt") << b.log.str();
   }
-  cudaFree(flush);
-  cudaStreamDestroy(stream);
+  cudaFree(b.flush);
+  cudaStreamDestroy(b.stream);
   return 0;
 }

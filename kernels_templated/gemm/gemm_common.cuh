@@ -79,11 +79,10 @@ __device__ __forceinline__ void store_result(const GemmParams& p, int m, int n, 
   }
 }
 
-/// Maps the linear block index to (tile_m, tile_n), visiting GROUP_M tile rows
+/// Maps a linear tile index to (tile_m, tile_n), visiting GROUP_M tile rows
 /// column by column so that blocks running together share A and B tiles in L2.
 template <int GROUP_M>
-__device__ __forceinline__ void rasterize(int tiles_m, int tiles_n, int& tile_m, int& tile_n) {
-  const int id = blockIdx.x;
+__device__ __forceinline__ void rasterize_id(int id, int tiles_m, int tiles_n, int& tile_m, int& tile_n) {
   if constexpr (GROUP_M <= 1) {
     tile_m = id / tiles_n;
     tile_n = id % tiles_n;
@@ -96,6 +95,12 @@ __device__ __forceinline__ void rasterize(int tiles_m, int tiles_n, int& tile_m,
     tile_m = first_m + in_group % rows;
     tile_n = in_group / rows;
   }
+}
+
+/// The tile of this block (one block per tile).
+template <int GROUP_M>
+__device__ __forceinline__ void rasterize(int tiles_m, int tiles_n, int& tile_m, int& tile_n) {
+  rasterize_id<GROUP_M>(blockIdx.x, tiles_m, tiles_n, tile_m, tile_n);
 }
 
 // ---- inline PTX (no CUDA-library wrapper exists for these) ----

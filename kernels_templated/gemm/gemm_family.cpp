@@ -55,7 +55,8 @@ constexpr const char* kHelp =
     "letter A, second B; 'n' = A stored MxK / B stored KxN, 't' = A stored KxM / B stored NxK, all "
     "row-major; C is MxN row-major); lda,ldb,ldc>= the tight value (default tight); out=same|fp32 "
     "(default same); epilogue=none|bias|bias_relu|bias_gelu (default none); alpha (default 1), beta "
-    "(default 0)";
+    "(default 0); path=auto|mma|wgmma (default auto: the Hopper wgmma path where the device and the "
+    "problem allow it, else mma.sync)";
 
 }  // namespace
 
@@ -74,6 +75,7 @@ GemmProblem GemmProblem::from(const Problem& p) {
     g.epilogue = p.text("epilogue");
     g.alpha = p.real("alpha");
     g.beta = p.real("beta");
+    g.path = p.text_or("path", "auto");
   } catch (const std::exception& e) {
     throw ProblemError(std::string("gemm problem is not normalized: ") + e.what());
   }
@@ -82,6 +84,23 @@ GemmProblem GemmProblem::from(const Problem& p) {
 
 GemmKnobs GemmKnobs::from(const Config& c) {
   GemmKnobs k;
+  if (c.text_or("PATH", "mma") == "wgmma") {
+    k.wgmma = true;
+    k.block_m = static_cast<int>(c.integer("BLOCK_M"));
+    k.block_n = static_cast<int>(c.integer("BLOCK_N"));
+    k.block_k = static_cast<int>(c.integer_or("BLOCK_K", 64));
+    k.warp_m = static_cast<int>(c.integer("WARP_M"));
+    k.warp_n = k.block_n;
+    k.stages = static_cast<int>(c.integer("STAGES"));
+    k.vec = 8;
+    k.smem = "xor";
+    k.group_m = static_cast<int>(c.integer("GROUP_M"));
+    k.split_k = static_cast<int>(c.integer("SPLIT_K"));
+    k.reduce = c.text("REDUCE");
+    k.predicated = true;
+    k.persistent = c.contains("PERSISTENT") && c.boolean("PERSISTENT");
+    return k;
+  }
   k.block_m = static_cast<int>(c.integer("BLOCK_M"));
   k.block_n = static_cast<int>(c.integer("BLOCK_N"));
   k.block_k = static_cast<int>(c.integer("BLOCK_K"));
@@ -100,19 +119,20 @@ GemmKnobs GemmKnobs::from(const Config& c) {
 std::string_view GemmFamily::description() const {
   return "C = alpha*op(A)*op(B) + beta*C (+bias, ReLU/GELU): fp32 on CUDA cores (register tiling, "
          "double-buffered shared memory), tf32/bf16/fp16 on tensor cores (mma.sync, ldmatrix, cp.async "
-         "multistage), split-K";
+         "multistage) and, on sm_90, wgmma fed by TMA (warp-specialized, optionally persistent), split-K";
 }
 
 std::vector<std::string> GemmFamily::template_files() const {
   return {"gemm/gemm_common.cuh", "gemm/gemm_tile.cuh", "gemm/gemm_tc.cuh", "gemm/gemm_simt.cuh",
-          "gemm/gemm_splitk.cuh"};
+          "gemm/gemm_splitk.cuh", "gemm/gemm_wgmma.cuh", "gemm/gemm_wgmma_ops.cuh"};
 }
 
 std::string_view GemmFamily::problem_help() const { return kHelp; }
 
 Problem GemmFamily::normalize(const Problem& raw) const {
   static const std::vector<std::string> known = {"m",   "n",   "k",      "dtype",    "layout", "lda",
-                                                 "ldb", "ldc", "out",    "epilogue", "alpha",  "beta"};
+                                                 "ldb", "ldc", "out",    "epilogue", "alpha",  "beta",
+                                                 "path"};
   for (const auto& [key, value] : raw)
     if (std::find(known.begin(), known.end(), key) == known.end())
       throw ProblemError("gemm: unknown problem key '" + key + "' (" + kHelp + ")");
@@ -172,6 +192,9 @@ Problem GemmFamily::normalize(const Problem& raw) const {
   p.set("ldc", leading("ldc", n));
   p.set("alpha", real("alpha", 1.0));
   p.set("beta", real("beta", 0.0));
+  // Absent means auto, so problems written before the key existed keep their key.
+  const std::string path = choice("path", {"auto", "mma", "wgmma"}, "auto");
+  if (path != "auto") p.set("path", path);
   return p;
 }
 
@@ -191,6 +214,8 @@ std::string GemmFamily::shape_class(const Problem& raw) const {
 }
 
 int GemmFamily::smem_bytes(const GemmProblem& p, const GemmKnobs& k) {
+  if (k.wgmma)  // the ring, full/empty barriers, 1 KB to align the ring (gemm_wgmma.cuh)
+    return k.stages * (k.block_m + k.block_n) * k.block_k * p.in_bytes() + 2 * k.stages * 8 + 1024;
   if (p.simt()) {
     const int pad = k.smem == "pad" ? 4 : 0;
     return 2 * k.block_k * (k.block_m + pad + k.block_n + pad) * 4;
@@ -203,6 +228,8 @@ int GemmFamily::smem_bytes(const GemmProblem& p, const GemmKnobs& k) {
 }
 
 int GemmFamily::register_estimate(const GemmProblem& p, const GemmKnobs& k) {
+  // wgmma consumers: the accumulators plus addressing and the epilogue.
+  if (k.wgmma) return (k.warp_m / 64) * (k.block_n / 2) + 40;
   const int threads = k.threads();
   if (p.simt()) {
     const int tm = simt_thread_m(k.warp_m, k.warp_n), tn = simt_thread_n(k.warp_m, k.warp_n);
@@ -245,14 +272,19 @@ bool GemmFamily::predicted_spill_free(const Problem& raw, const Config& c, const
   // ptxas' choices stray from the estimate (small spills seen at 128
   // registers), so no claim is made for them.
   if (k.vec == 1 && (p.simt() || p.in_bytes() == 2)) return false;
+  // wgmma consumers raise their budget with setmaxnreg (232 with two consumers, 240 with one).
+  if (k.wgmma) return register_estimate(p, k) * 5 / 4 <= (k.block_m / k.warp_m == 1 ? 240 : 232);
   // A 25% margin: the estimate counts the live values, ptxas needs room to schedule.
   return register_estimate(p, k) * 5 / 4 <= register_cap(k.threads(), d);
 }
 
-GemmGeometry GemmFamily::geometry(const GemmProblem& p, const GemmKnobs& k) {
+GemmGeometry GemmFamily::geometry(const GemmProblem& p, const GemmKnobs& k, int sm_count) {
   GemmGeometry g;
   g.tiles_m = ceil_div(p.m, k.block_m);
   g.tiles_n = ceil_div(p.n, k.block_n);
+  g.grid_x = g.tiles_m * g.tiles_n;
+  // Persistent: one block per SM (the ring takes most of its shared memory).
+  if (k.wgmma && k.persistent && sm_count > 0) g.grid_x = std::min<long long>(g.grid_x, sm_count);
   g.split_k = std::max(1, k.split_k);
   const long long k_tiles = ceil_div(p.k, k.block_k);
   g.k_per_split = static_cast<int>(ceil_div(k_tiles, g.split_k) * k.block_k);
@@ -266,8 +298,26 @@ GemmGeometry GemmFamily::geometry(const GemmProblem& p, const GemmKnobs& k) {
   return g;
 }
 
+void GemmFamily::add_split_constraints(Space& s, const GemmProblem& p) {
+  s.require("every K split gets at least one K tile", {"SPLIT_K", "BLOCK_K", "k"}, [](const Assignment& a) {
+    const long long k_tiles = ceil_div(a.i("k"), a.i("BLOCK_K"));
+    const long long per_split = ceil_div(k_tiles, a.i("SPLIT_K"));
+    return (a.i("SPLIT_K") - 1) * per_split < k_tiles;
+  });
+  const bool atomic_ok = p.out_fp32() && (p.epilogue == "none" || p.epilogue == "bias");
+  s.require(atomic_ok ? "one split needs no reduction (REDUCE=workspace)"
+                      : "atomic split-K needs fp32 output and no activation; one split needs no reduction",
+            {"SPLIT_K", "REDUCE"}, [atomic_ok](const Assignment& a) {
+              if (a.s("REDUCE") != "atomic") return true;
+              return atomic_ok && a.i("SPLIT_K") > 1;
+            });
+}
+
 Space GemmFamily::space(const Problem& raw, const DeviceSpec& d) const {
   const GemmProblem p = GemmProblem::from(normalize(raw));
+  if (p.path == "wgmma" && !uses_wgmma(p, d))
+    throw ProblemError("gemm: path=wgmma is not possible here: " + wgmma_unavailable_reason(p, d));
+  if (uses_wgmma(p, d)) return wgmma_space(p, d);
   ValueMap constants;
   constants.set("m", p.m);
   constants.set("n", p.n);
@@ -364,24 +414,14 @@ Space GemmFamily::space(const Problem& raw, const DeviceSpec& d) const {
               return a.i("m") % a.i("BLOCK_M") == 0 && a.i("n") % a.i("BLOCK_N") == 0 &&
                      a.i("k") % (a.i("BLOCK_K") * a.i("SPLIT_K")) == 0;
             });
-  s.require("every K split gets at least one K tile", {"SPLIT_K", "BLOCK_K", "k"}, [](const Assignment& a) {
-    const long long k_tiles = ceil_div(a.i("k"), a.i("BLOCK_K"));
-    const long long per_split = ceil_div(k_tiles, a.i("SPLIT_K"));
-    return (a.i("SPLIT_K") - 1) * per_split < k_tiles;
-  });
-  const bool atomic_ok = p.out_fp32() && (p.epilogue == "none" || p.epilogue == "bias");
-  s.require(atomic_ok ? "one split needs no reduction (REDUCE=workspace)"
-                      : "atomic split-K needs fp32 output and no activation; one split needs no reduction",
-            {"SPLIT_K", "REDUCE"}, [atomic_ok](const Assignment& a) {
-              if (a.s("REDUCE") != "atomic") return true;
-              return atomic_ok && a.i("SPLIT_K") > 1;
-            });
+  add_split_constraints(s, p);
   return s;
 }
 
 Config GemmFamily::default_config(const Problem& raw, const DeviceSpec& d) const {
   const Problem norm = normalize(raw);
   const GemmProblem p = GemmProblem::from(norm);
+  if (uses_wgmma(p, d)) return wgmma_default_config();
   Config c;
   // Safe everywhere: the predicated path, no split, a vector the leading
   // dimensions allow, and tiles whose shared memory fits 48 KB (no opt-in needed).
@@ -430,7 +470,7 @@ double GemmFamily::min_bytes(const Problem& raw) const {
 WorkEstimate GemmFamily::estimate(const Problem& raw, const Config& c, const DeviceSpec& d) const {
   const GemmProblem p = GemmProblem::from(raw);
   const GemmKnobs k = GemmKnobs::from(c);
-  const GemmGeometry g = geometry(p, k);
+  const GemmGeometry g = geometry(p, k, d.sm_count);
   WorkEstimate w;
   w.flops = flops(raw);
   w.min_bytes = min_bytes(raw);
@@ -445,7 +485,7 @@ WorkEstimate GemmFamily::estimate(const Problem& raw, const Config& c, const Dev
   w.regs_per_thread = register_estimate(p, k);
   w.kernels = 1 + (g.has_reduce || g.has_prescale ? 1 : 0);
   const long long tiles = g.tiles_m * g.tiles_n;
-  w.blocks = tiles * g.split_k + g.aux_blocks;
+  w.blocks = g.grid_x * g.split_k + g.aux_blocks;
 
   // DRAM traffic with tile reuse: blocks of one wave share A rows and B columns
   // through L2; each wave fetches its distinct A and B panels once.
@@ -487,7 +527,10 @@ KernelSource GemmFamily::source(const Problem& raw, const Config& c) const {
   const char* tout = p.out_fp32() ? "float" : tin;
   auto b = [](bool v) { return v ? "true" : "false"; };
   std::ostringstream main;
-  if (p.simt()) {
+  if (k.wgmma) {
+    main << "ktune_gemm::gemm_wgmma<" << tin << ", " << tout << ", " << k.block_m << ", " << k.block_n << ", "
+         << k.warp_m << ", " << k.stages << ", " << k.group_m << ", " << mode << ", " << epi << ">";
+  } else if (p.simt()) {
     main << "ktune_gemm::gemm_simt<" << k.block_m << ", " << k.block_n << ", " << k.block_k << ", " << k.warp_m
          << ", " << k.warp_n << ", " << k.vec << ", " << b(k.smem == "pad") << ", " << b(p.a_t()) << ", "
          << b(p.b_t()) << ", " << k.group_m << ", " << mode << ", " << b(k.predicated) << ", " << epi << ">";
@@ -498,10 +541,12 @@ KernelSource GemmFamily::source(const Problem& raw, const Config& c) const {
          << ", " << b(k.predicated) << ", " << epi << ">";
   }
   KernelSource s;
-  s.program_name = p.simt() ? "gemm_simt.cu" : "gemm_tc.cu";
+  s.program_name = k.wgmma ? "gemm_wgmma.cu" : p.simt() ? "gemm_simt.cu" : "gemm_tc.cu";
+  s.needs_arch_specific = k.wgmma;
   s.source = std::string("// ktune gemm: ") + c.key() + "\n" +
-             (p.simt() ? "#include \"kernels_templated/gemm/gemm_simt.cuh\"\n"
-                       : "#include \"kernels_templated/gemm/gemm_tc.cuh\"\n") +
+             (k.wgmma    ? "#include \"kernels_templated/gemm/gemm_wgmma.cuh\"\n"
+              : p.simt() ? "#include \"kernels_templated/gemm/gemm_simt.cuh\"\n"
+                         : "#include \"kernels_templated/gemm/gemm_tc.cuh\"\n") +
              (mode != 0 ? "#include \"kernels_templated/gemm/gemm_splitk.cuh\"\n" : "");
   if (mode == 2) s.kernels.push_back("ktune_gemm::splitk_prescale<" + std::to_string(epi) + ">");
   s.kernels.push_back(main.str());

@@ -1,5 +1,6 @@
-// GemmFamily: the descriptor of the `gemm` kernel family (fp32 SIMT and
-// Ampere-style tensor-core paths): problem keys, space, work, source.
+// GemmFamily: the descriptor of the `gemm` kernel family (fp32 SIMT, the
+// Ampere-style mma.sync tensor-core path and the Hopper wgmma + TMA path):
+// problem keys, space, work, source.
 #pragma once
 
 #include <string>
@@ -20,6 +21,7 @@ struct GemmProblem {
   std::string out;       ///< same | fp32 (C's type)
   std::string epilogue;  ///< none | bias | bias_relu | bias_gelu
   double alpha = 1, beta = 0;
+  std::string path = "auto";  ///< auto | mma | wgmma: which tensor-core path the space offers
 
   bool a_t() const { return layout[0] == 't'; }
   bool b_t() const { return layout[1] == 't'; }
@@ -33,7 +35,13 @@ struct GemmProblem {
 
 /// A configuration's knobs in typed form (SIMT configurations have no STAGES
 /// knob: their pipeline is the fixed register double buffer, stages = 2).
+/// Configurations without a PATH knob are mma.sync/SIMT ones. A wgmma
+/// configuration names only its own knobs; the others take the values its
+/// kernel implies (BLOCK_K 64, WARP_N = BLOCK_N, 16-byte TMA copies, swizzle,
+/// bounds handled by TMA), so the shared code (estimate, geometry) reads one struct.
 struct GemmKnobs {
+  bool wgmma = false;             ///< PATH=wgmma (Hopper path)
+  bool persistent = false;        ///< wgmma: grid of at most one block per SM, looping over tiles
   int block_m = 0, block_n = 0, block_k = 0;
   int warp_m = 0, warp_n = 0;
   int stages = 2;
@@ -44,7 +52,10 @@ struct GemmKnobs {
   std::string reduce;             ///< workspace | atomic
   bool predicated = true;
 
-  int threads() const { return (block_m / warp_m) * (block_n / warp_n) * 32; }
+  /// mma/SIMT: 32 per warp tile; wgmma: 128 per consumer warpgroup plus the producer's 128.
+  int threads() const {
+    return wgmma ? 128 * (block_m / warp_m + 1) : (block_m / warp_m) * (block_n / warp_n) * 32;
+  }
   static GemmKnobs from(const Config& c);
 };
 
@@ -52,6 +63,7 @@ struct GemmKnobs {
 /// estimate counts with it: one formula for both).
 struct GemmGeometry {
   long long tiles_m = 0, tiles_n = 0;
+  long long grid_x = 0;     ///< blocks along x: tiles, or fewer for a persistent wgmma grid
   int split_k = 1;
   int k_per_split = 0;      ///< multiple of BLOCK_K
   int threads = 0;
@@ -78,7 +90,8 @@ class GemmFamily final : public KernelFamily {
   WorkEstimate estimate(const Problem& p, const Config& c, const DeviceSpec& d) const override;
   KernelSource source(const Problem& p, const Config& c) const override;
 
-  static GemmGeometry geometry(const GemmProblem& p, const GemmKnobs& k);
+  /// sm_count caps a persistent grid (0: not known, one block per tile).
+  static GemmGeometry geometry(const GemmProblem& p, const GemmKnobs& k, int sm_count = 0);
   /// Shared memory of the main kernel in bytes (stages x padded/swizzled tiles).
   static int smem_bytes(const GemmProblem& p, const GemmKnobs& k);
   /// The register estimate the space's constraint uses (per thread).
@@ -93,6 +106,19 @@ class GemmFamily final : public KernelFamily {
   static bool predicted_spill_free(const Problem& p, const Config& c, const DeviceSpec& d);
   /// Largest vector width (elements, <= 16 bytes) that the leading dimensions allow.
   static int max_vector(const GemmProblem& p);
+  /// Why the wgmma path cannot serve this problem on this device ("" when it can):
+  /// it needs sm_90, 16-bit inputs, layout nt (A and B K-major) and rows that
+  /// TMA can address (leading dimensions multiples of 8 elements).
+  static std::string wgmma_unavailable_reason(const GemmProblem& p, const DeviceSpec& d);
+  /// True when the space of (p, d) is the wgmma path's: available and not
+  /// declined with path=mma.
+  static bool uses_wgmma(const GemmProblem& p, const DeviceSpec& d);
+
+ private:
+  /// Split-K rules shared by every path (each split gets a K tile; atomics only for fp32 C).
+  static void add_split_constraints(Space& s, const GemmProblem& p);
+  static Space wgmma_space(const GemmProblem& p, const DeviceSpec& d);
+  static Config wgmma_default_config();
 };
 
 const GemmFamily& gemm_family();

@@ -40,7 +40,8 @@ std::vector<Config> pick_configs(const Problem& p, const DeviceSpec& d, std::uin
   };
   first([](const Config& c) { return c.integer("SPLIT_K") > 1 && c.text("REDUCE") == "workspace"; });
   first([](const Config& c) { return c.text("REDUCE") == "atomic"; });
-  first([](const Config& c) { return !c.boolean("PREDICATED"); });
+  first([](const Config& c) { return c.contains("PREDICATED") && !c.boolean("PREDICATED"); });
+  first([](const Config& c) { return c.contains("PERSISTENT") && c.boolean("PERSISTENT"); });
   // KTUNE_GEMM_CONFIGS_PER_PROBLEM=N keeps the first N (default, then split-K
   // and fast-path ones come last): for slow runs under compute-sanitizer.
   if (const char* limit = std::getenv("KTUNE_GEMM_CONFIGS_PER_PROBLEM"))
@@ -53,47 +54,9 @@ struct Loaded {
   std::vector<cudaKernel_t> kernels;
 };
 
-TEST(GemmGpu, EveryPathMatchesCublasOnEdgeShapes) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device (cudaGetDeviceCount failed or found none)";
-  auto device = find_builtin_device("h200");
-  ASSERT_TRUE(device.has_value());
-  cudaDeviceProp prop{};
-  ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
-  DeviceSpec d = *device;
-  d.smem_per_block_optin = static_cast<int>(prop.sharedMemPerBlockOptin);
-  d.sm_count = prop.multiProcessorCount;
-
-  const std::vector<std::string> shapes = {
-      "m=1,n=1,k=1",
-      "m=127,n=131,k=257",
-      "m=200,n=72,k=1",
-      "m=64,n=64,k=65536",
-      "m=4099,n=16,k=64",
-      "m=16,n=4099,k=64",
-      "m=129,n=67,k=95,layout=tn,lda=130,ldb=69,ldc=70",
-      "m=100,n=120,k=140,lda=141,ldb=121,ldc=123",
-      "m=256,n=256,k=512,layout=nt,epilogue=bias_gelu,beta=0.5,alpha=0.75",
-      "m=512,n=512,k=512,layout=tt,epilogue=bias_relu",
-      "m=384,n=256,k=2048,epilogue=bias,beta=-1",
-  };
-  const std::vector<std::string> dtypes = {"dtype=bf16", "dtype=fp32", "dtype=fp16,out=fp32", "dtype=tf32",
-                                           "dtype=bf16,out=fp32"};
-  std::vector<Problem> problems;
-  std::vector<Config> configs;
-  std::vector<KernelSource> sources;
-  std::uint64_t seed = 1;
-  for (const auto& dtype : dtypes)
-    for (const auto& shape : shapes) {
-      const Problem p = parse_problem(gemm_family(), shape + "," + dtype);
-      for (const Config& c : pick_configs(p, d, seed++)) {
-        problems.push_back(p);
-        configs.push_back(c);
-        sources.push_back(gemm_family().source(p, c));
-      }
-    }
-  Compiler compiler(CompilerOptions{});
-  const auto outputs = compiler.compile_all(sources);
-
+/// Runs every compiled configuration on poisoned outputs and verifies it.
+void run_and_verify(const std::vector<Problem>& problems, const std::vector<Config>& configs,
+                    const std::vector<KernelSource>& sources, const std::vector<CompileOutput>& outputs) {
   GemmHarness harness;
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
@@ -139,6 +102,76 @@ TEST(GemmGpu, EveryPathMatchesCublasOnEdgeShapes) {
   for (const auto& [dtype, t] : tally) std::printf("gemm verify %-22s %3d / %3d configs passed\n", dtype.c_str(), t.first, t.second);
   for (const auto& f : failures) std::printf("FAIL %s\n", f.c_str());
   EXPECT_TRUE(failures.empty()) << failures.size() << " of " << sources.size() << " failed";
+}
+
+/// Compiles pick_configs() of every (shape, dtype) problem, runs each on
+/// poisoned outputs and verifies it against cuBLAS; prints a tally per dtype.
+void verify_against_cublas(const std::vector<std::string>& shapes, const std::vector<std::string>& dtypes) {
+  auto device = find_builtin_device("h200");
+  ASSERT_TRUE(device.has_value());
+  cudaDeviceProp prop{};
+  ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+  DeviceSpec d = *device;
+  d.smem_per_block_optin = static_cast<int>(prop.sharedMemPerBlockOptin);
+  d.sm_count = prop.multiProcessorCount;
+  std::vector<Problem> problems;
+  std::vector<Config> configs;
+  std::vector<KernelSource> sources;
+  std::uint64_t seed = 1;
+  for (const auto& dtype : dtypes)
+    for (const auto& shape : shapes) {
+      const Problem p = parse_problem(gemm_family(), shape + "," + dtype);
+      for (const Config& c : pick_configs(p, d, seed++)) {
+        problems.push_back(p);
+        configs.push_back(c);
+        sources.push_back(gemm_family().source(p, c));
+      }
+    }
+  Compiler compiler(CompilerOptions{});
+  const auto outputs = compiler.compile_all(sources);
+  run_and_verify(problems, configs, sources, outputs);
+}
+
+TEST(GemmGpu, EveryPathMatchesCublasOnEdgeShapes) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device (cudaGetDeviceCount failed or found none)";
+  const std::vector<std::string> shapes = {
+      "m=1,n=1,k=1",
+      "m=127,n=131,k=257",
+      "m=200,n=72,k=1",
+      "m=64,n=64,k=65536",
+      "m=4099,n=16,k=64",
+      "m=16,n=4099,k=64",
+      "m=129,n=67,k=95,layout=tn,lda=130,ldb=69,ldc=70",
+      "m=100,n=120,k=140,lda=141,ldb=121,ldc=123",
+      "m=256,n=256,k=512,layout=nt,epilogue=bias_gelu,beta=0.5,alpha=0.75",
+      "m=512,n=512,k=512,layout=tt,epilogue=bias_relu",
+      "m=384,n=256,k=2048,epilogue=bias,beta=-1",
+  };
+  verify_against_cublas(shapes, {"dtype=bf16", "dtype=fp32", "dtype=fp16,out=fp32", "dtype=tf32",
+                                 "dtype=bf16,out=fp32"});
+}
+
+// The Hopper path serves layout nt with 16-byte aligned rows (K and the
+// leading dimensions multiples of 8); its edges are TMA's zero fill and the
+// epilogue's bounds checks.
+TEST(GemmGpu, WgmmaPathMatchesCublasOnEdgeShapes) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device (cudaGetDeviceCount failed or found none)";
+  const std::vector<std::string> shapes = {
+      "m=1,n=1,k=8",
+      "m=127,n=131,k=264",
+      "m=200,n=72,k=8",
+      "m=64,n=64,k=65536",
+      "m=4099,n=16,k=64",
+      "m=16,n=4099,k=64",
+      "m=129,n=67,k=96,lda=104,ldb=112,ldc=70",
+      "m=256,n=256,k=512,epilogue=bias_gelu,beta=0.5,alpha=0.75",
+      "m=384,n=256,k=2048,epilogue=bias,beta=-1",
+      "m=1000,n=1000,k=1000,epilogue=bias_relu",
+      "m=2048,n=2048,k=2048",
+  };
+  std::vector<std::string> nt;
+  for (const auto& s : shapes) nt.push_back(s + ",layout=nt,path=wgmma");
+  verify_against_cublas(nt, {"dtype=bf16", "dtype=fp16,out=fp32", "dtype=bf16,out=fp32", "dtype=fp16"});
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// CI test without a GPU: NVRTC compiles seeded samples of both gemm paths to
+// CI test without a GPU: NVRTC compiles seeded samples of the gemm paths to
 // sm_90a cubins, and the descriptor's constraint model agrees with ptxas
 // (every accepted config compiles; predicted spill-free ones do not spill;
 // registers x threads and shared memory fit the H200).
@@ -83,6 +83,13 @@ TEST(GemmCompile, TensorCoreBf16SampleCompilesWithoutSpills) {
                    {"m=127,n=131,k=257,layout=tt,out=fp32,epilogue=bias_gelu", 8, 202},
                    {"m=4100,n=4100,k=4100,layout=nt", 8, 203},
                    {"m=100,n=200,k=300,lda=301,layout=tn", 4, 204}});
+}
+
+TEST(GemmCompile, WgmmaSampleCompilesWithoutSpills) {
+  compile_samples({{"m=4096,n=4096,k=4096,layout=nt", 30, 401},
+                   {"m=127,n=131,k=257,layout=nt,out=fp32,epilogue=bias_gelu", 8, 402},
+                   {"m=128,n=4096,k=4096,layout=nt,dtype=fp16", 8, 403},
+                   {"m=1000,n=1000,k=1000,layout=nt,beta=1,epilogue=bias", 6, 404}});
 }
 
 TEST(GemmCompile, TensorCoreFp16AndTf32SamplesCompile) {

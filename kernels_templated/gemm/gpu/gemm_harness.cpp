@@ -114,6 +114,10 @@ double GemmHarness::tolerance(const GemmProblem& p) {
 
 void GemmHarness::prepare(const Problem& raw, std::uint64_t seed) {
   release();
+  maps_block_m_ = maps_block_n_ = 0;  // new buffers: the tensor maps point at the old ones
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device), "reading the SM count");
   problem_ = GemmProblem::from(gemm_family().normalize(raw));
   const GemmProblem& p = problem_;
   const Elem in = in_elem(p), out = out_elem(p);
@@ -166,7 +170,7 @@ cudaError_t GemmHarness::launch(const Config& config, std::span<const cudaKernel
   GemmGeometry g;
   try {
     knobs = GemmKnobs::from(config);
-    g = GemmFamily::geometry(p, knobs);
+    g = GemmFamily::geometry(p, knobs, sm_count_);
   } catch (const std::exception&) {
     return cudaErrorInvalidValue;
   }
@@ -186,6 +190,19 @@ cudaError_t GemmHarness::launch(const Config& config, std::span<const cudaKernel
                         static_cast<int>(p.k), p.lda, p.ldb, p.ldc, static_cast<float>(p.alpha),
                         static_cast<float>(p.beta), g.k_per_split};
   void* args[] = {&params};
+  void* wgmma_args[] = {&map_a_, &map_b_, &params};
+  if (knobs.wgmma && (maps_block_m_ != knobs.block_m || maps_block_n_ != knobs.block_n)) {
+    // A is M x K and B is N x K, both row-major (layout nt): boxes of 64 K-elements.
+    const bool bf16 = p.dtype == "bf16";
+    if (cudaError_t e = encode_tma_map_2d(&map_a_, a_, bf16, p.m, p.k, p.lda, knobs.block_m, knobs.block_k);
+        e != cudaSuccess)
+      return e;
+    if (cudaError_t e = encode_tma_map_2d(&map_b_, b_, bf16, p.n, p.k, p.ldb, knobs.block_n, knobs.block_k);
+        e != cudaSuccess)
+      return e;
+    maps_block_m_ = knobs.block_m;
+    maps_block_n_ = knobs.block_n;
+  }
   std::size_t next = 0;
   const dim3 aux_grid(static_cast<unsigned>(std::max<long long>(g.aux_blocks, 1)));
   if (g.has_prescale) {
@@ -201,8 +218,10 @@ cudaError_t GemmHarness::launch(const Config& config, std::span<const cudaKernel
         e != cudaSuccess)
       return e;
   }
-  const dim3 grid(static_cast<unsigned>(g.tiles_m * g.tiles_n), 1, static_cast<unsigned>(g.split_k));
-  if (cudaError_t e = cudaLaunchKernel(main_kernel, grid, dim3(g.threads), args, g.smem_bytes, stream); e != cudaSuccess)
+  const dim3 grid(static_cast<unsigned>(g.grid_x), 1, static_cast<unsigned>(g.split_k));
+  if (cudaError_t e = cudaLaunchKernel(main_kernel, grid, dim3(g.threads), knobs.wgmma ? wgmma_args : args,
+                                       g.smem_bytes, stream);
+      e != cudaSuccess)
     return e;
   if (g.has_reduce) {
     if (cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(kernels[next++]), aux_grid, dim3(256), args, 0, stream);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels_templated/gemm/gemm_family.hpp"
+#include "kernels_templated/gemm/gpu/tma_map.hpp"
 #include "kernels_templated/harness.hpp"
 
 namespace ktune {
@@ -48,6 +49,11 @@ class GemmHarness final : public FamilyHarness {
   std::vector<float> reference_;  ///< alpha*op(A)op(B) + beta*C0 + bias, activated; M x N tight
   double reference_rms_ = 0;
   void* cublas_ = nullptr;        ///< cublasHandle_t
+  int sm_count_ = 0;              ///< caps persistent wgmma grids
+  // Tensor maps of the wgmma path, encoded for one box size and reused while
+  // it stays the same (encoding on every timed launch would stall the stream).
+  CUtensorMap map_a_{}, map_b_{};
+  int maps_block_m_ = 0, maps_block_n_ = 0;
 };
 
 }  // namespace ktune

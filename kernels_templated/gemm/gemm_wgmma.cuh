@@ -1,0 +1,249 @@
+// gemm_wgmma.cuh: the Hopper tensor-core path (sm_90a). The TMA engine loads
+// A and B tiles into a multistage shared-memory ring guarded by mbarriers; one
+// producer warpgroup issues the copies, one or two consumer warpgroups issue
+// wgmma on them and finish C from their registers. The grid is either one
+// block per output tile or persistent (blocks loop over tiles, so the producer
+// prefetches the next tile while the consumers finish the current one).
+//
+// Scope: 16-bit A and B, both K-major (layout nt), rows 16-byte aligned (the
+// descriptor routes other problems to the mma.sync path). TMA zero-fills
+// reads past M, N and K, so edges need no predication on the load side; the
+// epilogue checks bounds per element.
+#pragma once
+
+#include <cuda/ptx>
+
+#include "kernels_templated/gemm/gemm_common.cuh"
+#include "kernels_templated/gemm/gemm_wgmma_ops.cuh"
+
+namespace ktune_gemm {
+
+/// The opaque 128-byte tensor map (CUtensorMap) that the host encodes with
+/// cuTensorMapEncodeTiled; passed by value as a __grid_constant__ parameter.
+struct alignas(64) TmaMap {
+  unsigned long long opaque[16];
+};
+
+/// K per stage: one 128-byte row of the 128-byte swizzle for 16-bit elements.
+constexpr int kWgmmaBlockK = 64;
+/// Consumers take the register file the producer gives up (setmaxnreg).
+constexpr int kProducerRegs = 40;
+
+/// wgmma shared-memory descriptor of a K-major tile stored as TMA writes it
+/// with the 128-byte swizzle: rows of 128 bytes, 8-row atoms 1024 bytes apart.
+/// Moving along K inside the atom is a plain address offset (the hardware
+/// applies the swizzle to the absolute address, hence 1024-byte aligned stages).
+__device__ __forceinline__ unsigned long long wgmma_smem_desc(const void* tile) {
+  const unsigned long long addr = smem_addr(tile);
+  unsigned long long desc = (addr & 0x3FFFFull) >> 4;  // start address, 16-byte units
+  desc |= 1ull << 16;                                  // leading byte offset: unused when swizzled K-major
+  desc |= (1024ull >> 4) << 32;                        // stride byte offset: next 8-row atom
+  desc |= 1ull << 62;                                  // layout: 128-byte swizzle
+  return desc;
+}
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int PENDING>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(PENDING) : "memory");
+}
+/// Pins accumulator registers at this point of the program: the compiler must
+/// not move their reads above a wgmma.wait_group it cannot see them depend on.
+template <int COUNT>
+__device__ __forceinline__ void fence_registers(float* d) {
+#pragma unroll
+  for (int i = 0; i < COUNT; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+template <int REGS>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+template <int REGS>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+
+__device__ __forceinline__ void mbar_wait(unsigned long long* bar, unsigned parity) {
+  while (!cuda::ptx::mbarrier_try_wait_parity(reinterpret_cast<cuda::std::uint64_t*>(bar), parity)) {
+  }
+}
+
+template <typename TOut>
+__device__ __forceinline__ void store_two(TOut* c, float v0, float v1);
+template <>
+__device__ __forceinline__ void store_two<float>(float* c, float v0, float v1) {
+  *reinterpret_cast<float2*>(c) = make_float2(v0, v1);
+}
+template <>
+__device__ __forceinline__ void store_two<__nv_bfloat16>(__nv_bfloat16* c, float v0, float v1) {
+  *reinterpret_cast<__nv_bfloat162*>(c) = __floats2bfloat162_rn(v0, v1);
+}
+template <>
+__device__ __forceinline__ void store_two<__half>(__half* c, float v0, float v1) {
+  *reinterpret_cast<__half2*>(c) = __floats2half2_rn(v0, v1);
+}
+
+/// Finishes C[m][n] and C[m][n+1] (n even); one paired store when both are in
+/// bounds and the pair is aligned (ldc even, cudaMalloc'd base), else element-wise.
+template <typename TOut, int EPI, int SPLIT_MODE>
+__device__ __forceinline__ void store_result_pair(const GemmParams& p, int m, int n, float v0, float v1) {
+  if (m >= p.M) return;
+  if constexpr (SPLIT_MODE == kSplitNone) {
+    if (n + 1 < p.N && (p.ldc & 1) == 0) {
+      TOut* c = static_cast<TOut*>(p.C) + static_cast<long long>(m) * p.ldc + n;
+      const float old0 = p.beta != 0.f ? to_float(c[0]) : 0.f;
+      const float old1 = p.beta != 0.f ? to_float(c[1]) : 0.f;
+      store_two<TOut>(c, epilogue_value<TOut, EPI>(p, v0, old0, n), epilogue_value<TOut, EPI>(p, v1, old1, n + 1));
+      return;
+    }
+  }
+  if (n < p.N) store_result<TOut, EPI, SPLIT_MODE>(p, m, n, v0);
+  if (n + 1 < p.N) store_result<TOut, EPI, SPLIT_MODE>(p, m, n + 1, v1);
+}
+
+/// Shared memory the kernel needs: the ring, the barriers, and 1 KB of slack to
+/// align the ring to the swizzle atom (dynamic shared memory is 16-byte aligned).
+template <typename T, int BM, int BN, int STAGES>
+constexpr int wgmma_smem_bytes() {
+  return STAGES * (BM + BN) * kWgmmaBlockK * static_cast<int>(sizeof(T)) + 2 * STAGES * 8 + 1024;
+}
+
+/// C = alpha * A * B^T (+ beta C, bias, activation) with A M x K and B N x K,
+/// both row-major. BM x BN tile per block, WM rows per consumer warpgroup
+/// (64 or 128: WM/64 wgmma m64 blocks), BM/WM consumers plus one producer.
+/// Grid: (blocks, 1, splits); each block walks tiles blockIdx.x, +gridDim.x, ...
+template <typename T, typename TOut, int BM, int BN, int WM, int STAGES, int GROUP_M, int SPLIT_MODE, int EPI>
+__global__ void __launch_bounds__(128 * (BM / WM + 1), 1)
+    gemm_wgmma(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b, const GemmParams p) {
+  constexpr int CONSUMERS = BM / WM;
+  constexpr int BK = kWgmmaBlockK;
+  constexpr int M_BLOCKS = WM / 64;
+  constexpr int ACC = BN / 2;  // fp32 accumulators per thread per m64 block
+  constexpr int A_STAGE = BM * BK;
+  constexpr int B_STAGE = BN * BK;
+  constexpr unsigned STAGE_BYTES = (A_STAGE + B_STAGE) * sizeof(T);
+  static_assert(BM % WM == 0 && (CONSUMERS == 1 || CONSUMERS == 2), "one or two consumer warpgroups");
+  static_assert(WM == 64 || WM == 128, "a consumer owns one or two m64 blocks");
+  static_assert(BN % 32 == 0 && BN >= 64 && BN <= 256, "wgmma N");
+  static_assert(STAGES >= 2, "the ring needs two stages to overlap");
+
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
+  T* ring_a = reinterpret_cast<T*>(smem);
+  T* ring_b = ring_a + STAGES * A_STAGE;
+  auto* full = reinterpret_cast<unsigned long long*>(ring_b + STAGES * B_STAGE);
+  auto* empty = full + STAGES;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      cuda::ptx::mbarrier_init(reinterpret_cast<cuda::std::uint64_t*>(&full[s]), 1);
+      // One arrival per consumer warp: each warp tracks its own wgmma groups.
+      cuda::ptx::mbarrier_init(reinterpret_cast<cuda::std::uint64_t*>(&empty[s]), CONSUMERS * 4);
+    }
+    // Make the initialized barriers visible to the TMA unit (async proxy).
+    cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+  }
+  __syncthreads();
+
+  const int tiles_m = (p.M + BM - 1) / BM;
+  const int tiles_n = (p.N + BN - 1) / BN;
+  const int tiles = tiles_m * tiles_n;
+  const int k_begin = blockIdx.z * p.k_per_split;
+  const int k_tiles = (min(p.K - k_begin, p.k_per_split) + BK - 1) / BK;  // >= 1 (space constraint)
+  const int warpgroup = threadIdx.x / 128;
+
+  if (warpgroup == 0) {
+    // Producer: one thread issues every copy; the rest of the warpgroup idles.
+    setmaxnreg_dec<kProducerRegs>();
+    if (threadIdx.x == 0) {
+      int stage = 0;
+      unsigned phase = 0;
+      for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        int tile_m, tile_n;
+        rasterize_id<GROUP_M>(tile, tiles_m, tiles_n, tile_m, tile_n);
+        for (int kt = 0; kt < k_tiles; ++kt) {
+          // A fresh barrier counts as having completed the phase before phase 0,
+          // so the first pass over the ring does not wait.
+          mbar_wait(&empty[stage], phase ^ 1);
+          auto* bar = reinterpret_cast<cuda::std::uint64_t*>(&full[stage]);
+          cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
+                                               bar, STAGE_BYTES);
+          const cuda::std::int32_t k = k_begin + kt * BK;
+          const cuda::std::int32_t a_coords[2] = {k, tile_m * BM};
+          const cuda::std::int32_t b_coords[2] = {k, tile_n * BN};
+          cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_shared, cuda::ptx::space_global,
+                                          ring_a + stage * A_STAGE, &tma_a, a_coords, bar);
+          cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_shared, cuda::ptx::space_global,
+                                          ring_b + stage * B_STAGE, &tma_b, b_coords, bar);
+          if (++stage == STAGES) {
+            stage = 0;
+            phase ^= 1;
+          }
+        }
+      }
+    }
+  } else {
+    setmaxnreg_inc<CONSUMERS == 1 ? 240 : 232>();
+    const int consumer = warpgroup - 1;
+    const int lane = threadIdx.x % 32;
+    const int warp = (threadIdx.x / 32) % 4;
+    float acc[M_BLOCKS][ACC];
+#pragma unroll
+    for (int mb = 0; mb < M_BLOCKS; ++mb)
+#pragma unroll
+      for (int i = 0; i < ACC; ++i) acc[mb][i] = 0.f;
+    int stage = 0;
+    unsigned phase = 0;
+    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+      int tile_m, tile_n;
+      rasterize_id<GROUP_M>(tile, tiles_m, tiles_n, tile_m, tile_n);
+      int previous = -1;
+      for (int kt = 0; kt < k_tiles; ++kt) {
+        mbar_wait(&full[stage], phase);
+        wgmma_fence();
+        const T* a_tile = ring_a + stage * A_STAGE + consumer * WM * BK;
+        const T* b_tile = ring_b + stage * B_STAGE;
+#pragma unroll
+        for (int k16 = 0; k16 < BK / 16; ++k16) {
+#pragma unroll
+          for (int mb = 0; mb < M_BLOCKS; ++mb) {
+            // The first k-step of a tile overwrites instead of accumulating.
+            Wgmma<BN, T>::run(acc[mb], wgmma_smem_desc(a_tile + mb * 64 * BK + k16 * 16),
+                              wgmma_smem_desc(b_tile + k16 * 16), (kt > 0 || k16 > 0) ? 1 : 0);
+          }
+        }
+        wgmma_commit();
+        // Keep this stage's group in flight; the one before it is now complete,
+        // so its stage can be refilled.
+        wgmma_wait<1>();
+        if (previous >= 0 && lane == 0) cuda::ptx::mbarrier_arrive(reinterpret_cast<cuda::std::uint64_t*>(&empty[previous]));
+        previous = stage;
+        if (++stage == STAGES) {
+          stage = 0;
+          phase ^= 1;
+        }
+      }
+      wgmma_wait<0>();
+      if (lane == 0) cuda::ptx::mbarrier_arrive(reinterpret_cast<cuda::std::uint64_t*>(&empty[previous]));
+#pragma unroll
+      for (int mb = 0; mb < M_BLOCKS; ++mb) fence_registers<ACC>(acc[mb]);
+
+      // Accumulator layout of m64nN: warp w holds rows 16w..16w+15; lane l holds
+      // rows l/4 and l/4 + 8, columns 8j + 2(l%4) and +1 of every n8 slice j.
+#pragma unroll
+      for (int mb = 0; mb < M_BLOCKS; ++mb) {
+        const int row = tile_m * BM + consumer * WM + mb * 64 + warp * 16 + lane / 4;
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+          const int col = tile_n * BN + j * 8 + (lane % 4) * 2;
+          store_result_pair<TOut, EPI, SPLIT_MODE>(p, row, col, acc[mb][4 * j], acc[mb][4 * j + 1]);
+          store_result_pair<TOut, EPI, SPLIT_MODE>(p, row + 8, col, acc[mb][4 * j + 2], acc[mb][4 * j + 3]);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace ktune_gemm

@@ -1,0 +1,91 @@
+// The gemm family's Hopper path: when it applies, its space, its default
+// configuration (the kernel is gemm_wgmma.cuh).
+#include "kernels_templated/gemm/gemm_family.hpp"
+
+namespace ktune {
+namespace {
+
+constexpr int kWgmmaBlockK = 64;  // one 128-byte swizzle row of 16-bit elements (gemm_wgmma.cuh)
+/// Accumulators one consumer thread may hold: beyond this, ptxas spills under
+/// the 232-register budget that setmaxnreg gives two consumers.
+constexpr int kMaxAccumulators = 128;
+
+std::int64_t i64(int v) { return v; }
+
+}  // namespace
+
+std::string GemmFamily::wgmma_unavailable_reason(const GemmProblem& p, const DeviceSpec& d) {
+  if (d.cc_major != 9 || d.cc_minor != 0) return "wgmma needs an sm_90 device, this is " + d.arch();
+  if (p.in_bytes() != 2) return "wgmma here takes 16-bit inputs (bf16, fp16), not " + p.dtype;
+  if (p.layout != "nt") return "wgmma here reads A and B K-major (layout nt), not layout " + p.layout;
+  // TMA: global strides are multiples of 16 bytes.
+  if (p.lda % 8 != 0 || p.ldb % 8 != 0) return "TMA needs lda and ldb to be multiples of 8 elements";
+  return "";
+}
+
+bool GemmFamily::uses_wgmma(const GemmProblem& p, const DeviceSpec& d) {
+  return p.path != "mma" && wgmma_unavailable_reason(p, d).empty();
+}
+
+Space GemmFamily::wgmma_space(const GemmProblem& p, const DeviceSpec& d) {
+  ValueMap constants;
+  constants.set("m", p.m);
+  constants.set("n", p.n);
+  constants.set("k", p.k);
+  constants.set("smem_max", static_cast<std::int64_t>(d.smem_per_block_optin));
+  Space s(constants);
+  s.add(Parameter::categorical("PATH", {"wgmma"}, "wgmma", "tensor-core path: Hopper wgmma fed by TMA"));
+  s.add(Parameter::list("BLOCK_M", {i64(64), i64(128), i64(256)}, i64(128), "rows of C per block"));
+  std::vector<Value> widths;
+  for (int n = 64; n <= 256; n += 32) widths.emplace_back(i64(n));
+  s.add(Parameter::list("BLOCK_N", widths, i64(128), "columns of C per block (the wgmma N)"));
+  s.add(Parameter::list("BLOCK_K", {i64(kWgmmaBlockK)}, i64(kWgmmaBlockK),
+                        "K per stage (one 128-byte swizzled row of 16-bit elements)"));
+  s.add(Parameter::list("WARP_M", {i64(64), i64(128)}, i64(64), "rows of C per consumer warpgroup (m64 blocks)"));
+  s.add(Parameter::int_range("STAGES", 2, 8, 1, 4, "TMA ring stages in shared memory"));
+  s.add(Parameter::list("GROUP_M", {i64(1), i64(4), i64(8), i64(16)}, i64(8),
+                        "tile order: GROUP_M tile rows visited together"));
+  s.add(Parameter::boolean("PERSISTENT", false, "one block per SM looping over tiles (else one block per tile)"));
+  s.add(Parameter::list("SPLIT_K", {i64(1), i64(2), i64(4), i64(8), i64(16)}, i64(1),
+                        "K splits (partials reduced by REDUCE)"));
+  s.add(Parameter::categorical("REDUCE", {"workspace", "atomic"}, "workspace",
+                               "split-K reduction: fp32 workspace + kernel (deterministic) or atomics"));
+
+  s.require("one or two consumer warpgroups (BLOCK_M / WARP_M)", {"BLOCK_M", "WARP_M"}, [](const Assignment& a) {
+    return a.i("BLOCK_M") % a.i("WARP_M") == 0 && a.i("BLOCK_M") / a.i("WARP_M") <= 2;
+  });
+  s.require("accumulators per consumer thread (WARP_M/64 x BLOCK_N/2) at most 128", {"WARP_M", "BLOCK_N"},
+            [](const Assignment& a) { return (a.i("WARP_M") / 64) * (a.i("BLOCK_N") / 2) <= kMaxAccumulators; });
+  const GemmProblem problem = p;
+  s.require("stages x (A + B tiles) fit the opt-in shared memory", {"BLOCK_M", "BLOCK_N", "STAGES", "smem_max"},
+            [problem](const Assignment& a) {
+              GemmKnobs k;
+              k.wgmma = true;
+              k.block_m = static_cast<int>(a.i("BLOCK_M"));
+              k.block_n = static_cast<int>(a.i("BLOCK_N"));
+              k.block_k = kWgmmaBlockK;
+              k.stages = static_cast<int>(a.i("STAGES"));
+              return smem_bytes(problem, k) <= a.i("smem_max");
+            });
+  add_split_constraints(s, p);
+  return s;
+}
+
+Config GemmFamily::wgmma_default_config() {
+  // Two consumers of 64 x 128, four stages (129 KB): valid for every problem
+  // the path serves, and a reasonable start at any size.
+  Config c;
+  c.set("PATH", std::string("wgmma"));
+  c.set("BLOCK_M", i64(128));
+  c.set("BLOCK_N", i64(128));
+  c.set("BLOCK_K", i64(kWgmmaBlockK));
+  c.set("WARP_M", i64(64));
+  c.set("STAGES", i64(4));
+  c.set("GROUP_M", i64(8));
+  c.set("PERSISTENT", false);
+  c.set("SPLIT_K", i64(1));
+  c.set("REDUCE", std::string("workspace"));
+  return c;
+}
+
+}  // namespace ktune

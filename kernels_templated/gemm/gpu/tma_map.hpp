@@ -1,0 +1,20 @@
+// Tensor maps for the wgmma path: cuTensorMapEncodeTiled reached through the
+// runtime's driver entry point (nothing links libcuda; see device-notes).
+#pragma once
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace ktune {
+
+/// A row-major matrix of 16-bit elements, rows x cols with `ld` elements per
+/// row, read in boxes of box_rows x box_cols (box_cols * 2 = 128 bytes) with
+/// the 128-byte swizzle that the wgmma descriptors of gemm_wgmma.cuh expect;
+/// reads past the matrix are zero-filled. Returns cudaErrorInvalidValue when
+/// the driver rejects the map (alignment, sizes) or the entry point is missing.
+cudaError_t encode_tma_map_2d(CUtensorMap* map, const void* base, bool is_bf16, std::uint64_t rows,
+                              std::uint64_t cols, std::uint64_t ld, std::uint32_t box_rows, std::uint32_t box_cols);
+
+}  // namespace ktune

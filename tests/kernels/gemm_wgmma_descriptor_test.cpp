@@ -1,0 +1,98 @@
+// Tests of the gemm family's Hopper path without a GPU: when the descriptor
+// routes a problem to wgmma, the path's space and constraints, its default,
+// geometry (persistent grid) and generated source.
+#include <gtest/gtest.h>
+
+#include "kernels_templated/gemm/gemm_family.hpp"
+
+namespace ktune {
+namespace {
+
+DeviceSpec device(const char* name) {
+  auto d = find_builtin_device(name);
+  EXPECT_TRUE(d.has_value()) << name;
+  return *d;
+}
+
+Problem problem(const std::string& text) { return parse_problem(gemm_family(), text); }
+GemmProblem typed(const std::string& text) { return GemmProblem::from(problem(text)); }
+
+TEST(GemmWgmma, RoutedOnlyWhereTheHopperPathApplies) {
+  const DeviceSpec h200 = device("h200");
+  EXPECT_TRUE(GemmFamily::uses_wgmma(typed("m=4096,n=4096,k=4096,layout=nt"), h200));
+  EXPECT_TRUE(GemmFamily::uses_wgmma(typed("m=7,n=9,k=24,layout=nt,dtype=fp16,out=fp32"), h200));
+  // Each reason is named.
+  EXPECT_NE(GemmFamily::wgmma_unavailable_reason(typed("m=64,n=64,k=64,layout=nt"), device("sm_80")).find("sm_90"),
+            std::string::npos);
+  EXPECT_NE(GemmFamily::wgmma_unavailable_reason(typed("m=64,n=64,k=64,layout=nn"), h200).find("layout"),
+            std::string::npos);
+  EXPECT_NE(GemmFamily::wgmma_unavailable_reason(typed("m=64,n=64,k=64,layout=nt,dtype=tf32"), h200).find("16-bit"),
+            std::string::npos);
+  EXPECT_NE(GemmFamily::wgmma_unavailable_reason(typed("m=64,n=64,k=64,layout=nt,lda=68"), h200).find("lda"),
+            std::string::npos);
+  // path=mma declines it; path=wgmma where impossible is a clear error.
+  EXPECT_FALSE(GemmFamily::uses_wgmma(typed("m=4096,n=4096,k=4096,layout=nt,path=mma"), h200));
+  try {
+    gemm_family().space(problem("m=64,n=64,k=64,layout=nn,path=wgmma"), h200);
+    FAIL() << "path=wgmma with layout nn must be refused";
+  } catch (const ProblemError& e) {
+    EXPECT_NE(std::string(e.what()).find("layout nn"), std::string::npos) << e.what();
+  }
+}
+
+TEST(GemmWgmma, PathAutoIsNotStoredInTheProblemKey) {
+  // Problems recorded before the key existed keep their key.
+  EXPECT_FALSE(problem("m=8,n=8,k=8").contains("path"));
+  EXPECT_EQ(problem("m=8,n=8,k=8,path=mma").text("path"), "mma");
+}
+
+TEST(GemmWgmma, SpaceHoldsOnlyRunnableConfigurations) {
+  const DeviceSpec h200 = device("h200");
+  const Problem p = problem("m=4096,n=4096,k=4096,layout=nt");
+  const Space s = gemm_family().space(p, h200);
+  const GemmProblem gp = GemmProblem::from(p);
+  std::size_t count = 0;
+  for (const Config& c : s.enumerate()) {
+    ++count;
+    const GemmKnobs k = GemmKnobs::from(c);
+    EXPECT_TRUE(k.wgmma);
+    const int consumers = k.block_m / k.warp_m;
+    EXPECT_TRUE(consumers == 1 || consumers == 2) << c.key();
+    EXPECT_LE((k.warp_m / 64) * (k.block_n / 2), 128) << c.key();
+    EXPECT_LE(GemmFamily::smem_bytes(gp, k), h200.smem_per_block_optin) << c.key();
+    EXPECT_EQ(k.threads(), 128 * (consumers + 1));
+  }
+  EXPECT_GT(count, 500u);
+  EXPECT_TRUE(s.is_valid(gemm_family().default_config(p, h200)));
+  // The mma.sync space stays reachable for the same problem.
+  const Space mma = gemm_family().space(problem("m=4096,n=4096,k=4096,layout=nt,path=mma"), h200);
+  EXPECT_FALSE(mma.sample(1, 1).front().contains("PATH"));
+}
+
+TEST(GemmWgmma, PersistentGridIsCappedBySmCount) {
+  const GemmProblem p = typed("m=4096,n=4096,k=4096,layout=nt");
+  Config c = gemm_family().default_config(problem("m=4096,n=4096,k=4096,layout=nt"), device("h200"));
+  GemmKnobs k = GemmKnobs::from(c);
+  EXPECT_EQ(GemmFamily::geometry(p, k, 132).grid_x, 32 * 32);
+  c.set("PERSISTENT", true);
+  k = GemmKnobs::from(c);
+  EXPECT_TRUE(k.persistent);
+  EXPECT_EQ(GemmFamily::geometry(p, k, 132).grid_x, 132);
+  EXPECT_EQ(GemmFamily::geometry(p, k, 0).grid_x, 32 * 32);  // SM count unknown: one block per tile
+}
+
+TEST(GemmWgmma, SourceNamesTheWgmmaKernelAndAsksForSm90a) {
+  const Problem p = problem("m=300,n=300,k=300,layout=nt,out=fp32,epilogue=bias");
+  Config c = gemm_family().default_config(p, device("h200"));
+  c.set("SPLIT_K", std::int64_t{2});
+  c.set("REDUCE", std::string("atomic"));
+  const KernelSource s = gemm_family().source(p, c);
+  EXPECT_TRUE(s.needs_arch_specific);
+  ASSERT_EQ(s.kernels.size(), 2u);
+  EXPECT_EQ(s.kernels[0], "ktune_gemm::splitk_prescale<1>");
+  EXPECT_EQ(s.kernels[1], "ktune_gemm::gemm_wgmma<__nv_bfloat16, float, 128, 128, 64, 4, 8, 2, 1>");
+  EXPECT_NE(s.source.find("gemm_wgmma.cuh"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ktune
