@@ -97,7 +97,7 @@ Config tc(int bm, int bn, int bk, int wm, int wn, int st, int group) {
   return c;
 }
 
-Config wg(int bm, int bn, int wm, int stages, int group, bool persistent, int split = 1) {
+Config wg(int bm, int bn, int wm, int stages, int group, bool persistent, int split = 1, int cluster = 1) {
   Config c;
   c.set("PATH", std::string("wgmma"));
   c.set("BLOCK_M", std::int64_t{bm});
@@ -107,6 +107,7 @@ Config wg(int bm, int bn, int wm, int stages, int group, bool persistent, int sp
   c.set("STAGES", std::int64_t{stages});
   c.set("GROUP_M", std::int64_t{group});
   c.set("PERSISTENT", persistent);
+  c.set("CLUSTER_M", std::int64_t{cluster});
   c.set("SPLIT_K", std::int64_t{split});
   c.set("REDUCE", std::string("workspace"));
   return c;
@@ -321,7 +322,10 @@ std::string run_hopper_suite(Bench& b) {
                                      wg(128, 128, 64, 6, 8, false), wg(128, 128, 64, 6, 8, true),
                                      wg(256, 128, 128, 4, 8, false), wg(256, 128, 128, 4, 8, true),
                                      wg(128, 192, 64, 5, 8, true),  wg(128, 256, 64, 4, 16, true),
-                                     wg(128, 128, 128, 6, 8, true), wg(64, 256, 64, 6, 8, true)};
+                                     wg(128, 128, 128, 6, 8, true), wg(64, 256, 64, 6, 8, true),
+                                     wg(128, 256, 64, 4, 8, true, 1, 2),  wg(128, 256, 64, 4, 8, false, 1, 2),
+                                     wg(128, 256, 64, 4, 16, true, 1, 2), wg(128, 192, 64, 5, 8, true, 1, 2),
+                                     wg(256, 128, 128, 4, 8, true, 1, 2), wg(128, 128, 64, 6, 8, true, 1, 2)};
   const DeviceSpec& d = b.device;
   std::vector<CaseResult> square;
   const Problem p4k = problem("m=4096,n=4096,k=4096,dtype=bf16,layout=nt");
@@ -336,6 +340,7 @@ std::string run_hopper_suite(Bench& b) {
   for (int split : {1, 2, 4}) {
     llm_seeds.push_back(wg(64, 128, 64, 8, 8, true, split));
     llm_seeds.push_back(wg(128, 128, 64, 6, 8, true, split));
+    llm_seeds.push_back(wg(128, 128, 64, 6, 8, true, split, 2));
   }
   std::vector<CaseResult> llm;
   std::uint64_t seed = 30;

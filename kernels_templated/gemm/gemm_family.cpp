@@ -99,6 +99,7 @@ GemmKnobs GemmKnobs::from(const Config& c) {
     k.reduce = c.text("REDUCE");
     k.predicated = true;
     k.persistent = c.contains("PERSISTENT") && c.boolean("PERSISTENT");
+    k.cluster_m = static_cast<int>(c.integer_or("CLUSTER_M", 1));
     return k;
   }
   k.block_m = static_cast<int>(c.integer("BLOCK_M"));
@@ -283,8 +284,15 @@ GemmGeometry GemmFamily::geometry(const GemmProblem& p, const GemmKnobs& k, int 
   g.tiles_m = ceil_div(p.m, k.block_m);
   g.tiles_n = ceil_div(p.n, k.block_n);
   g.grid_x = g.tiles_m * g.tiles_n;
-  // Persistent: one block per SM (the ring takes most of its shared memory).
-  if (k.wgmma && k.persistent && sm_count > 0) g.grid_x = std::min<long long>(g.grid_x, sm_count);
+  if (k.wgmma) {
+    // Clusters cover CLUSTER_M tile rows (the last one may hang past M).
+    const int cluster = std::max(1, k.cluster_m);
+    g.grid_x = ceil_div(g.tiles_m, cluster) * cluster * g.tiles_n;
+    // Persistent: one block per SM (the ring takes most of its shared memory),
+    // whole clusters only.
+    if (k.persistent && sm_count >= cluster)
+      g.grid_x = std::min<long long>(g.grid_x, sm_count / cluster * cluster);
+  }
   g.split_k = std::max(1, k.split_k);
   const long long k_tiles = ceil_div(p.k, k.block_k);
   g.k_per_split = static_cast<int>(ceil_div(k_tiles, g.split_k) * k.block_k);
@@ -529,7 +537,8 @@ KernelSource GemmFamily::source(const Problem& raw, const Config& c) const {
   std::ostringstream main;
   if (k.wgmma) {
     main << "ktune_gemm::gemm_wgmma<" << tin << ", " << tout << ", " << k.block_m << ", " << k.block_n << ", "
-         << k.warp_m << ", " << k.stages << ", " << k.group_m << ", " << mode << ", " << epi << ">";
+         << k.warp_m << ", " << k.stages << ", " << k.cluster_m << ", " << k.group_m << ", " << mode << ", " << epi
+         << ">";
   } else if (p.simt()) {
     main << "ktune_gemm::gemm_simt<" << k.block_m << ", " << k.block_n << ", " << k.block_k << ", " << k.warp_m
          << ", " << k.warp_n << ", " << k.vec << ", " << b(k.smem == "pad") << ", " << b(p.a_t()) << ", "

@@ -42,6 +42,7 @@ struct GemmProblem {
 struct GemmKnobs {
   bool wgmma = false;             ///< PATH=wgmma (Hopper path)
   bool persistent = false;        ///< wgmma: grid of at most one block per SM, looping over tiles
+  int cluster_m = 1;              ///< wgmma: blocks per cluster along M, sharing (multicasting) B tiles
   int block_m = 0, block_n = 0, block_k = 0;
   int warp_m = 0, warp_n = 0;
   int stages = 2;
@@ -90,7 +91,8 @@ class GemmFamily final : public KernelFamily {
   WorkEstimate estimate(const Problem& p, const Config& c, const DeviceSpec& d) const override;
   KernelSource source(const Problem& p, const Config& c) const override;
 
-  /// sm_count caps a persistent grid (0: not known, one block per tile).
+  /// sm_count caps a persistent grid (0: not known, one block per tile); for
+  /// clusters, pass the blocks that can be resident at once (clusters x size).
   static GemmGeometry geometry(const GemmProblem& p, const GemmKnobs& k, int sm_count = 0);
   /// Shared memory of the main kernel in bytes (stages x padded/swizzled tiles).
   static int smem_bytes(const GemmProblem& p, const GemmKnobs& k);

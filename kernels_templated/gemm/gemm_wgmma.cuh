@@ -5,6 +5,12 @@
 // block per output tile or persistent (blocks loop over tiles, so the producer
 // prefetches the next tile while the consumers finish the current one).
 //
+// With CLUSTER = 2, two blocks of a thread-block cluster compute vertically
+// adjacent tiles (same columns of C): each loads its own A tile and half of
+// the shared B tile, which TMA multicasts into both blocks' shared memory, so
+// L2 serves each B tile once per pair. A stage is refilled only after the
+// consumers of both blocks released it (they arrive on both blocks' barriers).
+//
 // Scope: 16-bit A and B, both K-major (layout nt), rows 16-byte aligned (the
 // descriptor routes other problems to the mma.sync path). TMA zero-fills
 // reads past M, N and K, so edges need no predication on the load side; the
@@ -110,11 +116,27 @@ constexpr int wgmma_smem_bytes() {
   return STAGES * (BM + BN) * kWgmmaBlockK * static_cast<int>(sizeof(T)) + 2 * STAGES * 8 + 1024;
 }
 
+/// Releases a ring stage: one arrival per consumer warp on the empty barrier
+/// of every block that wrote into it (the whole cluster when B is multicast).
+template <int CLUSTER>
+__device__ __forceinline__ void release_stage(unsigned long long* empty_bar) {
+  if constexpr (CLUSTER == 1) {
+    cuda::ptx::mbarrier_arrive(reinterpret_cast<cuda::std::uint64_t*>(empty_bar));
+  } else {
+#pragma unroll
+    for (int r = 0; r < CLUSTER; ++r)
+      cuda::ptx::mbarrier_arrive(cuda::ptx::sem_release, cuda::ptx::scope_cluster, cuda::ptx::space_cluster,
+                                 static_cast<cuda::std::uint64_t*>(__cluster_map_shared_rank(empty_bar, r)));
+  }
+}
+
 /// C = alpha * A * B^T (+ beta C, bias, activation) with A M x K and B N x K,
 /// both row-major. BM x BN tile per block, WM rows per consumer warpgroup
 /// (64 or 128: WM/64 wgmma m64 blocks), BM/WM consumers plus one producer.
-/// Grid: (blocks, 1, splits); each block walks tiles blockIdx.x, +gridDim.x, ...
-template <typename T, typename TOut, int BM, int BN, int WM, int STAGES, int GROUP_M, int SPLIT_MODE, int EPI>
+/// Grid: (blocks, 1, splits), launched in clusters of CLUSTER blocks along x;
+/// cluster c walks the cluster tiles (CLUSTER x 1 tiles) c, c + clusters, ...
+template <typename T, typename TOut, int BM, int BN, int WM, int STAGES, int CLUSTER, int GROUP_M, int SPLIT_MODE,
+          int EPI>
 __global__ void __launch_bounds__(128 * (BM / WM + 1), 1)
     gemm_wgmma(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b, const GemmParams p) {
   constexpr int CONSUMERS = BM / WM;
@@ -128,6 +150,8 @@ __global__ void __launch_bounds__(128 * (BM / WM + 1), 1)
   static_assert(WM == 64 || WM == 128, "a consumer owns one or two m64 blocks");
   static_assert(BN % 32 == 0 && BN >= 64 && BN <= 256, "wgmma N");
   static_assert(STAGES >= 2, "the ring needs two stages to overlap");
+  static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of one or two blocks");
+  constexpr int B_PART = BN / CLUSTER;  // rows of the B tile this block loads (and multicasts)
 
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
@@ -140,16 +164,29 @@ __global__ void __launch_bounds__(128 * (BM / WM + 1), 1)
     for (int s = 0; s < STAGES; ++s) {
       cuda::ptx::mbarrier_init(reinterpret_cast<cuda::std::uint64_t*>(&full[s]), 1);
       // One arrival per consumer warp: each warp tracks its own wgmma groups.
-      cuda::ptx::mbarrier_init(reinterpret_cast<cuda::std::uint64_t*>(&empty[s]), CONSUMERS * 4);
+      cuda::ptx::mbarrier_init(reinterpret_cast<cuda::std::uint64_t*>(&empty[s]), CLUSTER * CONSUMERS * 4);
     }
     // Make the initialized barriers visible to the TMA unit (async proxy).
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
   }
-  __syncthreads();
+  // Every block's barriers must exist before any block of the cluster signals them.
+  if constexpr (CLUSTER > 1) {
+    cuda::ptx::barrier_cluster_arrive();
+    cuda::ptx::barrier_cluster_wait();
+  } else {
+    __syncthreads();
+  }
+  const int rank = CLUSTER > 1 ? static_cast<int>(cuda::ptx::get_sreg_cluster_ctarank()) : 0;
 
+  // Work items are cluster tiles: CLUSTER vertically adjacent tiles. A block
+  // whose tile lies past M (odd tile rows) still loads its share of B; TMA
+  // zero-fills its A and the epilogue writes nothing.
   const int tiles_m = (p.M + BM - 1) / BM;
   const int tiles_n = (p.N + BN - 1) / BN;
-  const int tiles = tiles_m * tiles_n;
+  const int pairs_m = (tiles_m + CLUSTER - 1) / CLUSTER;
+  const int items = pairs_m * tiles_n;
+  const int first_item = blockIdx.x / CLUSTER;
+  const int item_stride = gridDim.x / CLUSTER;
   const int k_begin = blockIdx.z * p.k_per_split;
   const int k_tiles = (min(p.K - k_begin, p.k_per_split) + BK - 1) / BK;  // >= 1 (space constraint)
   const int warpgroup = threadIdx.x / 128;
@@ -160,9 +197,10 @@ __global__ void __launch_bounds__(128 * (BM / WM + 1), 1)
     if (threadIdx.x == 0) {
       int stage = 0;
       unsigned phase = 0;
-      for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        int tile_m, tile_n;
-        rasterize_id<GROUP_M>(tile, tiles_m, tiles_n, tile_m, tile_n);
+      for (int item = first_item; item < items; item += item_stride) {
+        int pair_m, tile_n;
+        rasterize_id<GROUP_M>(item, pairs_m, tiles_n, pair_m, tile_n);
+        const int tile_m = pair_m * CLUSTER + rank;
         for (int kt = 0; kt < k_tiles; ++kt) {
           // A fresh barrier counts as having completed the phase before phase 0,
           // so the first pass over the ring does not wait.
@@ -172,11 +210,18 @@ __global__ void __launch_bounds__(128 * (BM / WM + 1), 1)
                                                bar, STAGE_BYTES);
           const cuda::std::int32_t k = k_begin + kt * BK;
           const cuda::std::int32_t a_coords[2] = {k, tile_m * BM};
-          const cuda::std::int32_t b_coords[2] = {k, tile_n * BN};
+          const cuda::std::int32_t b_coords[2] = {k, tile_n * BN + rank * B_PART};
           cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_shared, cuda::ptx::space_global,
                                           ring_a + stage * A_STAGE, &tma_a, a_coords, bar);
-          cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_shared, cuda::ptx::space_global,
-                                          ring_b + stage * B_STAGE, &tma_b, b_coords, bar);
+          T* b_dst = ring_b + stage * B_STAGE + rank * B_PART * BK;
+          if constexpr (CLUSTER == 1) {
+            cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_shared, cuda::ptx::space_global, b_dst, &tma_b,
+                                            b_coords, bar);
+          } else {
+            // Same shared offset and barrier offset in every block of the cluster.
+            cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, b_dst, &tma_b,
+                                            b_coords, bar, static_cast<cuda::std::uint16_t>((1u << CLUSTER) - 1));
+          }
           if (++stage == STAGES) {
             stage = 0;
             phase ^= 1;
@@ -196,9 +241,10 @@ __global__ void __launch_bounds__(128 * (BM / WM + 1), 1)
       for (int i = 0; i < ACC; ++i) acc[mb][i] = 0.f;
     int stage = 0;
     unsigned phase = 0;
-    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-      int tile_m, tile_n;
-      rasterize_id<GROUP_M>(tile, tiles_m, tiles_n, tile_m, tile_n);
+    for (int item = first_item; item < items; item += item_stride) {
+      int pair_m, tile_n;
+      rasterize_id<GROUP_M>(item, pairs_m, tiles_n, pair_m, tile_n);
+      const int tile_m = pair_m * CLUSTER + rank;
       int previous = -1;
       for (int kt = 0; kt < k_tiles; ++kt) {
         mbar_wait(&full[stage], phase);
@@ -218,7 +264,7 @@ __global__ void __launch_bounds__(128 * (BM / WM + 1), 1)
         // Keep this stage's group in flight; the one before it is now complete,
         // so its stage can be refilled.
         wgmma_wait<1>();
-        if (previous >= 0 && lane == 0) cuda::ptx::mbarrier_arrive(reinterpret_cast<cuda::std::uint64_t*>(&empty[previous]));
+        if (previous >= 0 && lane == 0) release_stage<CLUSTER>(&empty[previous]);
         previous = stage;
         if (++stage == STAGES) {
           stage = 0;
@@ -226,7 +272,7 @@ __global__ void __launch_bounds__(128 * (BM / WM + 1), 1)
         }
       }
       wgmma_wait<0>();
-      if (lane == 0) cuda::ptx::mbarrier_arrive(reinterpret_cast<cuda::std::uint64_t*>(&empty[previous]));
+      if (lane == 0) release_stage<CLUSTER>(&empty[previous]);
 #pragma unroll
       for (int mb = 0; mb < M_BLOCKS; ++mb) fence_registers<ACC>(acc[mb]);
 
@@ -243,6 +289,12 @@ __global__ void __launch_bounds__(128 * (BM / WM + 1), 1)
         }
       }
     }
+  }
+  // A block must not exit while its partner may still multicast into its
+  // shared memory or arrive on its barriers.
+  if constexpr (CLUSTER > 1) {
+    cuda::ptx::barrier_cluster_arrive();
+    cuda::ptx::barrier_cluster_wait();
   }
 }
 

@@ -46,6 +46,8 @@ Space GemmFamily::wgmma_space(const GemmProblem& p, const DeviceSpec& d) {
   s.add(Parameter::list("GROUP_M", {i64(1), i64(4), i64(8), i64(16)}, i64(8),
                         "tile order: GROUP_M tile rows visited together"));
   s.add(Parameter::boolean("PERSISTENT", false, "one block per SM looping over tiles (else one block per tile)"));
+  s.add(Parameter::list("CLUSTER_M", {i64(1), i64(2)}, i64(1),
+                        "blocks per cluster along M; 2 multicasts each B tile to both (TMA multicast)"));
   s.add(Parameter::list("SPLIT_K", {i64(1), i64(2), i64(4), i64(8), i64(16)}, i64(1),
                         "K splits (partials reduced by REDUCE)"));
   s.add(Parameter::categorical("REDUCE", {"workspace", "atomic"}, "workspace",
@@ -83,6 +85,7 @@ Config GemmFamily::wgmma_default_config() {
   c.set("STAGES", i64(4));
   c.set("GROUP_M", i64(8));
   c.set("PERSISTENT", false);
+  c.set("CLUSTER_M", i64(1));
   c.set("SPLIT_K", i64(1));
   c.set("REDUCE", std::string("workspace"));
   return c;

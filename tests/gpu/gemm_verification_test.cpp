@@ -42,6 +42,8 @@ std::vector<Config> pick_configs(const Problem& p, const DeviceSpec& d, std::uin
   first([](const Config& c) { return c.text("REDUCE") == "atomic"; });
   first([](const Config& c) { return c.contains("PREDICATED") && !c.boolean("PREDICATED"); });
   first([](const Config& c) { return c.contains("PERSISTENT") && c.boolean("PERSISTENT"); });
+  first([](const Config& c) { return c.integer_or("CLUSTER_M", 1) == 2 && c.boolean("PERSISTENT"); });
+  first([](const Config& c) { return c.integer_or("CLUSTER_M", 1) == 2 && !c.boolean("PERSISTENT"); });
   // KTUNE_GEMM_CONFIGS_PER_PROBLEM=N keeps the first N (default, then split-K
   // and fast-path ones come last): for slow runs under compute-sanitizer.
   if (const char* limit = std::getenv("KTUNE_GEMM_CONFIGS_PER_PROBLEM"))

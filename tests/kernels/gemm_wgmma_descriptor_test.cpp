@@ -79,10 +79,17 @@ TEST(GemmWgmma, PersistentGridIsCappedBySmCount) {
   EXPECT_TRUE(k.persistent);
   EXPECT_EQ(GemmFamily::geometry(p, k, 132).grid_x, 132);
   EXPECT_EQ(GemmFamily::geometry(p, k, 0).grid_x, 32 * 32);  // SM count unknown: one block per tile
+  // Clusters of two: whole clusters, and an odd tile-row count rounds up.
+  c.set("CLUSTER_M", std::int64_t{2});
+  k = GemmKnobs::from(c);
+  EXPECT_EQ(GemmFamily::geometry(p, k, 131).grid_x, 130);
+  const GemmProblem odd = typed("m=300,n=256,k=64,layout=nt");  // 3 tile rows of 128, 2 tile columns
+  c.set("PERSISTENT", false);
+  EXPECT_EQ(GemmFamily::geometry(odd, GemmKnobs::from(c), 132).grid_x, 4 * 2);
 }
 
 TEST(GemmWgmma, SourceNamesTheWgmmaKernelAndAsksForSm90a) {
-  const Problem p = problem("m=300,n=300,k=300,layout=nt,out=fp32,epilogue=bias");
+  const Problem p = problem("m=300,n=300,k=304,layout=nt,out=fp32,epilogue=bias");
   Config c = gemm_family().default_config(p, device("h200"));
   c.set("SPLIT_K", std::int64_t{2});
   c.set("REDUCE", std::string("atomic"));
@@ -90,7 +97,7 @@ TEST(GemmWgmma, SourceNamesTheWgmmaKernelAndAsksForSm90a) {
   EXPECT_TRUE(s.needs_arch_specific);
   ASSERT_EQ(s.kernels.size(), 2u);
   EXPECT_EQ(s.kernels[0], "ktune_gemm::splitk_prescale<1>");
-  EXPECT_EQ(s.kernels[1], "ktune_gemm::gemm_wgmma<__nv_bfloat16, float, 128, 128, 64, 4, 8, 2, 1>");
+  EXPECT_EQ(s.kernels[1], "ktune_gemm::gemm_wgmma<__nv_bfloat16, float, 128, 128, 64, 4, 1, 8, 2, 1>");
   EXPECT_NE(s.source.find("gemm_wgmma.cuh"), std::string::npos);
 }
 

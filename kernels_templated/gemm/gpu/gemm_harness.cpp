@@ -114,7 +114,7 @@ double GemmHarness::tolerance(const GemmProblem& p) {
 
 void GemmHarness::prepare(const Problem& raw, std::uint64_t seed) {
   release();
-  maps_block_m_ = maps_block_n_ = 0;  // new buffers: the tensor maps point at the old ones
+  maps_block_m_ = maps_box_n_ = 0;  // new buffers: the tensor maps point at the old ones
   int device = 0;
   check(cudaGetDevice(&device), "cudaGetDevice");
   check(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device), "reading the SM count");
@@ -176,6 +176,40 @@ cudaError_t GemmHarness::launch(const Config& config, std::span<const cudaKernel
   }
   const std::size_t expected = 1 + (g.has_reduce || g.has_prescale ? 1 : 0);
   if (kernels.size() != expected) return cudaErrorInvalidValue;
+  const void* main_kernel = reinterpret_cast<const void*>(kernels[g.has_prescale ? 1 : 0]);
+  // Set on every launch (cheap): a handle may be reused by a later library once
+  // an earlier one is unloaded, so remembering handles would be wrong.
+  if (g.smem_bytes > 48 * 1024) {
+    if (cudaError_t e = cudaFuncSetAttribute(main_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, g.smem_bytes);
+        e != cudaSuccess)
+      return e;
+  }
+  const int cluster = knobs.wgmma ? std::max(1, knobs.cluster_m) : 1;
+  cudaLaunchAttribute cluster_attr{};
+  cluster_attr.id = cudaLaunchAttributeClusterDimension;
+  cluster_attr.val.clusterDim.x = static_cast<unsigned>(cluster);
+  cluster_attr.val.clusterDim.y = 1;
+  cluster_attr.val.clusterDim.z = 1;
+  cudaLaunchConfig_t launch_config{};
+  launch_config.blockDim = dim3(g.threads);
+  launch_config.dynamicSmemBytes = static_cast<std::size_t>(g.smem_bytes);
+  launch_config.stream = stream;
+  launch_config.attrs = &cluster_attr;
+  launch_config.numAttrs = 1;
+  if (knobs.persistent && cluster > 1) {
+    // A persistent grid of clusters: as many blocks as fit at once, which can
+    // be fewer than the SMs (a cluster's blocks share a GPC).
+    const auto key = std::make_tuple(g.smem_bytes, g.threads, cluster);
+    auto it = resident_blocks_.find(key);
+    if (it == resident_blocks_.end()) {
+      launch_config.gridDim = dim3(static_cast<unsigned>(cluster * 64));
+      int clusters = 0;
+      if (cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, main_kernel, &launch_config); e != cudaSuccess)
+        return e;
+      it = resident_blocks_.emplace(key, std::max(1, clusters) * cluster).first;
+    }
+    g = GemmFamily::geometry(p, knobs, it->second);
+  }
   if (g.workspace_floats > 0 && workspace_floats_ < static_cast<std::size_t>(g.workspace_floats)) {
     if (workspace_) cudaFree(workspace_);
     workspace_ = nullptr;
@@ -191,40 +225,40 @@ cudaError_t GemmHarness::launch(const Config& config, std::span<const cudaKernel
                         static_cast<float>(p.beta), g.k_per_split};
   void* args[] = {&params};
   void* wgmma_args[] = {&map_a_, &map_b_, &params};
-  if (knobs.wgmma && (maps_block_m_ != knobs.block_m || maps_block_n_ != knobs.block_n)) {
-    // A is M x K and B is N x K, both row-major (layout nt): boxes of 64 K-elements.
-    const bool bf16 = p.dtype == "bf16";
-    if (cudaError_t e = encode_tma_map_2d(&map_a_, a_, bf16, p.m, p.k, p.lda, knobs.block_m, knobs.block_k);
-        e != cudaSuccess)
-      return e;
-    if (cudaError_t e = encode_tma_map_2d(&map_b_, b_, bf16, p.n, p.k, p.ldb, knobs.block_n, knobs.block_k);
-        e != cudaSuccess)
-      return e;
-    maps_block_m_ = knobs.block_m;
-    maps_block_n_ = knobs.block_n;
+  if (knobs.wgmma) {
+    // A is M x K and B is N x K, both row-major (layout nt): boxes of 64
+    // K-elements; each block of a cluster loads its share of the B tile.
+    const int box_n = knobs.block_n / cluster;
+    if (maps_block_m_ != knobs.block_m || maps_box_n_ != box_n) {
+      const bool bf16 = p.dtype == "bf16";
+      if (cudaError_t e = encode_tma_map_2d(&map_a_, a_, bf16, p.m, p.k, p.lda, knobs.block_m, knobs.block_k);
+          e != cudaSuccess)
+        return e;
+      if (cudaError_t e = encode_tma_map_2d(&map_b_, b_, bf16, p.n, p.k, p.ldb, box_n, knobs.block_k);
+          e != cudaSuccess)
+        return e;
+      maps_block_m_ = knobs.block_m;
+      maps_box_n_ = box_n;
+    }
   }
-  std::size_t next = 0;
   const dim3 aux_grid(static_cast<unsigned>(std::max<long long>(g.aux_blocks, 1)));
   if (g.has_prescale) {
-    if (cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(kernels[next++]), aux_grid, dim3(256), args, 0, stream);
-        e != cudaSuccess)
-      return e;
-  }
-  const void* main_kernel = reinterpret_cast<const void*>(kernels[next++]);
-  // Set on every launch (cheap): a handle may be reused by a later library once
-  // an earlier one is unloaded, so remembering handles would be wrong.
-  if (g.smem_bytes > 48 * 1024) {
-    if (cudaError_t e = cudaFuncSetAttribute(main_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, g.smem_bytes);
+    if (cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(kernels[0]), aux_grid, dim3(256), args, 0, stream);
         e != cudaSuccess)
       return e;
   }
   const dim3 grid(static_cast<unsigned>(g.grid_x), 1, static_cast<unsigned>(g.split_k));
-  if (cudaError_t e = cudaLaunchKernel(main_kernel, grid, dim3(g.threads), knobs.wgmma ? wgmma_args : args,
-                                       g.smem_bytes, stream);
-      e != cudaSuccess)
+  void** main_args = knobs.wgmma ? wgmma_args : args;
+  if (cluster > 1) {
+    launch_config.gridDim = grid;
+    if (cudaError_t e = cudaLaunchKernelExC(&launch_config, main_kernel, main_args); e != cudaSuccess) return e;
+  } else if (cudaError_t e = cudaLaunchKernel(main_kernel, grid, dim3(g.threads), main_args, g.smem_bytes, stream);
+             e != cudaSuccess) {
     return e;
+  }
   if (g.has_reduce) {
-    if (cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(kernels[next++]), aux_grid, dim3(256), args, 0, stream);
+    if (cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(kernels[expected - 1]), aux_grid, dim3(256),
+                                         args, 0, stream);
         e != cudaSuccess)
       return e;
   }

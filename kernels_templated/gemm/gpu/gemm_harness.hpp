@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
+#include <tuple>
 #include <vector>
 
 #include "kernels_templated/gemm/gemm_family.hpp"
@@ -53,7 +55,9 @@ class GemmHarness final : public FamilyHarness {
   // Tensor maps of the wgmma path, encoded for one box size and reused while
   // it stays the same (encoding on every timed launch would stall the stream).
   CUtensorMap map_a_{}, map_b_{};
-  int maps_block_m_ = 0, maps_block_n_ = 0;
+  int maps_block_m_ = 0, maps_box_n_ = 0;
+  /// Blocks of a persistent cluster grid that fit at once, per (shared memory, threads, cluster size).
+  std::map<std::tuple<int, int, int>, int> resident_blocks_;
 };
 
 }  // namespace ktune
