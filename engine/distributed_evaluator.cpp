@@ -54,6 +54,7 @@ ItemEvaluatorHost::Factory default_worker_factory(std::function<int()> gpu_ordin
     IsolatedEvaluatorOptions options;
     options.gpu.device = gpu_ordinal();
     options.gpu.compiler.cache_dir = default_compile_cache_dir();
+    options.gpu.profile = spec.profile;
     return std::make_unique<IsolatedEvaluator>(family, parse_problem(family, spec.problem), options);
   };
 }

@@ -39,6 +39,11 @@ struct GpuEvaluatorOptions {
   /// Configurations compiled per pipeline step (the next step compiles while
   /// this one is measured); 0: twice the hardware threads.
   int compile_chunk = 0;
+  /// After a verified configuration is timed, profile one more launch with
+  /// CUPTI (engine/profiler.hpp): metrics.profile, metrics.bottleneck and
+  /// metrics.bound, or metrics.profile.error saying why not. The timed
+  /// figures never include it; it costs a replay of each kernel per pass.
+  bool profile = false;
 };
 
 /// Called as a batch progresses, so that a worker can report each

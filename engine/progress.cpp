@@ -128,10 +128,21 @@ void print_results_table(std::ostream& out, const std::vector<ResultRow>& rows, 
     return;
   }
   const char* metric_head = metric == Throughput::tflops ? "TFLOP/s" : metric == Throughput::gbps ? "GB/s" : "";
+  // The profiler's bottleneck class, shown only when some row was profiled.
+  auto bound_of = [](const Result& r) -> std::string {
+    if (!r.metrics.is_object()) return "";
+    auto it = r.metrics.find("bottleneck");
+    if (it == r.metrics.end() || !it->is_object() || !it->contains("class") || !(*it)["class"].is_string()) return "";
+    return (*it)["class"].get<std::string>();
+  };
+  bool profiled = false;
+  for (const ResultRow& row : rows) profiled = profiled || !bound_of(row.result).empty();
   out << std::left << std::setw(5) << "#" << std::setw(15) << "status" << std::right << std::setw(12)
       << "time";
   if (metric != Throughput::none) out << std::setw(10) << metric_head;
-  out << std::setw(10) << "roofline" << "  " << std::left << "configuration" << "\n";
+  out << std::setw(10) << "roofline";
+  if (profiled) out << std::setw(10) << "bound";
+  out << "  " << std::left << "configuration" << "\n";
   int rank = 1;
   for (const ResultRow& row : rows) {
     const Result& r = row.result;
@@ -142,7 +153,12 @@ void print_results_table(std::ostream& out, const std::vector<ResultRow>& rows, 
       out << std::setw(10) << (r.ok() && v > 0 ? fixed(v, 1) : "-");
     }
     std::string frac = r.ok() && row.roofline_fraction ? fixed(*row.roofline_fraction * 100, 1) + "%" : "-";
-    out << std::setw(10) << frac << "  " << std::left << r.config.key() << "\n";
+    out << std::setw(10) << frac;
+    if (profiled) {
+      const std::string bound = bound_of(r);
+      out << std::setw(10) << (bound.empty() ? "-" : bound);
+    }
+    out << "  " << std::left << r.config.key() << "\n";
   }
 }
 

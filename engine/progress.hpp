@@ -84,7 +84,9 @@ struct ResultRow {
 enum class Throughput { tflops, gbps, none };
 
 /// Prints rows (already sorted) as an aligned table: rank, status, median
-/// time, TFLOP/s or GB/s, roofline fraction, configuration key.
+/// time, TFLOP/s or GB/s, roofline fraction, the profiler's bottleneck class
+/// (a "bound" column, only when some row carries metrics.bottleneck),
+/// configuration key.
 void print_results_table(std::ostream& out, const std::vector<ResultRow>& rows, Throughput metric);
 
 }  // namespace ktune

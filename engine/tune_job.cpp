@@ -77,6 +77,7 @@ std::unique_ptr<Evaluator> make_gpu_evaluator(const KernelFamily& family, const 
   IsolatedEvaluatorOptions options;
   options.gpu.device = spec.device;
   options.gpu.compiler.cache_dir = default_compile_cache_dir();
+  options.gpu.profile = spec.profile;
   return std::make_unique<IsolatedEvaluator>(family, problem, options);
 }
 

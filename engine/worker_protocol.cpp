@@ -18,7 +18,8 @@ nlohmann::json gpu_options_to_json(const GpuEvaluatorOptions& o) {
             {"flush_l2", o.timing.flush_l2}}},
           {"check_determinism", o.check_determinism},
           {"kernel_timeout_s", o.kernel_timeout_s},
-          {"compile_chunk", o.compile_chunk}};
+          {"compile_chunk", o.compile_chunk},
+          {"profile", o.profile}};
 }
 
 GpuEvaluatorOptions gpu_options_from_json(const nlohmann::json& j) {
@@ -44,6 +45,7 @@ GpuEvaluatorOptions gpu_options_from_json(const nlohmann::json& j) {
     o.check_determinism = j.value("check_determinism", o.check_determinism);
     o.kernel_timeout_s = j.value("kernel_timeout_s", o.kernel_timeout_s);
     o.compile_chunk = j.value("compile_chunk", o.compile_chunk);
+    o.profile = j.value("profile", o.profile);
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument(std::string("malformed worker options: ") + e.what());
   }

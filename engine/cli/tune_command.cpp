@@ -37,8 +37,10 @@ void print_plan(const PreparedTune& job, const std::string& db) {
               << job.recording->results.size() << " recorded configurations; no GPU work)\n";
   else
     std::cout << "  on GPU " << s.device << ", each candidate compiled, verified and timed in a worker process\n";
-  if (s.profile && !job.recording)
-    std::cout << "  note: --profile is not supported by this build's GPU evaluator yet; no profiler metrics\n";
+  if (s.profile && job.recording)
+    std::cout << "  note: --profile has no effect on a replay (nothing runs on a GPU)\n";
+  else if (s.profile)
+    std::cout << "  profiling each verified configuration once more after timing (CUPTI, kernel replay)\n";
   std::cout << "  strategy " << s.strategy << ", seed " << s.seed;
   if (s.options.budget) std::cout << ", budget " << s.options.budget << " evaluations";
   if (s.options.time_limit_s > 0) std::cout << ", time limit " << format_clock(s.options.time_limit_s);
@@ -107,7 +109,9 @@ const CommandRegistrar registrar(20, [](CLI::App& app) {
                   "Answer from a recorded space instead of the GPU (ktune recording, Kernel Tuner "
                   "cache or T4 file)");
   cmd->add_flag("--profile", args->spec.profile,
-                "Collect profiler metrics for each candidate (GPU only; not supported by the GPU evaluator yet)");
+                "After timing each verified configuration, profile one more launch with CUPTI (DRAM bytes, "
+                "speed of light, occupancy, L2 hit rate) and classify it memory, compute or latency bound; "
+                "stored in the result's metrics (GPU only; the replays cost time, never the timed figures)");
   cmd->add_option("--batch", args->spec.options.batch_size, "Configurations per batch (one DB transaction each)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
