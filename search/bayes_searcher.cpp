@@ -14,6 +14,7 @@
 #include <Eigen/Dense>
 
 #include "search/gaussian_process.hpp"
+#include "search/online_cost_model.hpp"
 #include "search/strategies.hpp"
 
 namespace ktune::detail {
@@ -22,7 +23,7 @@ namespace {
 class BayesSearcher final : public SearcherBase {
  public:
   BayesSearcher(const SearchContext& context, std::string_view acquisition)
-      : SearcherBase(context), lcb_(acquisition == "lcb") {
+      : SearcherBase(context), lcb_(acquisition == "lcb"), online_(this->context()) {
     if (acquisition != "ei" && acquisition != "lcb")
       throw std::invalid_argument("bayes: acquisition must be 'ei' or 'lcb', not '" + std::string(acquisition) + "'");
     const auto dims = static_cast<std::int64_t>(space().parameters().size());
@@ -48,7 +49,7 @@ class BayesSearcher final : public SearcherBase {
     for (auto& c : take_prior_hints(design))
       if (take(c)) out.push_back(std::move(c));
     if (out.size() < design)
-      for (auto& c : sample_unseen(design - out.size()))
+      for (auto& c : space_filling_unseen(design - out.size()))
         if (take(c)) out.push_back(std::move(c));
     if (out.size() < count && ok_count >= 3) {
       try {
@@ -68,13 +69,15 @@ class BayesSearcher final : public SearcherBase {
   void on_observed(const Result& r) override {
     pending_.erase(r.config.key());
     encoded_.push_back(space().encode(r.config));
-    prior_log_.push_back(prior_log_time(r.config));
+    online_.observe(r);
   }
 
-  double prior_log_time(const Config& c) const {
-    if (!context().predicted_time) return std::numeric_limits<double>::quiet_NaN();
-    const double p = context().predicted_time(c);
-    return p > 0 && std::isfinite(p) ? std::log(p) : std::numeric_limits<double>::quiet_NaN();
+  /// Log predicted time (the cost model, recalibrated on what was measured
+  /// here), NaN without a model or when it cannot price c.
+  double prior_log_time(const Config& c) {
+    if (!online_.usable()) return std::numeric_limits<double>::quiet_NaN();
+    const double lp = online_.log_time(c);
+    return std::isfinite(lp) ? lp : std::numeric_limits<double>::quiet_NaN();
   }
 
   void model_based(std::size_t k, std::vector<Config>& out) {
@@ -94,11 +97,11 @@ class BayesSearcher final : public SearcherBase {
 
     // Targets: log time, minus the fitted prior line, standardised.
     Eigen::VectorXd y(n_pts), p(n_pts);
-    bool prior_usable = static_cast<bool>(context().predicted_time);
+    bool prior_usable = online_.usable();
     for (Eigen::Index i = 0; i < n_pts; ++i) {
       const Result& r = hist[points[static_cast<std::size_t>(i)]];
       y(i) = r.ok() ? std::log(r.time.median_s) : y_worst;
-      p(i) = prior_log_[points[static_cast<std::size_t>(i)]];
+      p(i) = prior_usable ? prior_log_time(r.config) : std::numeric_limits<double>::quiet_NaN();
       if (!std::isfinite(p(i)) && r.ok()) prior_usable = false;
     }
     const auto n_ok = static_cast<Eigen::Index>(ok.size());
@@ -284,8 +287,8 @@ class BayesSearcher final : public SearcherBase {
   std::unordered_set<std::string> pending_;  ///< proposed, not observed yet
   std::optional<gp::Hyper> hyper_;
   std::size_t fitted_n_ = 0;
+  OnlineCostModel online_;
   std::vector<Eigen::VectorXd> encoded_;  ///< per history() entry
-  std::vector<double> prior_log_;         ///< per history() entry, NaN without a prior
 };
 
 }  // namespace

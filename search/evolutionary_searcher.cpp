@@ -1,31 +1,48 @@
 // `evolutionary`: a steady-state genetic algorithm over valid configurations.
 // Parents come by tournament from the elite (the fastest measured so far, so
-// elitism is built in and nothing is measured twice); children are made by
-// uniform crossover, repaired into the space, and mutated by walks through
-// Space::neighbours at a rate adapted by the 1/5 success rule.
-#include "search/strategies.hpp"
-
+// elitism is built in and nothing is measured twice); a child takes each
+// knob from one parent (uniform crossover), mutates knobs at a rate adapted
+// by the 1/5 success rule, and is placed into the space: kept when valid and
+// unseen, else replaced by the nearest unseen valid configuration in the
+// space's feature encoding (Space::repair first when the space is too large
+// to list). With a cost model worth ranking by (a term model calibrated on
+// this run's measurements, or given calibrated), each proposal is the most
+// promising of several children (surrogate-screened offspring).
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <limits>
 #include <unordered_map>
+#include <unordered_set>
+
+#include <Eigen/Core>
+
+#include "search/online_cost_model.hpp"
+#include "search/strategies.hpp"
 
 namespace ktune::detail {
 namespace {
+
+/// Listed spaces up to this size are searched exhaustively for the nearest
+/// unseen configuration; larger ones through repair and a sampled pool.
+constexpr std::size_t kNearestScanLimit = 100000;
 
 class EvolutionarySearcher final : public SearcherBase {
  public:
   explicit EvolutionarySearcher(const SearchContext& context)
       : SearcherBase(context),
-        population_(static_cast<std::size_t>(std::max<std::int64_t>(4, option_int(context, "population", 20)))),
-        tournament_(static_cast<std::size_t>(std::max<std::int64_t>(2, option_int(context, "tournament", 3)))) {}
+        population_(static_cast<std::size_t>(std::max<std::int64_t>(4, option_int(context, "population", 12)))),
+        tournament_(static_cast<std::size_t>(std::max<std::int64_t>(2, option_int(context, "tournament", 4)))),
+        screen_(static_cast<std::size_t>(std::max<std::int64_t>(1, option_int(context, "screen", 16)))),
+        online_(this->context()) {}
   std::string_view name() const override { return "evolutionary"; }
 
   std::vector<Config> propose(std::size_t count) override {
     std::vector<Config> out;
     const auto elite = elite_indices();
-    // Initial population: prior hints first, then uniform samples, until a
-    // population has been measured (or while there are fewer than 2 parents).
+    // Initial population: prior hints first, then a space-filling design,
+    // until a population has been measured (or while there are fewer than 2
+    // parents).
     const std::size_t measured_or_pending = history().size() + pending_.size();
     std::size_t initial = measured_or_pending < population_ ? population_ - measured_or_pending : 0;
     if (elite.size() < 2) initial = count;
@@ -33,18 +50,19 @@ class EvolutionarySearcher final : public SearcherBase {
     for (auto& c : take_prior_hints(initial))
       if (take(c)) out.push_back(std::move(c));
     if (out.size() < initial)
-      for (auto& c : sample_unseen(initial - out.size()))
+      for (auto& c : space_filling_unseen(initial - out.size()))
         if (take(c)) out.push_back(std::move(c));
+    for (const auto& c : out) mark_seen(c);
     while (elite.size() >= 2 && out.size() < count) {
-      std::optional<Config> child;
-      for (int attempt = 0; attempt < 12 && !child; ++attempt) child = make_child(elite, attempt);
+      std::optional<Config> child = screened_child(elite);
       if (!child) {
-        // The neighbourhood of the elite is exhausted: inject fresh blood.
+        // Nothing unseen near the elite: inject fresh blood.
         auto fresh = sample_unseen(1);
         if (fresh.empty()) break;
         child = std::move(fresh.front());
       }
       if (!take(*child)) continue;
+      mark_seen(*child);
       children_.insert(child->key());
       out.push_back(std::move(*child));
     }
@@ -54,6 +72,8 @@ class EvolutionarySearcher final : public SearcherBase {
 
  private:
   void on_observed(const Result& r) override {
+    online_.observe(r);
+    mark_seen(r.config);
     const std::string key = r.config.key();
     pending_.erase(key);
     if (!children_.erase(key)) return;
@@ -92,47 +112,173 @@ class EvolutionarySearcher final : public SearcherBase {
     return history()[best].config;
   }
 
-  std::optional<Config> make_child(const std::vector<std::size_t>& elite, int attempt) {
+  /// One child, or with a trusted cost model the best predicted of up to
+  /// `screen_` distinct unseen children.
+  std::optional<Config> screened_child(const std::vector<std::size_t>& elite) {
+    const bool model = online_.trusted();
+    const std::size_t wanted = model || knn_screen_ ? screen_ : 1;
+    std::vector<Config> children;
+    std::unordered_set<std::string> keys;
+    for (std::size_t attempt = 0; attempt < 4 * wanted && children.size() < wanted; ++attempt) {
+      auto c = make_child(elite, attempt >= wanted);
+      if (c && keys.insert(c->key()).second) children.push_back(std::move(*c));
+    }
+    if (children.empty()) return std::nullopt;
+    std::size_t best = 0;
+    if (children.size() > 1) {
+      auto score = [&](const Config& c) { return model ? online_.log_time(c) : neighbourhood_log_time(c); };
+      double best_lt = score(children[0]);
+      for (std::size_t i = 1; i < children.size(); ++i) {
+        const double lt = score(children[i]);
+        if (lt < best_lt) {
+          best_lt = lt;
+          best = i;
+        }
+      }
+    }
+    return std::move(children[best]);
+  }
+
+  /// Inverse-distance-weighted mean log time of the 3 nearest measured
+  /// configurations (failures count as twice the slowest ok time): the
+  /// surrogate when there is no cost model.
+  double neighbourhood_log_time(const Config& c) {
+    const Eigen::VectorXd x = space().encode(c);
+    const auto& hist = history();
+    double worst = -std::numeric_limits<double>::infinity();
+    for (const auto& r : hist)
+      if (r.ok()) worst = std::max(worst, std::log(r.time.median_s));
+    std::vector<std::pair<double, double>> near;  // (distance, log time)
+    for (std::size_t i = 0; i < hist.size(); ++i) {
+      while (encoded_.size() <= i) encoded_.push_back(space().encode(hist[encoded_.size()].config));
+      near.emplace_back((encoded_[i] - x).norm(), hist[i].ok() ? std::log(hist[i].time.median_s) : worst + std::log(2.0));
+    }
+    const std::size_t k = std::min<std::size_t>(3, near.size());
+    if (k == 0) return 0;
+    std::partial_sort(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(k), near.end());
+    double sum = 0, weights = 0;
+    for (std::size_t i = 0; i < k; ++i) {
+      const double w = 1.0 / (near[i].first + 0.05);
+      sum += w * near[i].second;
+      weights += w;
+    }
+    return sum / weights;
+  }
+
+  /// Crossover of two tournament winners, mutation, placement. `retry`
+  /// raises the mutation rate (the first children were duplicates).
+  std::optional<Config> make_child(const std::vector<std::size_t>& elite, bool retry) {
     const Config& a = tournament(elite);
     const Config& b = tournament(elite);
     Config child;
     std::bernoulli_distribution coin(0.5);
+    std::bernoulli_distribution mutate(std::min(0.9, mutation_rate_ * (retry ? 2.0 : 1.0)));
+    std::bernoulli_distribution far(0.25);
     for (const auto& p : space().parameters()) {
       const Config& from = coin(rng_) ? a : b;
-      child.set(p.name(), from.at(p.name()));
+      Value v = from.at(p.name());
+      if (p.size() > 1 && mutate(rng_)) {
+        // Ordinal knobs move one step (sometimes two), categoricals switch.
+        const std::size_t at = p.index_of(v).value_or(p.default_index());
+        std::size_t to = at;
+        if (p.ordinal()) {
+          const int step = far(rng_) ? 2 : 1;
+          const bool up = at == 0 || (at + 1 < p.size() && coin(rng_));
+          to = up ? std::min(p.size() - 1, at + static_cast<std::size_t>(step))
+                  : (at >= static_cast<std::size_t>(step) ? at - static_cast<std::size_t>(step) : 0);
+        } else {
+          to = std::uniform_int_distribution<std::size_t>(0, p.size() - 2)(rng_);
+          if (to >= at) ++to;
+        }
+        v = p.values()[to];
+      }
+      child.set(p.name(), std::move(v));
     }
-    auto repaired = space().repair(child);
-    if (!repaired) return std::nullopt;
-    child = std::move(*repaired);
-    // Mutation: a random walk through valid neighbours, one step per
-    // parameter with probability mutation_rate_; at least one step when the
-    // child is already known, and longer walks on later attempts.
-    const std::size_t dims = space().parameters().size();
-    std::binomial_distribution<std::size_t> steps_dist(dims, mutation_rate_);
-    std::size_t steps = steps_dist(rng_) + static_cast<std::size_t>(attempt / 3);
-    if (steps == 0 && seen(child)) steps = 1;
-    for (std::size_t s = 0; s < steps; ++s) {
-      auto nbs = space().neighbours(child);
-      if (nbs.empty()) break;
-      std::uniform_int_distribution<std::size_t> pick(0, nbs.size() - 1);
-      child = std::move(nbs[pick(rng_)]);
+    return place(child);
+  }
+
+  /// c when valid and unseen; else the nearest unseen valid configuration.
+  std::optional<Config> place(const Config& c) {
+    if (!seen(c) && space().is_valid(c)) return c;
+    if (listed()) return nearest_listed(space().encode(c));
+    if (auto fixed = space().repair(c); fixed && !seen(*fixed)) return fixed;
+    // A large space: the nearest among a sampled pool and c's neighbours.
+    std::vector<Config> pool = sample_unseen(256);
+    const Config& anchor = c;
+    if (space().is_valid(anchor))
+      for (auto& nb : unseen_neighbours(anchor)) pool.push_back(std::move(nb));
+    if (pool.empty()) return std::nullopt;
+    const Eigen::VectorXd x = space().encode(c);
+    std::size_t best = 0;
+    double best_d = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < pool.size(); ++i) {
+      const double d = (space().encode(pool[i]) - x).squaredNorm();
+      if (d < best_d) {
+        best_d = d;
+        best = i;
+      }
     }
-    if (seen(child)) {
-      // Last resort before giving up this attempt: an unseen neighbour.
-      auto nbs = unseen_neighbours(child);
-      if (nbs.empty()) return std::nullopt;
-      std::uniform_int_distribution<std::size_t> pick(0, nbs.size() - 1);
-      child = std::move(nbs[pick(rng_)]);
+    return pool[best];
+  }
+
+  /// Whether the valid configurations are listed (and few enough to scan).
+  bool listed() {
+    if (!listed_tried_) {
+      listed_tried_ = true;
+      if (const auto* all = enumerated(); all && all->size() <= kNearestScanLimit) {
+        features_.resize(static_cast<Eigen::Index>(all->size()), space().encoded_size());
+        for (std::size_t i = 0; i < all->size(); ++i) {
+          features_.row(static_cast<Eigen::Index>(i)) = space().encode((*all)[i]).transpose();
+          row_of_.emplace((*all)[i].key(), i);
+        }
+        row_seen_.assign(all->size(), false);
+        for (const auto& r : history()) mark_seen(r.config);
+        for (const auto& key : pending_)
+          if (auto it = row_of_.find(key); it != row_of_.end()) row_seen_[it->second] = true;
+      }
     }
-    return child;
+    return !row_seen_.empty();
+  }
+
+  void mark_seen(const Config& c) {
+    if (row_seen_.empty()) return;
+    if (auto it = row_of_.find(c.key()); it != row_of_.end()) row_seen_[it->second] = true;
+  }
+
+  /// The unseen listed configuration nearest to x (ties: a random one of them).
+  std::optional<Config> nearest_listed(const Eigen::VectorXd& x) {
+    const Eigen::VectorXd d = (features_.rowwise() - x.transpose()).rowwise().squaredNorm();
+    double best_d = std::numeric_limits<double>::infinity();
+    std::vector<std::size_t> ties;
+    for (std::size_t i = 0; i < row_seen_.size(); ++i) {
+      if (row_seen_[i]) continue;
+      const double v = d(static_cast<Eigen::Index>(i));
+      if (v < best_d - 1e-12) {
+        best_d = v;
+        ties.assign(1, i);
+      } else if (v <= best_d + 1e-12) {
+        ties.push_back(i);
+      }
+    }
+    if (ties.empty()) return std::nullopt;
+    const std::size_t pick = ties[std::uniform_int_distribution<std::size_t>(0, ties.size() - 1)(rng_)];
+    return (*enumerated())[pick];
   }
 
   std::size_t population_;
   std::size_t tournament_;
+  std::size_t screen_;
+  OnlineCostModel online_;
+  bool knn_screen_ = option_int(context(), "knn", 1) != 0;
+  std::vector<Eigen::VectorXd> encoded_;  ///< per history() entry, filled lazily
   double mutation_rate_ = 0.3;
   std::unordered_set<std::string> pending_;  ///< proposed, not observed yet
   std::unordered_set<std::string> children_;
   std::deque<bool> outcomes_;
+  bool listed_tried_ = false;
+  Eigen::MatrixXd features_;                         ///< encoded enumeration, when listed
+  std::unordered_map<std::string, std::size_t> row_of_;
+  std::vector<bool> row_seen_;
 };
 
 }  // namespace

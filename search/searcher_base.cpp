@@ -7,6 +7,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include <Eigen/Core>
+
 namespace ktune {
 namespace detail {
 
@@ -74,6 +76,40 @@ std::vector<Config> SearcherBase::sample_unseen(std::size_t n) {
       if (!seen_.count(key) && picked.insert(key).second) out.push_back(c);
       if (out.size() == n) break;
     }
+  }
+  return out;
+}
+
+std::vector<Config> SearcherBase::space_filling_unseen(std::size_t n, std::size_t pool) {
+  std::vector<Config> cand = sample_unseen(std::max(pool, n));
+  if (cand.size() <= n) return cand;
+  const int dims = space().encoded_size();
+  const auto m = static_cast<Eigen::Index>(cand.size());
+  Eigen::MatrixXd x(m, dims);
+  for (Eigen::Index i = 0; i < m; ++i) x.row(i) = space().encode(cand[static_cast<std::size_t>(i)]).transpose();
+  // Distance of each candidate to the nearest chosen or observed point.
+  Eigen::VectorXd nearest = Eigen::VectorXd::Constant(m, std::numeric_limits<double>::infinity());
+  auto account = [&](const Eigen::VectorXd& p) {
+    nearest = nearest.cwiseMin((x.rowwise() - p.transpose()).rowwise().squaredNorm());
+  };
+  for (const auto& r : history_) account(space().encode(r.config));
+  std::vector<Config> out;
+  std::vector<bool> used(static_cast<std::size_t>(m), false);
+  while (out.size() < n) {
+    Eigen::Index pick = 0;
+    if (history_.empty() && out.empty()) {
+      pick = static_cast<Eigen::Index>(std::uniform_int_distribution<std::size_t>(0, cand.size() - 1)(rng_));
+    } else {
+      double best = -1;
+      for (Eigen::Index i = 0; i < m; ++i)
+        if (!used[static_cast<std::size_t>(i)] && nearest(i) > best) {
+          best = nearest(i);
+          pick = i;
+        }
+    }
+    used[static_cast<std::size_t>(pick)] = true;
+    out.push_back(cand[static_cast<std::size_t>(pick)]);
+    account(x.row(pick).transpose());
   }
   return out;
 }

@@ -108,6 +108,11 @@ std::vector<double> expected_random_best(std::vector<double> values, std::size_t
   return out;
 }
 
+double expected_first_hit(std::size_t total, std::size_t good) {
+  if (good == 0) return 0.0;
+  return (static_cast<double>(total) + 1.0) / (static_cast<double>(good) + 1.0);
+}
+
 StrategyBenchmarkReport run_strategy_benchmark(const std::vector<std::shared_ptr<const RecordedSpace>>& spaces,
                                                const StrategyBenchmarkOptions& options) {
   if (options.budgets.empty()) throw std::invalid_argument("strategy benchmark: no budgets given");
@@ -153,6 +158,16 @@ StrategyBenchmarkReport run_strategy_benchmark(const std::vector<std::shared_ptr
       // (it found nothing better) and as fraction 0 in ours.
       objective_values.push_back(r->ok() ? r->time.median_s : worst_ok);
       fractions.push_back(r->ok() ? sb.optimum_s / r->time.median_s : 0.0);
+    }
+    for (double level : kReachLevels) {
+      ReachStats rs;
+      rs.level = level;
+      const auto good = static_cast<std::size_t>(std::count_if(
+          fractions.begin(), fractions.end(), [level](double f) { return f >= level - 1e-12; }));
+      rs.mean_evaluations = expected_first_hit(fractions.size(), good);
+      rs.reached = good;  // here: how many configurations are at that level
+      rs.runs = fractions.size();
+      sb.random_reach.push_back(rs);
     }
     const auto random_best = expected_random_best(objective_values, max_budget);
     std::vector<double> sorted_values = objective_values;
@@ -282,6 +297,17 @@ std::string format_table(const StrategyBenchmarkReport& report) {
     std::snprintf(line, sizeof line, "  %-13s %-18s %-18s %-18s %12s\n", "strategy", "evals to 90%", "evals to 95%",
                   "evals to 99%", "ms/proposal");
     o << line;
+    {
+      std::string cells[3];
+      for (std::size_t i = 0; i < sb.random_reach.size() && i < 3; ++i) {
+        char c[64];
+        std::snprintf(c, sizeof c, "%.1f [%zu good]", sb.random_reach[i].mean_evaluations, sb.random_reach[i].reached);
+        cells[i] = c;
+      }
+      std::snprintf(line, sizeof line, "  %-13s %-18s %-18s %-18s %12s\n", "random exact", cells[0].c_str(),
+                    cells[1].c_str(), cells[2].c_str(), "-");
+      o << line;
+    }
     for (const auto& run : sb.runs) {
       std::string cells[3];
       for (std::size_t i = 0; i < run.reach.size() && i < 3; ++i) {
@@ -357,6 +383,9 @@ nlohmann::json to_json(const StrategyBenchmarkReport& report) {
                               {"runs", rs.runs}});
       runs.push_back(std::move(r));
     }
+    for (const auto& rs : sb.random_reach)
+      s["random_reach_exact"].push_back(
+          {{"level", rs.level}, {"mean_evaluations", rs.mean_evaluations}, {"configurations_at_level", rs.reached}});
     s["strategies"] = std::move(runs);
     spaces.push_back(std::move(s));
   }

@@ -65,6 +65,10 @@ struct SpaceBenchmark {
   std::size_t proposable = 0, ok = 0;
   double optimum_s = 0;
   std::vector<double> random_fraction_curve;  ///< analytic E[t_opt / best] of random search
+  /// Random search's exact expected evaluations to reach 90 / 95 / 99 % of
+  /// the optimum, without a budget cap: (N + 1) / (g + 1) for g of the N
+  /// proposable configurations at that level (draws without replacement).
+  std::vector<ReachStats> random_reach;
   std::vector<StrategyRun> runs;
 };
 
@@ -82,6 +86,11 @@ StrategyBenchmarkReport run_strategy_benchmark(const std::vector<std::shared_ptr
 /// Expected best (smallest) value after k = 1..max_k uniform draws without
 /// replacement from `values` (computed exactly from order statistics).
 std::vector<double> expected_random_best(std::vector<double> values, std::size_t max_k);
+
+/// Expected position of the first of `good` marked items when drawing
+/// without replacement from `total` items: (total + 1) / (good + 1); 0 when
+/// good is 0.
+double expected_first_hit(std::size_t total, std::size_t good);
 
 std::string format_table(const StrategyBenchmarkReport& report);
 nlohmann::json to_json(const StrategyBenchmarkReport& report);

@@ -2,12 +2,15 @@
 // spaces (no GPU) and reports how fast each finds the optimum.
 #include <fstream>
 #include <iostream>
+#include <limits>
+#include <map>
 #include <memory>
 
 #include <nlohmann/json.hpp>
 
 #include "engine/cli/command.hpp"
 #include "engine/cost_context.hpp"
+#include "search/gemm_loop_features.hpp"
 #include "search/strategy_benchmark.hpp"
 
 namespace ktune::cli {
@@ -24,12 +27,78 @@ struct BenchStrategiesArgs {
   std::string svg;
   bool json = false;
   bool no_cost_model = false;
+  bool calibrate_on_others = false;
 };
 
+/// The work estimate of a recording's configurations, with the main loop
+/// described: gemm's estimate() does not state it yet, so it is derived from
+/// the knobs (a no-op once the family states it).
+std::function<WorkEstimate(const Config&)> loop_described(const RecordedSpace& rec,
+                                                          std::function<WorkEstimate(const Config&)> estimate) {
+  if (rec.family != "gemm") return estimate;
+  return [estimate = std::move(estimate), problem = rec.problem](const Config& c) {
+    WorkEstimate w = estimate(c);
+    add_gemm_loop_features(w, problem, c);
+    return w;
+  };
+}
+
+/// Cost models calibrated for each recording on the other recordings of the
+/// same family and device (leave-one-out transfer: never on its own results).
+std::map<std::string, RooflineModel> calibrate_on_others(const std::vector<std::shared_ptr<const RecordedSpace>>& spaces) {
+  std::map<std::string, RooflineModel> out;
+  for (const auto& target : spaces) {
+    auto in = model_inputs_of(*target);
+    if (!in) continue;
+    std::vector<WorkEstimate> work;
+    std::vector<double> times;
+    for (const auto& other : spaces) {
+      if (other == target || other->family != target->family || other->device_name != target->device_name) continue;
+      auto other_in = model_inputs_of(*other);
+      if (!other_in) continue;
+      const KernelFamily* family = other_in->family;
+      const DeviceSpec device = other_in->device;
+      const Problem problem = other->problem;
+      auto estimate = loop_described(*other, [family, problem, device](const Config& c) {
+        return family->estimate(problem, c, device);
+      });
+      for (const auto& [key, r] : other->results) {
+        if (!r.ok()) continue;
+        try {
+          work.push_back(estimate(r.config));
+          times.push_back(r.time.median_s);
+        } catch (const std::exception&) {
+          // a configuration the family cannot estimate teaches nothing
+        }
+      }
+    }
+    if (work.empty()) continue;
+    RooflineModel model(in->device);
+    model.calibrate(work, times);
+    out.emplace(target->source, std::move(model));
+  }
+  return out;
+}
+
 // A recording of a ktune family on a known device gets the family's roofline
-// (what `ktune tune` gives its searcher); foreign recordings get none.
-void attach_recording_cost_model(const RecordedSpace& rec, SearchContext& context) {
-  if (auto in = model_inputs_of(rec)) attach_cost_model(context, *in->family, rec.problem, in->device);
+// (what `ktune tune` gives its searcher), calibrated on the other recordings
+// when asked; foreign recordings get none.
+void attach_recording_cost_model(const RecordedSpace& rec, SearchContext& context,
+                                 const std::map<std::string, RooflineModel>& calibrated) {
+  auto in = model_inputs_of(rec);
+  if (!in) return;
+  attach_cost_model(context, *in->family, rec.problem, in->device);
+  if (!context.work_estimate || !context.roofline) return;
+  context.work_estimate = loop_described(rec, context.work_estimate);
+  auto it = calibrated.find(rec.source);
+  if (it != calibrated.end()) context.roofline = it->second;
+  context.predicted_time = [estimate = context.work_estimate, model = *context.roofline](const Config& c) {
+    try {
+      return model.predict(estimate(c)).time_s;
+    } catch (const std::exception&) {
+      return std::numeric_limits<double>::infinity();
+    }
+  };
 }
 
 int run_bench_strategies(const BenchStrategiesArgs& args) {
@@ -39,7 +108,6 @@ int run_bench_strategies(const BenchStrategiesArgs& args) {
   opt.repeats = args.repeats;
   opt.batch = args.batch;
   opt.seed = args.seed;
-  if (!args.no_cost_model) opt.cost_model = attach_recording_cost_model;
   if (!args.search_options.empty()) opt.search_options = ValueMap::parse(args.search_options);
   for (std::size_t b : opt.budgets)
     if (b == 0) throw UsageError("--budgets: a budget must be at least 1");
@@ -50,6 +118,15 @@ int run_bench_strategies(const BenchStrategiesArgs& args) {
     auto rs = std::make_shared<RecordedSpace>(read_recorded_space(path));
     if (!rs->optimum()) throw UsageError(path + ": no configuration was measured ok; nothing to benchmark");
     spaces.push_back(std::move(rs));
+  }
+  if (args.calibrate_on_others && args.no_cost_model)
+    throw UsageError("--calibrate-on-others needs a cost model: drop --no-cost-model");
+  if (!args.no_cost_model) {
+    auto calibrated = std::make_shared<const std::map<std::string, RooflineModel>>(
+        args.calibrate_on_others ? calibrate_on_others(spaces) : std::map<std::string, RooflineModel>{});
+    opt.cost_model = [calibrated](const RecordedSpace& rec, SearchContext& context) {
+      attach_recording_cost_model(rec, context, *calibrated);
+    };
   }
   const StrategyBenchmarkReport report = run_strategy_benchmark(spaces, opt);
   if (args.json)
@@ -93,6 +170,9 @@ const CommandRegistrar registrar(70, [](CLI::App& app) {
   cmd->add_flag("--json", args->json, "Print the full report as JSON instead of tables");
   cmd->add_flag("--no-cost-model", args->no_cost_model,
                 "Give the strategies no roofline model, even for recordings of ktune families");
+  cmd->add_flag("--calibrate-on-others", args->calibrate_on_others,
+                "Calibrate each recording's cost model on the other --space recordings of the same family and "
+                "device (leave-one-out transfer; never on its own results)");
   cmd->callback([args] { set_exit_code(run_bench_strategies(*args)); });
 });
 
