@@ -392,8 +392,10 @@ struct GpuEvaluator::Impl {
   // r.metrics. The measurement stands whatever happens here.
   void profile_config(const Config& c, std::span<const cudaKernel_t> kernels, Result& r) {
     // The first pass starts from the cache state the timed runs had.
+    // Synchronised, so that only the configuration's own kernels run under the profiler.
     if (r.metrics.value("l2_flushed", false) &&
-        cudaMemsetAsync(flush_buffer, 0, flush_bytes, stream) != cudaSuccess)
+        (cudaMemsetAsync(flush_buffer, 0, flush_bytes, stream) != cudaSuccess ||
+         cudaStreamSynchronize(stream) != cudaSuccess))
       cudaGetLastError();
     const auto started = Clock::now();
     ProfileOutcome outcome =

@@ -240,9 +240,9 @@ CUptiResult add_metrics(const CuptiApi& api, CUpti_Profiler_Host_Object* host, s
 // Builds the host object and config image for the requested metrics; a
 // metric the chip does not know is left out (and noted) rather than
 // costing all the others.
-void configure_metrics(const CuptiApi& api, DeviceSetup& s) {
+void configure_metrics(const CuptiApi& api, DeviceSetup& s, const std::vector<std::string>& requested) {
   std::vector<const char*> all;
-  for (const std::string& name : profiled_metric_names()) all.push_back(name.c_str());
+  for (const std::string& name : requested) all.push_back(name.c_str());
   std::string error;
   s.host = new_host(api, s, error);
   if (!s.host) {
@@ -344,7 +344,7 @@ void set_up_device(const CuptiApi& api, int device, CUcontext ctx, DeviceSetup& 
     s.error = "cuptiProfilerGetCounterAvailability: " + cupti_text(api, r);
     return;
   }
-  configure_metrics(api, s);
+  configure_metrics(api, s, profiled_metric_names());
 }
 
 // Sums counts and weights percentages by each kernel's duration.
@@ -535,7 +535,9 @@ const std::vector<std::string>& profiled_metric_names() {
   return names;
 }
 
-MetricPlan plan_profiler_metrics(const std::string& chip) {
+MetricPlan plan_profiler_metrics(const std::string& chip) { return plan_profiler_metrics(chip, profiled_metric_names()); }
+
+MetricPlan plan_profiler_metrics(const std::string& chip, const std::vector<std::string>& metrics) {
   MetricPlan plan;
   try {
     Global& g = global();
@@ -550,7 +552,7 @@ MetricPlan plan_profiler_metrics(const std::string& chip) {
     }
     DeviceSetup s;
     s.chip = chip;
-    configure_metrics(*g.api, s);
+    configure_metrics(*g.api, s, metrics);
     delete_host(*g.api, s.host);
     plan.metrics = s.metrics;
     plan.passes = s.passes;

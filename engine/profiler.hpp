@@ -29,6 +29,9 @@ struct MetricPlan {
 /// What profiling would collect on `chip` (CUPTI's name, e.g. "GH100" for the
 /// H100 and H200): a check of the metric names that needs no GPU. Never throws.
 MetricPlan plan_profiler_metrics(const std::string& chip);
+/// The same for another metric list: a name the chip does not know is left
+/// out with a note, the others are kept (as profiling does).
+MetricPlan plan_profiler_metrics(const std::string& chip, const std::vector<std::string>& metrics);
 
 /// Profiles launches on one CUDA device of this process.
 ///

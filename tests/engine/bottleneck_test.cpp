@@ -209,3 +209,13 @@ TEST(KernelProfilerPlan, UnknownChipIsAnErrorNotACrash) {
   EXPECT_FALSE(plan.error.empty());
   EXPECT_TRUE(plan.metrics.empty());
 }
+
+TEST(KernelProfilerPlan, AnUnknownMetricIsLeftOutNotFatal) {
+  MetricPlan plan = plan_profiler_metrics("GH100", {"dram__bytes_read.sum", "no_such__metric.sum", "lts__t_sector_hit_rate.pct"});
+  if (plan.error.find("could not be loaded") != std::string::npos) GTEST_SKIP() << plan.error;
+  ASSERT_TRUE(plan.error.empty()) << plan.error;
+  EXPECT_EQ(plan.metrics, (std::vector<std::string>{"dram__bytes_read.sum", "lts__t_sector_hit_rate.pct"}));
+  ASSERT_EQ(plan.notes.size(), 1u);
+  EXPECT_NE(plan.notes.front().find("no_such__metric.sum"), std::string::npos) << plan.notes.front();
+  EXPECT_GT(plan.passes, 0u);
+}
