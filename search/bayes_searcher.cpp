@@ -30,6 +30,7 @@ class BayesSearcher final : public SearcherBase {
     initial_ = static_cast<std::size_t>(std::max<std::int64_t>(3, option_int(context, "initial", std::clamp<std::int64_t>(dims + 1, 5, 10))));
     pool_size_ = static_cast<std::size_t>(std::max<std::int64_t>(16, option_int(context, "pool", 400)));
     max_train_ = static_cast<std::size_t>(std::max<std::int64_t>(20, option_int(context, "max_train", 300)));
+    fit_points_ = static_cast<std::size_t>(std::max<std::int64_t>(10, option_int(context, "fit_points", 96)));
     const std::string batch = option_text(context, "batch", "believer");
     if (batch != "believer" && batch != "liar")
       throw std::invalid_argument("bayes: batch must be 'believer' or 'liar', not '" + batch + "'");
@@ -43,11 +44,19 @@ class BayesSearcher final : public SearcherBase {
     const std::size_t ok_count = ok_by_time().size();
     // Initial design: prior hints, then uniform samples.
     const std::size_t started = history().size() + pending_.size();
+    // A model already calibrated for this family and device (term weights
+    // given with the context) deserves trust from the start: its best
+    // prediction opens the design, and the GP takes over after 3 points.
+    const bool trusted_start = started == 0 && online_.trusted();
+    if (trusted_start) initial_ = std::min<std::size_t>(initial_, 3);
     std::size_t design = started < initial_ ? initial_ - started : 0;
     if (ok_count < 3) design = count;
     design = std::min(design, count);
     for (auto& c : take_prior_hints(design))
       if (take(c)) out.push_back(std::move(c));
+    if (trusted_start && out.size() < design)
+      for (auto& c : best_predicted(online_, sample_unseen(pool_size_), 1))
+        if (take(c)) out.push_back(std::move(c));
     if (out.size() < design)
       for (auto& c : space_filling_unseen(design - out.size()))
         if (take(c)) out.push_back(std::move(c));
@@ -139,8 +148,8 @@ class BayesSearcher final : public SearcherBase {
       zt(static_cast<Eigen::Index>(i)) = z(train[i]);
     }
 
-    // Hyperparameters: refit when the data grew by a fifth (on at most 100
-    // points), else reuse: the fit is the costly part.
+    // Hyperparameters: refit when the data grew by a fifth (on at most
+    // fit_points points), else reuse: the fit is the costly part.
     const auto n_now = static_cast<std::size_t>(n_pts);
     if (!hyper_ || n_now >= fitted_n_ + std::max<std::size_t>(3, fitted_n_ / 5)) {
       // The fit sees the best 50 and 50 of the rest (the random half when
@@ -148,12 +157,16 @@ class BayesSearcher final : public SearcherBase {
       // basin of the optimum and the space at large.
       std::vector<Eigen::Index> rows;
       const Eigen::Index nt = xt.rows();
-      if (nt <= 100) {
+      const auto half = static_cast<Eigen::Index>(fit_points_ / 2);
+      if (nt <= 2 * half) {
         for (Eigen::Index i = 0; i < nt; ++i) rows.push_back(i);
       } else {
-        const Eigen::Index second = std::max<Eigen::Index>(50, nt / 2);
-        for (Eigen::Index i = 0; i < 50; ++i) rows.push_back(i);
-        for (Eigen::Index i = second; i < std::min(nt, second + 50); ++i) rows.push_back(i);
+        // The best `half`, and `half` spread evenly over the rest (slower ok
+        // points and failures alike).
+        for (Eigen::Index i = 0; i < half; ++i) rows.push_back(i);
+        const double stride = static_cast<double>(nt - half) / static_cast<double>(half);
+        for (Eigen::Index i = 0; i < half; ++i)
+          rows.push_back(std::min<Eigen::Index>(nt - 1, half + static_cast<Eigen::Index>(static_cast<double>(i) * stride)));
       }
       Eigen::MatrixXd xf(static_cast<Eigen::Index>(rows.size()), dims);
       Eigen::VectorXd zf(static_cast<Eigen::Index>(rows.size()));
@@ -165,10 +178,11 @@ class BayesSearcher final : public SearcherBase {
       opt.seed = rng_();
       // Starts: the previous optimum (if any), the defaults, and one random
       // point while the data is small (cheap then, and early fits on a few
-      // points are the ones that go astray); past 150 points the random
-      // start is dropped to keep a refit within the proposal budget.
-      opt.restarts = (!hyper_ || n_now < 150) ? 1 : 0;
-      opt.include_defaults = true;
+      // points are the ones that go astray); past 150 points a refit starts
+      // from the previous optimum only (the first fit from the defaults), to
+      // keep it within the proposal budget.
+      opt.restarts = n_now < 150 ? 1 : 0;
+      opt.include_defaults = !hyper_ || n_now < 150;
       opt.max_iterations = 50;
       opt.start = hyper_;
       hyper_ = gp::fit(xf, zf, opt);
@@ -284,6 +298,7 @@ class BayesSearcher final : public SearcherBase {
   std::size_t initial_ = 8;
   std::size_t pool_size_ = 400;
   std::size_t max_train_ = 300;
+  std::size_t fit_points_ = 96;  ///< points the hyperparameter fit sees (the best half and others)
   std::unordered_set<std::string> pending_;  ///< proposed, not observed yet
   std::optional<gp::Hyper> hyper_;
   std::size_t fitted_n_ = 0;

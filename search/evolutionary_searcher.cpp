@@ -49,6 +49,11 @@ class EvolutionarySearcher final : public SearcherBase {
     initial = std::min(initial, count);
     for (auto& c : take_prior_hints(initial))
       if (take(c)) out.push_back(std::move(c));
+    // A model already calibrated for this family and device seeds half of
+    // the initial population with its best predictions.
+    if (measured_or_pending == 0 && out.size() < initial && online_.trusted())
+      for (auto& c : best_predicted(online_, sample_unseen(400), (initial - out.size() + 1) / 2))
+        if (take(c)) out.push_back(std::move(c));
     if (out.size() < initial)
       for (auto& c : space_filling_unseen(initial - out.size()))
         if (take(c)) out.push_back(std::move(c));

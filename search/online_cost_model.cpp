@@ -1,8 +1,10 @@
 // OnlineCostModel: cached work estimates, lazy recalibration, log times.
 #include "search/online_cost_model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 namespace ktune::detail {
 
@@ -69,6 +71,17 @@ double OnlineCostModel::log_time(const Config& c) {
   const double lt = t > 0 && std::isfinite(t) ? std::log(t) : kInf;
   log_cache_.emplace(key, lt);
   return lt;
+}
+
+std::vector<Config> best_predicted(OnlineCostModel& model, std::vector<Config> pool, std::size_t n) {
+  std::vector<double> score(pool.size());
+  for (std::size_t i = 0; i < pool.size(); ++i) score[i] = model.log_time(pool[i]);
+  std::vector<std::size_t> order(pool.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return score[a] < score[b]; });
+  std::vector<Config> out;
+  for (std::size_t i = 0; i < order.size() && out.size() < n; ++i) out.push_back(std::move(pool[order[i]]));
+  return out;
 }
 
 }  // namespace ktune::detail

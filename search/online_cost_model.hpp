@@ -55,4 +55,8 @@ class OnlineCostModel {
   std::unordered_map<std::string, double> log_cache_;  ///< cleared when the model changes
 };
 
+/// The n configurations of `pool` with the smallest predicted time (stable
+/// on ties; unpriceable ones last).
+std::vector<Config> best_predicted(OnlineCostModel& model, std::vector<Config> pool, std::size_t n);
+
 }  // namespace ktune::detail

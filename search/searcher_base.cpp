@@ -82,7 +82,13 @@ std::vector<Config> SearcherBase::sample_unseen(std::size_t n) {
 
 std::vector<Config> SearcherBase::space_filling_unseen(std::size_t n, std::size_t pool) {
   std::vector<Config> cand = sample_unseen(std::max(pool, n));
-  if (cand.size() <= n) return cand;
+  // When the design takes a large share of what is left, spreading it only
+  // favours whatever the geometry favours (the ends of a single knob, say):
+  // a uniform draw is the honest design then.
+  if (cand.size() < 10 * n) {
+    if (cand.size() > n) cand.resize(n);
+    return cand;
+  }
   const int dims = space().encoded_size();
   const auto m = static_cast<Eigen::Index>(cand.size());
   Eigen::MatrixXd x(m, dims);
@@ -94,20 +100,24 @@ std::vector<Config> SearcherBase::space_filling_unseen(std::size_t n, std::size_
   };
   for (const auto& r : history_) account(space().encode(r.config));
   std::vector<Config> out;
-  std::vector<bool> used(static_cast<std::size_t>(m), false);
+  // Mitchell's best candidate: each pick is the farthest of a few random
+  // unused candidates (a full maximin would crowd the corners of the space,
+  // where kernels are rarely at their best).
+  std::vector<Eigen::Index> unused(static_cast<std::size_t>(m));
+  std::iota(unused.begin(), unused.end(), 0);
   while (out.size() < n) {
-    Eigen::Index pick = 0;
-    if (history_.empty() && out.empty()) {
-      pick = static_cast<Eigen::Index>(std::uniform_int_distribution<std::size_t>(0, cand.size() - 1)(rng_));
-    } else {
-      double best = -1;
-      for (Eigen::Index i = 0; i < m; ++i)
-        if (!used[static_cast<std::size_t>(i)] && nearest(i) > best) {
-          best = nearest(i);
-          pick = i;
-        }
+    Eigen::Index pick = -1;
+    double best = -1;
+    const std::size_t tries = history_.empty() && out.empty() ? 1 : 4;
+    for (std::size_t t = 0; t < tries && t < unused.size(); ++t) {
+      const std::size_t j = std::uniform_int_distribution<std::size_t>(t, unused.size() - 1)(rng_);
+      std::swap(unused[t], unused[j]);
+      if (nearest(unused[t]) > best) {
+        best = nearest(unused[t]);
+        pick = unused[t];
+      }
     }
-    used[static_cast<std::size_t>(pick)] = true;
+    unused.erase(std::find(unused.begin(), unused.end(), pick));
     out.push_back(cand[static_cast<std::size_t>(pick)]);
     account(x.row(pick).transpose());
   }

@@ -34,10 +34,11 @@ class SearcherBase : public Searcher {
   /// Up to n distinct valid configurations not seen yet, drawn uniformly
   /// (from the enumeration when there is one, else from Space::sample).
   std::vector<Config> sample_unseen(std::size_t n);
-  /// Up to n unseen valid configurations spread over the space: greedy
-  /// maximin (each pick the farthest, in encoded features, from the picks and
-  /// from everything observed) over a uniform pool of `pool` candidates; the
-  /// first pick is random when nothing was observed.
+  /// Up to n unseen valid configurations spread over the space: Mitchell's
+  /// best candidate (each pick the farthest, in encoded features, from the
+  /// picks and from everything observed, among 4 random candidates of a
+  /// uniform pool of `pool`); the first pick is random when nothing was
+  /// observed.
   std::vector<Config> space_filling_unseen(std::size_t n, std::size_t pool = 256);
   /// Unseen valid neighbours of c.
   std::vector<Config> unseen_neighbours(const Config& c) const;

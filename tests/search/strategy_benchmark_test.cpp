@@ -2,6 +2,7 @@
 // full run on a small SYNTHETIC recorded space (analytic times, labelled
 // synthetic, never a measurement) that must finish in seconds.
 #include <cmath>
+#include <filesystem>
 
 #include <gtest/gtest.h>
 
@@ -94,6 +95,39 @@ TEST(StrategyBenchmark, ResultsDoNotDependOnParallelism) {
   opt.parallel = false;
   const auto b = run_strategy_benchmark({synthetic_recording()}, opt);
   EXPECT_EQ(a.spaces[0].runs[0].mean_fraction_curve, b.spaces[0].runs[0].mean_fraction_curve);
+}
+
+TEST(ExpectedFirstHit, HandComputed) {
+  EXPECT_DOUBLE_EQ(expected_first_hit(200, 1), 100.5);  // uniform position of one item
+  EXPECT_DOUBLE_EQ(expected_first_hit(200, 2), 67.0);
+  EXPECT_DOUBLE_EQ(expected_first_hit(3, 3), 1.0);
+  EXPECT_DOUBLE_EQ(expected_first_hit(3, 0), 0.0);
+}
+
+// MEASURED data (not synthetic): the H200 recording of 4096x4096x512 bf16
+// GEMM (200 configurations). Without a cost model (this suite does not link
+// the kernel families), bayes and evolutionary must still beat random search:
+// a small run kept for CI (6 repeats, 60 evaluations).
+TEST(StrategyBenchmark, BeatsRandomSearchOnARecordedH200Space) {
+  const auto path = std::filesystem::path(KTUNE_TEST_DATA_DIR) / ".." / ".." / "tuning_db" / "recorded" /
+                    "gemm_bf16_nt_4096x4096x512_h200.json";
+  auto rec = std::make_shared<const RecordedSpace>(read_recorded_space(path));
+  StrategyBenchmarkOptions opt;
+  opt.strategies = {"random", "evolutionary", "bayes"};
+  opt.budgets = {30, 60};
+  opt.repeats = 6;
+  opt.seed = 2;
+  const auto report = run_strategy_benchmark({rec}, opt);
+  const auto& sb = report.spaces[0];
+  ASSERT_EQ(sb.proposable, 200u);
+  ASSERT_EQ(sb.random_reach.size(), 3u);
+  EXPECT_DOUBLE_EQ(sb.random_reach[1].mean_evaluations, 67.0);  // 2 configurations within 95%
+  const double random_at_60 = sb.random_fraction_curve[59];
+  for (std::size_t i : {1u, 2u}) {
+    const auto& run = sb.runs[i];
+    EXPECT_GT(run.budgets[1].mean_fraction, random_at_60) << run.strategy;
+    EXPECT_GT(run.budgets[1].score, 0.1) << run.strategy;
+  }
 }
 
 TEST(StrategyBenchmark, RejectsUnknownStrategiesAndEmptyBudgets) {
