@@ -3,7 +3,7 @@
 // SIMT path (fp32 4096^3), misaligned leading dimensions near 4096^3 against
 // the aligned shape. Suite "hopper": the wgmma path (layout nt) at 4096^3,
 // 8192^3 and the LLM shape set, with the geometric mean of the ratios.
-// Usage: bench_gemm_bench [--out DIR] [--suite ampere|hopper|all].
+// Usage: bench_gemm_bench [--out DIR] [--suite ampere|hopper|hopper-square|all].
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -316,8 +316,8 @@ std::string run_ampere_suite(Bench& b) {
   return table.str();
 }
 
-/// The wgmma path: 4096^3, 8192^3 and the LLM shapes, with their geometric mean.
-std::string run_hopper_suite(Bench& b) {
+/// The wgmma path: 4096^3, 8192^3 and (with_llm) the LLM shapes, with their geometric mean.
+std::string run_hopper_suite(Bench& b, bool with_llm) {
   const std::vector<Config> seeds = {wg(128, 256, 64, 4, 8, false), wg(128, 256, 64, 4, 8, true),
                                      wg(128, 128, 64, 6, 8, false), wg(128, 128, 64, 6, 8, true),
                                      wg(256, 128, 128, 4, 8, false), wg(256, 128, 128, 4, 8, true),
@@ -344,7 +344,7 @@ std::string run_hopper_suite(Bench& b) {
   }
   std::vector<CaseResult> llm;
   std::uint64_t seed = 30;
-  for (int m : {128, 512, 2048, 8192})
+  for (int m : with_llm ? std::vector<int>{128, 512, 2048, 8192} : std::vector<int>{})
     for (auto [n, k] : std::vector<std::pair<int, int>>{{4096, 4096}, {11008, 4096}, {4096, 11008}, {14336, 4096},
                                                          {4096, 14336}}) {
       const Problem p = problem("m=" + std::to_string(m) + ",n=" + std::to_string(n) + ",k=" + std::to_string(k) +
@@ -367,7 +367,7 @@ std::string run_hopper_suite(Bench& b) {
   char line[200];
   std::snprintf(line, sizeof line, "\nLLM shape set: geometric mean of tuned / cuBLAS = %.3f over %d of %zu shapes\n\n",
                 counted ? std::exp(log_sum / counted) : 0.0, counted, llm.size());
-  table << line;
+  if (with_llm) table << line;
   return table.str();
 }
 
@@ -377,8 +377,10 @@ int main(int argc, char** argv) {
   CLI::App app{"gemm benchmark: tuned configurations against cuBLAS in the same run"};
   std::string out_dir, suite = "all";
   app.add_option("--out", out_dir, "write gemm-bench.md and gemm-bench-log.txt here");
-  app.add_option("--suite", suite, "ampere (mma.sync, SIMT, misaligned), hopper (wgmma, LLM shapes) or all")
-      ->check(CLI::IsMember({"ampere", "hopper", "all"}));
+  app.add_option("--suite", suite,
+                 "ampere (mma.sync, SIMT, misaligned), hopper (wgmma: 4096^3, 8192^3, LLM shapes), "
+                 "hopper-square (wgmma: 4096^3 and 8192^3 only) or all")
+      ->check(CLI::IsMember({"ampere", "hopper", "hopper-square", "all"}));
   CLI11_PARSE(app, argc, argv);
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
@@ -397,7 +399,8 @@ int main(int argc, char** argv) {
   check(cudaMalloc(&b.flush, b.flush_bytes), "flush buffer");
 
   std::string tables;
-  if (suite == "hopper" || suite == "all") tables += run_hopper_suite(b);
+  if (suite == "hopper" || suite == "all") tables += run_hopper_suite(b, true);
+  if (suite == "hopper-square") tables += run_hopper_suite(b, false);
   if (suite == "ampere" || suite == "all") tables += run_ampere_suite(b);
 
   std::ostringstream head;

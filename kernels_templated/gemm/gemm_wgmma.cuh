@@ -116,17 +116,19 @@ constexpr int wgmma_smem_bytes() {
   return STAGES * (BM + BN) * kWgmmaBlockK * static_cast<int>(sizeof(T)) + 2 * STAGES * 8 + 1024;
 }
 
-/// Releases a ring stage: one arrival per consumer warp on the empty barrier
-/// of every block that wrote into it (the whole cluster when B is multicast).
+/// Releases a ring stage once the calling warpgroup's wgmma on it completed:
+/// one arrival per consumer warpgroup on the empty barrier of every block
+/// that wrote into the stage (the whole cluster when B is multicast). A wgmma
+/// is one operation of the whole warpgroup, so any of its warps may signal;
+/// warp r of the group signals block r, spreading the remote arrivals.
 template <int CLUSTER>
-__device__ __forceinline__ void release_stage(unsigned long long* empty_bar) {
+__device__ __forceinline__ void release_stage(unsigned long long* empty_bar, int warp_in_group, int lane) {
+  if (lane != 0 || warp_in_group >= CLUSTER) return;
   if constexpr (CLUSTER == 1) {
     cuda::ptx::mbarrier_arrive(reinterpret_cast<cuda::std::uint64_t*>(empty_bar));
   } else {
-#pragma unroll
-    for (int r = 0; r < CLUSTER; ++r)
-      cuda::ptx::mbarrier_arrive(cuda::ptx::sem_release, cuda::ptx::scope_cluster, cuda::ptx::space_cluster,
-                                 static_cast<cuda::std::uint64_t*>(__cluster_map_shared_rank(empty_bar, r)));
+    cuda::ptx::mbarrier_arrive(cuda::ptx::sem_release, cuda::ptx::scope_cluster, cuda::ptx::space_cluster,
+                               static_cast<cuda::std::uint64_t*>(__cluster_map_shared_rank(empty_bar, warp_in_group)));
   }
 }
 
@@ -163,8 +165,8 @@ __global__ void __launch_bounds__(128 * (BM / WM + 1), 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
       cuda::ptx::mbarrier_init(reinterpret_cast<cuda::std::uint64_t*>(&full[s]), 1);
-      // One arrival per consumer warp: each warp tracks its own wgmma groups.
-      cuda::ptx::mbarrier_init(reinterpret_cast<cuda::std::uint64_t*>(&empty[s]), CLUSTER * CONSUMERS * 4);
+      // One arrival per consumer warpgroup of every block reading the stage.
+      cuda::ptx::mbarrier_init(reinterpret_cast<cuda::std::uint64_t*>(&empty[s]), CLUSTER * CONSUMERS);
     }
     // Make the initialized barriers visible to the TMA unit (async proxy).
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
@@ -264,7 +266,7 @@ __global__ void __launch_bounds__(128 * (BM / WM + 1), 1)
         // Keep this stage's group in flight; the one before it is now complete,
         // so its stage can be refilled.
         wgmma_wait<1>();
-        if (previous >= 0 && lane == 0) release_stage<CLUSTER>(&empty[previous]);
+        if (previous >= 0) release_stage<CLUSTER>(&empty[previous], warp, lane);
         previous = stage;
         if (++stage == STAGES) {
           stage = 0;
@@ -272,7 +274,7 @@ __global__ void __launch_bounds__(128 * (BM / WM + 1), 1)
         }
       }
       wgmma_wait<0>();
-      if (lane == 0) release_stage<CLUSTER>(&empty[previous]);
+      release_stage<CLUSTER>(&empty[previous], warp, lane);
 #pragma unroll
       for (int mb = 0; mb < M_BLOCKS; ++mb) fence_registers<ACC>(acc[mb]);
 
