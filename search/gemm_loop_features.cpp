@@ -12,6 +12,9 @@ long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
 bool add_gemm_loop_features(WorkEstimate& w, const Problem& problem, const Config& c) {
   if (w.loop_iterations > 0) return false;
+  // The Hopper path (PATH=wgmma: TMA copies, warpgroup tiles, persistent
+  // grids) has a different main loop; it is not described here.
+  if (c.contains("PATH") && c.text_or("PATH", "") != "mma") return false;
   for (const char* knob : {"BLOCK_M", "BLOCK_N", "BLOCK_K", "WARP_M", "WARP_N", "VEC", "SPLIT_K"})
     if (!c.contains(knob)) return false;
   for (const char* key : {"m", "n", "k"})

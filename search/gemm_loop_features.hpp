@@ -13,8 +13,8 @@ namespace ktune {
 /// from the gemm knobs (BLOCK_M/N/K, WARP_M/N, STAGES, VEC, SPLIT_K,
 /// PREDICATED) and the problem (m, n, k, dtype). Does nothing and returns
 /// false when the estimate already describes its loop (loop_iterations > 0:
-/// the family stated it) or when a knob or problem key is missing (not a
-/// gemm configuration). Mirrors kernels_templated/gemm (gemm_tc.cuh,
+/// the family stated it), for the Hopper path (PATH other than "mma"), or
+/// when a knob or problem key is missing (not a gemm configuration). Mirrors kernels_templated/gemm (gemm_tc.cuh,
 /// gemm_simt.cuh): see search/README.md for each formula.
 bool add_gemm_loop_features(WorkEstimate& work, const Problem& problem, const Config& config);
 

@@ -18,6 +18,12 @@ double objective(const Result& r) {
 
 SearcherBase::SearcherBase(const SearchContext& context) : rng_(context.seed), context_(context) {
   if (!context_.space) throw std::invalid_argument("searcher: the search context has no space");
+  if (context_.options.contains("design")) {
+    const std::string design = to_text(context_.options.at("design"));
+    if (design != "spread" && design != "uniform")
+      throw std::invalid_argument("search option 'design' must be 'spread' or 'uniform', not '" + design + "'");
+    spread_designs_ = design == "spread";
+  }
 }
 
 void SearcherBase::observe(std::span<const Result> results) {
@@ -82,10 +88,10 @@ std::vector<Config> SearcherBase::sample_unseen(std::size_t n) {
 
 std::vector<Config> SearcherBase::space_filling_unseen(std::size_t n, std::size_t pool) {
   std::vector<Config> cand = sample_unseen(std::max(pool, n));
-  // When the design takes a large share of what is left, spreading it only
-  // favours whatever the geometry favours (the ends of a single knob, say):
-  // a uniform draw is the honest design then.
-  if (cand.size() < 10 * n) {
+  // When the design (what was measured plus these n) takes a large share of
+  // the space, spreading it only favours whatever the geometry favours (the
+  // ends of a single knob, say): a uniform draw is the honest design then.
+  if (!spread_designs_ || cand.size() < 10 * (history_.size() + n)) {
     if (cand.size() > n) cand.resize(n);
     return cand;
   }

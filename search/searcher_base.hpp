@@ -38,7 +38,8 @@ class SearcherBase : public Searcher {
   /// best candidate (each pick the farthest, in encoded features, from the
   /// picks and from everything observed, among 4 random candidates of a
   /// uniform pool of `pool`); the first pick is random when nothing was
-  /// observed.
+  /// observed. Uniform instead when the measured plus the n would be a tenth
+  /// of the pool or more, or with the search option design=uniform.
   std::vector<Config> space_filling_unseen(std::size_t n, std::size_t pool = 256);
   /// Unseen valid neighbours of c.
   std::vector<Config> unseen_neighbours(const Config& c) const;
@@ -68,6 +69,7 @@ class SearcherBase : public Searcher {
   bool enumeration_tried_ = false;
   std::optional<std::vector<Config>> enumeration_;
   std::uint64_t sample_round_ = 0;
+  bool spread_designs_ = true;  ///< search option design=spread|uniform
 };
 
 /// Time of a result for minimisation: its median if ok, +infinity otherwise.

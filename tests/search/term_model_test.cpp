@@ -231,6 +231,10 @@ TEST(GemmLoopFeatures, HandComputedTensorCoreConfiguration) {
   WorkEstimate other;
   EXPECT_FALSE(add_gemm_loop_features(other, p, Config{{"BLOCK", std::int64_t{256}}}));
   EXPECT_EQ(other.loop_iterations, 0);
+  Config hopper = c;
+  hopper.set("PATH", std::string("wgmma"));
+  EXPECT_FALSE(add_gemm_loop_features(other, p, hopper));
+  EXPECT_EQ(other.loop_iterations, 0);
 }
 
 }  // namespace
