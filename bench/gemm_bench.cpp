@@ -316,8 +316,10 @@ std::string run_ampere_suite(Bench& b) {
   return table.str();
 }
 
-/// The wgmma path: 4096^3, 8192^3 and (with_llm) the LLM shapes, with their geometric mean.
-std::string run_hopper_suite(Bench& b, bool with_llm) {
+/// The wgmma path: 4096^3, 8192^3 and (with_llm) the LLM shapes, with their
+/// geometric mean. Given configurations replace the search at 4096^3 and
+/// 8192^3 (time exactly these: for a profiler run on one kernel).
+std::string run_hopper_suite(Bench& b, bool with_llm, const std::vector<Config>& only) {
   const std::vector<Config> seeds = {wg(128, 256, 64, 4, 8, false), wg(128, 256, 64, 4, 8, true),
                                      wg(128, 128, 64, 6, 8, false), wg(128, 128, 64, 6, 8, true),
                                      wg(256, 128, 128, 4, 8, false), wg(256, 128, 128, 4, 8, true),
@@ -329,11 +331,13 @@ std::string run_hopper_suite(Bench& b, bool with_llm) {
   const DeviceSpec& d = b.device;
   std::vector<CaseResult> square;
   const Problem p4k = problem("m=4096,n=4096,k=4096,dtype=bf16,layout=nt");
-  square.push_back(b.run("bf16 4096^3 nt", p4k, candidates(p4k, d, seeds, 12, 21), 2, 4));
+  square.push_back(only.empty() ? b.run("bf16 4096^3 nt", p4k, candidates(p4k, d, seeds, 12, 21), 2, 4)
+                                : b.run("bf16 4096^3 nt", p4k, only, 0, only.size()));
   std::vector<Config> top;
   for (std::size_t i = 0; i < square[0].ranked.size() && i < 6; ++i) top.push_back(square[0].ranked[i].config);
   const Problem p8k = problem("m=8192,n=8192,k=8192,dtype=bf16,layout=nt");
-  square.push_back(b.run("bf16 8192^3 nt", p8k, candidates(p8k, d, top, 2, 22), 1, 2));
+  square.push_back(only.empty() ? b.run("bf16 8192^3 nt", p8k, candidates(p8k, d, top, 2, 22), 1, 2)
+                                : b.run("bf16 8192^3 nt", p8k, only, 0, only.size()));
 
   // The LLM shapes: the best of 4096^3 and seeds for small M (narrow blocks, split-K).
   std::vector<Config> llm_seeds(top.begin(), top.begin() + std::min<std::size_t>(top.size(), 4));
@@ -381,7 +385,22 @@ int main(int argc, char** argv) {
                  "ampere (mma.sync, SIMT, misaligned), hopper (wgmma: 4096^3, 8192^3, LLM shapes), "
                  "hopper-square (wgmma: 4096^3 and 8192^3 only) or all")
       ->check(CLI::IsMember({"ampere", "hopper", "hopper-square", "all"}));
+  std::vector<std::string> config_keys;
+  app.add_option("--config", config_keys,
+                 "hopper-square only: time exactly this configuration (canonical key, repeatable) instead of "
+                 "searching");
   CLI11_PARSE(app, argc, argv);
+  std::vector<Config> only;
+  try {
+    for (const auto& key : config_keys) only.push_back(Config::parse(key));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gemm_bench: bad --config: %s\n", e.what());
+    return 2;
+  }
+  if (!only.empty() && suite != "hopper-square") {
+    std::fprintf(stderr, "gemm_bench: --config needs --suite hopper-square\n");
+    return 2;
+  }
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
     std::printf("gemm_bench: skipped, no CUDA device\n");
@@ -399,8 +418,8 @@ int main(int argc, char** argv) {
   check(cudaMalloc(&b.flush, b.flush_bytes), "flush buffer");
 
   std::string tables;
-  if (suite == "hopper" || suite == "all") tables += run_hopper_suite(b, true);
-  if (suite == "hopper-square") tables += run_hopper_suite(b, false);
+  if (suite == "hopper" || suite == "all") tables += run_hopper_suite(b, true, {});
+  if (suite == "hopper-square") tables += run_hopper_suite(b, false, only);
   if (suite == "ampere" || suite == "all") tables += run_ampere_suite(b);
 
   std::ostringstream head;
