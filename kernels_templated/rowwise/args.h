@@ -12,6 +12,7 @@ struct RowwiseArgs {
   const void* w;       ///< rmsnorm weight (cols), else null
   void* y;             ///< output: rows x cols (softmax, rmsnorm), rows (reduce last), cols (reduce rows)
   float* ws;           ///< fp32 partials when split > 1 (see each family), else null
+  unsigned* counters;  ///< reduce axis=rows with split > 1: one zeroed counter per column group (grid.x)
   long long rows;
   long long cols;
   long long seg_len;   ///< elements per segment, a multiple of the vector width

@@ -13,8 +13,12 @@ namespace ktune_rw {
 // ---- knob encodings (the descriptor writes these numbers into name expressions)
 enum Reduction { kShuffle = 0, kSmem = 1 };
 /// Load cache policy for streamed data: plain; read-only path (ld.global.nc);
-/// read-only and no L1 allocation; evict-first (.cs loads and stores).
-enum CacheHint { kCacheDefault = 0, kCacheNc = 1, kCacheNcNoAlloc = 2, kCacheEvictFirst = 3 };
+/// read-only and no L1 allocation; evict-first (.cs loads and stores);
+/// read-only with a 256-byte L2 prefetch hint (whole DRAM bursts per miss).
+enum CacheHint { kCacheDefault = 0, kCacheNc = 1, kCacheNcNoAlloc = 2, kCacheEvictFirst = 3, kCacheL2Prefetch = 4 };
+/// RowCfg::CHUNKS value of a segment held in (dynamic) shared memory in the
+/// input dtype, filled by cp.async; > 0 counts register-held accesses; 0 streams.
+constexpr int kSharedHeld = -1;
 enum ReduceOp { kOpSum = 0, kOpMax = 1 };
 /// Which part of a split row a kernel does: the whole row; the partial
 /// statistics of one segment into RowwiseArgs::ws; the output of one segment
@@ -49,6 +53,7 @@ template <> struct Elem<__half> {
   if constexpr (CACHE == kCacheNc) { OP("ld.global.nc"); }                                      \
   else if constexpr (CACHE == kCacheNcNoAlloc) { OP("ld.global.nc.L1::no_allocate"); }          \
   else if constexpr (CACHE == kCacheEvictFirst) { OP("ld.global.cs"); }                         \
+  else if constexpr (CACHE == kCacheL2Prefetch) { OP("ld.global.nc.L2::256B"); }                \
   else { OP("ld.global"); }
 
 template <int CACHE>
@@ -82,14 +87,31 @@ __device__ __forceinline__ unsigned ld2(const void* p) {
 }
 #undef KTUNE_RW_LOAD_VARIANTS
 
+/// Widens the raw words of one VEC-element access of T to floats.
+template <typename T, int VEC, int WORDS>
+__device__ __forceinline__ void widen(const unsigned (&w)[WORDS], float (&out)[VEC]) {
+  if constexpr (sizeof(T) == 4) {
+#pragma unroll
+    for (int i = 0; i < VEC; ++i) out[i] = Elem<T>::to_float(w[i]);
+  } else {
+#pragma unroll
+    for (int i = 0; i < VEC; ++i) out[i] = Elem<T>::to_float((w[i / 2] >> (16 * (i % 2))) & 0xffffu);
+  }
+}
+
+template <typename T, int VEC>
+struct VecBytes {
+  static constexpr int kBytes = VEC * static_cast<int>(sizeof(T));
+  static_assert(kBytes == 2 || kBytes == 4 || kBytes == 8 || kBytes == 16, "vector access of 2..16 bytes");
+  static constexpr int kWords = kBytes >= 4 ? kBytes / 4 : 1;
+};
+
 /// Loads VEC consecutive elements of T (one access of VEC*sizeof(T) bytes,
 /// which the caller guarantees is aligned) and widens them to float.
 template <typename T, int VEC, int CACHE>
 __device__ __forceinline__ void load_vec(const T* p, float (&out)[VEC]) {
-  constexpr int kBytes = VEC * static_cast<int>(sizeof(T));
-  static_assert(kBytes == 2 || kBytes == 4 || kBytes == 8 || kBytes == 16, "vector access of 2..16 bytes");
-  constexpr int kWords = kBytes >= 4 ? kBytes / 4 : 1;
-  unsigned w[kWords];
+  constexpr int kBytes = VecBytes<T, VEC>::kBytes;
+  unsigned w[VecBytes<T, VEC>::kWords];
   if constexpr (kBytes == 16) {
     ld16<CACHE>(p, reinterpret_cast<unsigned(&)[4]>(w));
   } else if constexpr (kBytes == 8) {
@@ -99,14 +121,41 @@ __device__ __forceinline__ void load_vec(const T* p, float (&out)[VEC]) {
   } else {
     w[0] = ld2<CACHE>(p);
   }
-  if constexpr (sizeof(T) == 4) {
-#pragma unroll
-    for (int i = 0; i < VEC; ++i) out[i] = Elem<T>::to_float(w[i]);
-  } else {
-#pragma unroll
-    for (int i = 0; i < VEC; ++i) out[i] = Elem<T>::to_float((w[i / 2] >> (16 * (i % 2))) & 0xffffu);
-  }
+  widen<T, VEC>(w, out);
 }
+
+/// Loads VEC elements of T from shared memory (one aligned access) and widens them.
+template <typename T, int VEC>
+__device__ __forceinline__ void load_vec_shared(const T* p, float (&out)[VEC]) {
+  constexpr int kBytes = VecBytes<T, VEC>::kBytes;
+  unsigned w[VecBytes<T, VEC>::kWords];
+  if constexpr (kBytes == 16) {
+    const uint4 q = *reinterpret_cast<const uint4*>(p);
+    w[0] = q.x, w[1] = q.y, w[2] = q.z, w[3] = q.w;
+  } else if constexpr (kBytes == 8) {
+    const uint2 q = *reinterpret_cast<const uint2*>(p);
+    w[0] = q.x, w[1] = q.y;
+  } else if constexpr (kBytes == 4) {
+    w[0] = *reinterpret_cast<const unsigned*>(p);
+  } else {
+    w[0] = *reinterpret_cast<const unsigned short*>(p);
+  }
+  widen<T, VEC>(w, out);
+}
+
+/// Asynchronous copy of one 4-, 8- or 16-byte access from global to shared
+/// memory (cp.async: no registers held while in flight; 16 bytes bypass L1).
+template <int BYTES>
+__device__ __forceinline__ void cp_async(void* smem, const void* gmem) {
+  static_assert(BYTES == 4 || BYTES == 8 || BYTES == 16, "cp.async copies 4, 8 or 16 bytes");
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  if constexpr (BYTES == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(s), "l"(gmem), "n"(BYTES) : "memory");
+}
+/// Waits for this thread's cp.async copies; they are then visible to it.
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
 
 /// Walks one thread's share of a row of `len` elements: each step loads
 /// UNROLL vectors of VEC elements, SPAN elements apart, all before any is used
@@ -131,9 +180,8 @@ __device__ __forceinline__ void for_each_row_vector(const T* x, long long len, i
 /// st.global.cs (the output is not read again by this kernel).
 template <typename T, int VEC, int CACHE>
 __device__ __forceinline__ void store_vec(T* p, const float (&in)[VEC]) {
-  constexpr int kBytes = VEC * static_cast<int>(sizeof(T));
-  static_assert(kBytes == 2 || kBytes == 4 || kBytes == 8 || kBytes == 16, "vector access of 2..16 bytes");
-  constexpr int kWords = kBytes >= 4 ? kBytes / 4 : 1;
+  constexpr int kBytes = VecBytes<T, VEC>::kBytes;
+  constexpr int kWords = VecBytes<T, VEC>::kWords;
   unsigned w[kWords];
   if constexpr (sizeof(T) == 4) {
 #pragma unroll
@@ -185,7 +233,16 @@ struct MaxSum {
 };
 
 constexpr float kLog2e = 1.4426950408889634f;
-__device__ __forceinline__ float fast_exp(float x) { return exp2f(x * kLog2e); }
+/// 2^x in one MUFU.EX2 (flushes subnormal results to zero; exp2f adds range
+/// fix-ups around it that softmax does not need).
+__device__ __forceinline__ float exp2_ftz(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+__device__ __forceinline__ float fast_exp(float x) { return exp2_ftz(x * kLog2e); }
+/// exp(x - m) given mlog2e = m * log2(e): one FFMA and one EX2.
+__device__ __forceinline__ float exp_shifted(float x, float mlog2e) { return exp2_ftz(fmaf(x, kLog2e, -mlog2e)); }
 __device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
 
 struct SumOp {
@@ -290,6 +347,37 @@ __device__ __forceinline__ float load_peer(const float* local, unsigned rank) {
   return v;
 }
 
+/// A value's words in a cluster slot, and a peer's value read back.
+__device__ __forceinline__ void publish(float (&slot)[2], float v) { slot[0] = v; }
+__device__ __forceinline__ void publish(float (&slot)[2], MaxSum v) { slot[0] = v.m, slot[1] = v.s; }
+__device__ __forceinline__ void peer_value(float (&slot)[2], unsigned rank, float& v) { v = load_peer(&slot[0], rank); }
+__device__ __forceinline__ void peer_value(float (&slot)[2], unsigned rank, MaxSum& v) {
+  v.m = load_peer(&slot[0], rank);
+  v.s = load_peer(&slot[1], rank);
+}
+
+/// Combines v over the `size` blocks of this thread-block cluster, in rank
+/// order, so every block gets the same bits. Thread 0 publishes the block's
+/// value in shared memory; every thread reads the peers' values through
+/// distributed shared memory. `parity` alternates between consecutive calls:
+/// a slot is rewritten only two calls later, after a barrier that every peer
+/// reached once its reads of it were done, so one barrier per call suffices.
+/// The kernel must reach cluster_sync() once more before it exits: no block
+/// may leave while a peer still reads its slot.
+template <typename Op, typename V>
+__device__ __forceinline__ V cluster_reduce(V v, int size, int parity) {
+  __shared__ float slot[2][2];
+  if (threadIdx.x == 0) publish(slot[parity], v);
+  cluster_sync();
+  V total = Op::identity();
+  for (int r = 0; r < size; ++r) {
+    V peer;
+    peer_value(slot[parity], static_cast<unsigned>(r), peer);
+    total = Op::combine(total, peer);
+  }
+  return total;
+}
+
 // ---- row geometry shared by the row-wise kernels
 
 /// Where a virtual row (a row segment) lies: row index, first column, length.
@@ -323,8 +411,12 @@ struct RowCfg {
   static constexpr int CACHE = CACHE_;    ///< CacheHint for the streamed input
   static constexpr int STRIDE = STRIDE_;  ///< 1: grid-stride loop over rows; 0: one pass
   static constexpr int UNROLL = UNROLL_;  ///< accesses in flight per thread in streaming loops
-  static constexpr int CHUNKS = CHUNKS_;  ///< >0: the segment is held in registers, CHUNKS accesses per thread
+  static constexpr int CHUNKS = CHUNKS_;  ///< >0: held in registers (CHUNKS accesses per thread); kSharedHeld; 0: streamed
   static constexpr int THREADS = RPB * TPR;
+  /// __launch_bounds__ minimum blocks: 1 for a held segment, so ptxas may use
+  /// the whole per-thread budget rather than spill to raise occupancy (seen:
+  /// 8 bytes spilled at 40 registers of 128 allowed); 0 (unspecified) else.
+  static constexpr int MIN_BLOCKS = CHUNKS != 0 ? 1 : 0;
   static constexpr int SPAN = TPR * VEC;  ///< elements one sweep of the group covers
   static_assert(THREADS <= 1024 && THREADS % 32 == 0, "block of whole warps, at most 1024 threads");
   static_assert((TPR & (TPR - 1)) == 0, "threads per row must be a power of two");
@@ -340,6 +432,114 @@ __device__ __forceinline__ void for_each_segment(const RowwiseArgs& a, Body&& bo
   const long long step = Cfg::STRIDE ? static_cast<long long>(gridDim.x) * Cfg::RPB : vrows;
   for (long long base = static_cast<long long>(blockIdx.x) * Cfg::RPB; base < vrows; base += step)
     body(segment_of(a, base + group));
+}
+
+/// The block's dynamic shared memory (segments held in shared memory), 16-byte aligned.
+__device__ __forceinline__ unsigned char* dynamic_smem() {
+  extern __shared__ __align__(16) unsigned char ktune_rw_dynamic_smem[];
+  return ktune_rw_dynamic_smem;
+}
+
+/// One thread's share of a row segment: the vectors at lane*VEC + k*SPAN
+/// below len. When the configuration holds the segment (registers, or shared
+/// memory in the input dtype), fill() reads it from memory once and every
+/// visit reads the held copy; a streaming configuration reads memory on every
+/// visit (from L2 while the rows in flight still fit there).
+template <typename Cfg>
+struct RowShare {
+  using T = typename Cfg::T;
+  static constexpr int VEC = Cfg::VEC, SPAN = Cfg::SPAN;
+  static constexpr bool kRegisters = Cfg::CHUNKS > 0;
+  static constexpr bool kShared = Cfg::CHUNKS == kSharedHeld;
+  static constexpr bool kHeld = kRegisters || kShared;
+
+  const T* x;
+  long long len;
+  int lane;
+  T* held;  ///< this row group's shared-memory segment (kShared)
+  float v[kRegisters ? Cfg::CHUNKS : 1][VEC];
+
+  /// Reads a held segment from memory (no-op when streaming).
+  __device__ __forceinline__ void fill() {
+    if constexpr (kRegisters) {
+#pragma unroll
+      for (int c = 0; c < Cfg::CHUNKS; ++c) {
+        const long long idx = static_cast<long long>(c * Cfg::TPR + lane) * VEC;
+        if (idx < len) load_vec<T, VEC, Cfg::CACHE>(x + idx, v[c]);
+      }
+    } else if constexpr (kShared) {
+      // Each thread copies and later reads only its own vectors: waiting for
+      // its own copies is enough, no block barrier.
+      for (long long i = static_cast<long long>(lane) * VEC; i < len; i += SPAN)
+        cp_async<VecBytes<T, VEC>::kBytes>(held + i, x + i);
+      cp_async_wait_all();
+    }
+  }
+
+  /// f(offset, const float (&)[VEC]) for each vector of the share.
+  template <typename F>
+  __device__ __forceinline__ void visit(F&& f) {
+    if constexpr (kRegisters) {
+#pragma unroll
+      for (int c = 0; c < Cfg::CHUNKS; ++c) {
+        const long long idx = static_cast<long long>(c * Cfg::TPR + lane) * VEC;
+        if (idx < len) f(idx, v[c]);
+      }
+    } else if constexpr (kShared) {
+#pragma unroll 4
+      for (long long i = static_cast<long long>(lane) * VEC; i < len; i += SPAN) {
+        float t[VEC];
+        load_vec_shared<T, VEC>(held + i, t);
+        f(i, t);
+      }
+    } else {
+      for_each_row_vector<T, VEC, Cfg::CACHE, SPAN, Cfg::UNROLL>(
+          x, len, lane, [&](int, long long offset, const float(&t)[VEC]) { f(offset, t); });
+    }
+  }
+
+  /// f(offset, x vector, w vector) with the matching elements of `w` (a
+  /// per-column vector that stays in cache); streaming loads both in one
+  /// unrolled batch.
+  template <typename F>
+  __device__ __forceinline__ void visit_with(const T* w, F&& f) {
+    if constexpr (kHeld) {
+      visit([&](long long offset, const float(&t)[VEC]) {
+        float wv[VEC];
+        load_vec<T, VEC, kCacheDefault>(w + offset, wv);
+        f(offset, t, wv);
+      });
+    } else {
+      constexpr long long kStep = static_cast<long long>(SPAN) * Cfg::UNROLL;
+      for (long long base = static_cast<long long>(lane) * VEC; base < len; base += kStep) {
+        float t[Cfg::UNROLL][VEC], wv[Cfg::UNROLL][VEC];
+#pragma unroll
+        for (int u = 0; u < Cfg::UNROLL; ++u) {
+          if (base + u * SPAN < len) {
+            load_vec<T, VEC, Cfg::CACHE>(x + base + u * SPAN, t[u]);
+            load_vec<T, VEC, kCacheDefault>(w + base + u * SPAN, wv[u]);
+          }
+        }
+#pragma unroll
+        for (int u = 0; u < Cfg::UNROLL; ++u)
+          if (base + u * SPAN < len) f(base + u * SPAN, t[u], wv[u]);
+      }
+    }
+  }
+};
+
+/// The row share of the calling thread's group for segment s.
+template <typename Cfg>
+__device__ __forceinline__ RowShare<Cfg> row_share(const RowwiseArgs& a, const Segment& s) {
+  using T = typename Cfg::T;
+  RowShare<Cfg> r;
+  r.x = static_cast<const T*>(a.x) + s.row * a.cols + s.col0;
+  r.len = s.len;
+  r.lane = threadIdx.x % Cfg::TPR;
+  r.held = nullptr;
+  if constexpr (Cfg::CHUNKS == kSharedHeld)
+    r.held = reinterpret_cast<T*>(dynamic_smem()) + static_cast<long long>(threadIdx.x / Cfg::TPR) * a.seg_len;
+  return r;
 }
 
 }  // namespace ktune_rw

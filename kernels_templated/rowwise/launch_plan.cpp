@@ -35,8 +35,9 @@ int cache_code(const std::string& cache) {
   if (cache == "nc") return 1;
   if (cache == "nc_noalloc") return 2;
   if (cache == "evict_first") return 3;
+  if (cache == "nc_l2_256b") return 4;
   throw std::invalid_argument("knob cache: unknown value '" + cache +
-                              "' (default|nc|nc_noalloc|evict_first)");
+                              "' (default|nc|nc_noalloc|evict_first|nc_l2_256b)");
 }
 
 long long segment_length(long long cols, long long split, long long vec) {
@@ -85,15 +86,22 @@ LaunchPlan column_plan(const Problem& p, const Config& c, const PlanDevice&) {
   plan.main_blocks = main.grid_x * main.grid_y;
   plan.kernels.push_back(main);
   if (split > 1) {
+    // The last row slice of each column group combines the partials (no second kernel).
     plan.workspace_floats = split * cols;
-    plan.kernels.push_back({"ktune_rw::reduce_cols_finish<" + type + ", " + std::to_string(op) + ">",
-                            ceil_div(cols, 256), 1, 256});
+    plan.counters = main.grid_x;
   }
   (void)rows;
   return plan;
 }
 
 }  // namespace
+
+int rowwise_static_smem(Kind kind, long long threads_per_row, long long rows_per_block, const std::string& reduction) {
+  const int slot_bytes = kind == Kind::softmax ? 12 : 4;  // softmax keeps a float and a (max, sum) pair
+  const long long slots = reduction == "smem" ? rows_per_block * threads_per_row
+                                              : rows_per_block * std::max<long long>(1, threads_per_row / 32);
+  return static_cast<int>(slots * slot_bytes) + (kind == Kind::reduce ? 0 : 16);  // + the cluster slot
+}
 
 LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanDevice& d) {
   if (is_column_reduction(kind, p)) return column_plan(p, c, d);
@@ -105,28 +113,36 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
   // A cluster's blocks are the segments of one row: the same geometry as split.
   const long long split = c.integer("split") * cluster;
   const bool stride = c.text("grid") == "stride";
-  const bool registers = kind != Kind::reduce && c.text("row_cache") == "registers";
+  const std::string hold = kind == Kind::reduce ? "none" : c.text("row_cache");
 
   LaunchPlan plan;
   plan.split = static_cast<int>(split);
   plan.seg_len = segment_length(cols, split, vec);
-  plan.chunks = registers ? static_cast<int>(register_chunks(plan.seg_len, tpr, vec)) : 0;
+  plan.chunks = hold == "registers" ? static_cast<int>(register_chunks(plan.seg_len, tpr, vec))
+                                    : (hold == "smem" ? kSharedHeldChunks : 0);
   plan.threads = static_cast<int>(rpb * tpr);
+  plan.cluster = static_cast<int>(cluster);
+  plan.smem_bytes = rowwise_static_smem(kind, tpr, rpb, c.text("reduction"));
+  plan.dynamic_smem = hold == "smem" ? static_cast<int>(rpb * plan.seg_len * dtype_bytes(p.text("dtype"))) : 0;
   const long long vrows = rows * split;
   const long long needed = ceil_div(vrows, rpb);
-  const long long resident_per_sm =
-      std::max<long long>(1, std::min<long long>(d.max_blocks_per_sm, d.max_threads_per_sm / plan.threads));
-  const long long blocks = stride ? std::min(needed, resident_per_sm * d.sm_count) : needed;
+  const long long by_smem = d.smem_per_sm / (plan.smem_bytes + plan.dynamic_smem + kReservedSmemPerBlock);
+  const long long by_threads = d.max_threads_per_sm / plan.threads;
+  plan.resident_per_sm =
+      std::max<long long>(1, std::min<long long>({d.max_blocks_per_sm, by_threads, by_smem}));
+  long long blocks = needed;
+  if (stride) {
+    // A persistent grid of whole clusters (a cluster's blocks walk the same rows).
+    const long long resident = plan.resident_per_sm * d.sm_count / cluster * cluster;
+    blocks = std::min(needed, std::max(cluster, resident));
+  }
   plan.main_blocks = blocks;
 
   const std::string cfg = "ktune_rw::RowCfg<" + type + ", " +
                           joined({rpb, tpr, vec, reduction_code(c.text("reduction")),
-                                  cache_code(c.text("cache")), stride ? 1 : 0, registers ? 1 : unroll,
+                                  cache_code(c.text("cache")), stride ? 1 : 0, hold == "none" ? unroll : 1,
                                   plan.chunks}) +
                           ">";
-  const int red_slot_bytes = kind == Kind::softmax ? 12 : 4;  // softmax keeps a float and a pair
-  plan.smem_bytes = c.text("reduction") == "smem" ? plan.threads * red_slot_bytes
-                                                  : static_cast<int>(rpb * std::max<long long>(1, tpr / 32) * red_slot_bytes);
   const int first_phase = cluster > 1 ? 3 : (split > 1 ? 1 : 0);
   auto row_kernel = [&](int phase) {
     switch (kind) {
@@ -141,7 +157,8 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
     }
     return std::string();
   };
-  plan.kernels.push_back({row_kernel(first_phase), blocks, 1, plan.threads, static_cast<int>(cluster)});
+  plan.kernels.push_back(
+      {row_kernel(first_phase), blocks, 1, plan.threads, static_cast<int>(cluster), plan.dynamic_smem});
   if (split > 1 && cluster == 1) {
     if (kind == Kind::reduce) {
       plan.workspace_floats = rows * split;
@@ -149,7 +166,7 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
                               ceil_div(rows, 256), 1, 256});
     } else {
       plan.workspace_floats = (kind == Kind::softmax ? 2 : 1) * rows * split;
-      plan.kernels.push_back({row_kernel(2), blocks, 1, plan.threads});
+      plan.kernels.push_back({row_kernel(2), blocks, 1, plan.threads, 1, plan.dynamic_smem});
     }
   }
   return plan;

@@ -20,7 +20,8 @@ struct KernelLaunch {
   long long grid_x = 1;
   long long grid_y = 1;
   int block = 32;
-  int cluster = 1;  ///< blocks per thread-block cluster along x (1: no cluster)
+  int cluster = 1;       ///< blocks per thread-block cluster along x (1: no cluster; > 8 is non-portable)
+  int dynamic_smem = 0;  ///< bytes of dynamic shared memory (segments held in shared memory)
 };
 
 struct LaunchPlan {
@@ -28,18 +29,33 @@ struct LaunchPlan {
   int split = 1;                 ///< RowwiseArgs::split
   long long seg_len = 0;         ///< RowwiseArgs::seg_len (axis=last); 0 for axis=rows
   long long workspace_floats = 0;///< fp32 partials the kernels exchange (0 without split)
-  int chunks = 0;                ///< accesses per thread held in registers (0: streaming)
+  long long counters = 0;        ///< zeroed unsigned counters the kernel needs (RowwiseArgs::counters; it leaves them zero)
+  int chunks = 0;                ///< accesses per thread held in registers (0: streaming; -1: held in shared memory)
   int threads = 0;               ///< threads per block of the main kernel
   long long main_blocks = 0;     ///< blocks of the main kernel
   int smem_bytes = 0;            ///< static shared memory of the main kernel (estimate)
+  int dynamic_smem = 0;          ///< dynamic shared memory of the main kernel (row segments held there)
+  int cluster = 1;               ///< blocks per cluster of the main kernel
+  long long resident_per_sm = 1; ///< blocks of the main kernel one SM holds at once (threads, blocks, shared memory)
 };
+
+/// RowCfg's CHUNKS value for a segment held in shared memory (rowwise/common.cuh kSharedHeld).
+constexpr int kSharedHeldChunks = -1;
 
 /// Device facts the geometry depends on.
 struct PlanDevice {
   int sm_count = 132;
   int max_threads_per_sm = 2048;
   int max_blocks_per_sm = 32;
+  int smem_per_sm = 233472;           ///< bytes (H100/H200: 228 KiB)
+  int smem_per_block_optin = 232448;  ///< bytes (227 KiB)
 };
+
+/// Shared memory the driver reserves per block on sm_90 (counted against the SM's).
+constexpr int kReservedSmemPerBlock = 1024;
+
+/// Static shared memory of a row-wise kernel (reduction slots; the cluster slot).
+int rowwise_static_smem(Kind kind, long long threads_per_row, long long rows_per_block, const std::string& reduction);
 
 /// Bytes of one element of `dtype` (fp32 | bf16 | fp16); throws std::invalid_argument otherwise.
 int dtype_bytes(const std::string& dtype);
@@ -60,6 +76,6 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
 
 /// Knob values as the templates number them (rowwise/common.cuh).
 int reduction_code(const std::string& reduction);  ///< shuffle 0, smem 1
-int cache_code(const std::string& cache);          ///< default 0, nc 1, nc_noalloc 2, evict_first 3
+int cache_code(const std::string& cache);          ///< default 0, nc 1, nc_noalloc 2, evict_first 3, nc_l2_256b 4
 
 }  // namespace ktune::rowwise

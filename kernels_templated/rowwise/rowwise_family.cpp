@@ -150,6 +150,8 @@ PlanDevice plan_device(const DeviceSpec& d) {
   if (d.sm_count > 0) pd.sm_count = d.sm_count;
   if (d.max_threads_per_sm > 0) pd.max_threads_per_sm = d.max_threads_per_sm;
   if (d.max_blocks_per_sm > 0) pd.max_blocks_per_sm = d.max_blocks_per_sm;
+  if (d.smem_per_sm > 0) pd.smem_per_sm = d.smem_per_sm;
+  if (d.smem_per_block_optin > 0) pd.smem_per_block_optin = d.smem_per_block_optin;
   return pd;
 }
 
@@ -168,12 +170,17 @@ Space RowwiseFamily::space(const Problem& raw, const DeviceSpec& d) const {
   constants.set("cols", p.integer("cols"));
   constants.set("dtype_bytes", static_cast<std::int64_t>(bytes));
   constants.set("max_threads", static_cast<std::int64_t>(max_threads));
+  if (kind_ != Kind::reduce) {
+    const int smem_limit = d.smem_per_block_optin > 0 ? d.smem_per_block_optin : PlanDevice{}.smem_per_block_optin;
+    constants.set("smem_limit", static_cast<std::int64_t>(smem_limit));
+  }
   Space s(constants);
   const std::vector<Value> vecs = {std::int64_t{1}, std::int64_t{2}, std::int64_t{4}, std::int64_t{8},
                                    std::int64_t{16}};
   s.add(Parameter::list("vec", vecs, std::int64_t{1}, "elements per load/store (one access of vec*dtype bytes)"));
-  s.add(Parameter::categorical("cache", {"default", "nc", "nc_noalloc", "evict_first"}, "default",
-                               "cache policy of the streamed input (and .cs stores for evict_first)"));
+  s.add(Parameter::categorical("cache", {"default", "nc", "nc_noalloc", "evict_first", "nc_l2_256b"}, "default",
+                               "cache policy of the streamed input (.cs stores too for evict_first; "
+                               "nc_l2_256b: read-only with a 256-byte L2 prefetch)"));
   s.require("a vector access is at most 16 bytes", {"vec", "dtype_bytes"},
             [](const Assignment& a) { return a.i("vec") * a.i("dtype_bytes") <= 16; });
   // Vectors never straddle a row: rows whose length is not a multiple of the
@@ -212,8 +219,8 @@ Space RowwiseFamily::space(const Problem& raw, const DeviceSpec& d) const {
                                "warp shuffles (then one partial per warp) or a shared-memory tree"));
   s.add(Parameter::categorical("grid", {"rows", "stride"}, "rows",
                                "one block per rows_per_block rows, or a persistent grid-stride loop"));
-  s.add(Parameter::list("unroll", {std::int64_t{1}, std::int64_t{2}, std::int64_t{4}}, std::int64_t{1},
-                        "accesses in flight per thread in streaming loops"));
+  s.add(Parameter::list("unroll", {std::int64_t{1}, std::int64_t{2}, std::int64_t{4}, std::int64_t{8}},
+                        std::int64_t{1}, "accesses in flight per thread in streaming loops"));
   s.add(Parameter::pow2_range("split", 1, 64, 1, "segments per row (multi-block rows); >1 adds a second kernel"));
   s.require("block of 32..max_threads threads", {"threads_per_row", "rows_per_block", "max_threads"},
             [](const Assignment& a) {
@@ -232,17 +239,18 @@ Space RowwiseFamily::space(const Problem& raw, const DeviceSpec& d) const {
               return a.i("unroll") == 1 || seg_len_of(a) >= a.i("threads_per_row") * a.i("vec") * a.i("unroll");
             });
   if (kind_ != Kind::reduce) {
-    s.add(Parameter::categorical("row_cache", {"none", "registers"}, "none",
-                                 "hold the segment in registers (one read) or read it again"));
-    s.add(Parameter::list("cluster", {std::int64_t{1}, std::int64_t{2}, std::int64_t{4}, std::int64_t{8}},
+    const Kind kind = kind_;
+    s.add(Parameter::categorical("row_cache", {"none", "registers", "smem"}, "none",
+                                 "hold the segment in registers (fp32) or shared memory (input dtype, cp.async): "
+                                 "one read; or read it again"));
+    s.add(Parameter::list("cluster", {std::int64_t{1}, std::int64_t{2}, std::int64_t{4}, std::int64_t{8}, std::int64_t{16}},
                           std::int64_t{1},
-                          "blocks of a thread-block cluster sharing one register-held row (partials "
-                          "through distributed shared memory)"));
-    s.require("a cluster row is register-held, one segment per block, one pass, >= 1024 elements per block",
-              {"cluster", "row_cache", "split", "rows_per_block", "grid", "cols"}, [](const Assignment& a) {
+                          "blocks of a thread-block cluster sharing one row, one segment each (partials through "
+                          "distributed shared memory); 16 is a non-portable size"));
+    s.require("a cluster block holds one segment of >= 1024 elements, no split",
+              {"cluster", "split", "rows_per_block", "cols"}, [](const Assignment& a) {
                 return a.i("cluster") == 1 ||
-                       (a.s("row_cache") == "registers" && a.i("split") == 1 && a.i("rows_per_block") == 1 &&
-                        a.s("grid") == "rows" && a.i("cols") >= a.i("cluster") * 1024);
+                       (a.i("split") == 1 && a.i("rows_per_block") == 1 && a.i("cols") >= a.i("cluster") * 1024);
               });
     s.require("cluster blocks each get a full segment", {"cluster", "threads_per_row", "vec", "cols", "split"},
               [](const Assignment& a) {
@@ -260,8 +268,22 @@ Space RowwiseFamily::space(const Problem& raw, const DeviceSpec& d) const {
                 const long long budget = std::min<long long>(64, 65536 / threads - 32);
                 return chunks <= 16 && chunks * a.i("vec") <= budget;
               });
+    // cp.async copies 4, 8 or 16 bytes; the segments of a block (one per row
+    // group, input dtype) and its static shared memory fit the opt-in limit.
+    s.require("a shared-memory segment: accesses of >= 4 bytes, the block's segments within the shared-memory limit",
+              {"row_cache", "vec", "dtype_bytes", "rows_per_block", "threads_per_row", "cols", "split", "cluster",
+               "reduction", "smem_limit"},
+              [kind](const Assignment& a) {
+                if (a.s("row_cache") != "smem") return true;
+                const long long segment_bytes = cluster_seg_len_of(a) * a.i("dtype_bytes");
+                return a.i("vec") * a.i("dtype_bytes") >= 4 &&
+                       a.i("rows_per_block") * segment_bytes +
+                               rowwise_static_smem(kind, a.i("threads_per_row"), a.i("rows_per_block"),
+                                                   a.s("reduction")) <=
+                           a.i("smem_limit");
+              });
     s.require("unroll applies to streaming loops only", {"row_cache", "unroll"},
-              [](const Assignment& a) { return a.s("row_cache") != "registers" || a.i("unroll") == 1; });
+              [](const Assignment& a) { return a.s("row_cache") == "none" || a.i("unroll") == 1; });
   }
   if (kind_ == Kind::softmax)
     s.add(Parameter::categorical("stats", {"online", "two_pass"}, "online",
@@ -305,7 +327,7 @@ WorkEstimate RowwiseFamily::estimate(const Problem& raw, const Config& c, const 
   w.unit = ComputeUnit::simt_fp32;
   w.min_bytes = min_bytes(p);
   w.threads_per_block = plan.threads;
-  w.smem_per_block = plan.smem_bytes;
+  w.smem_per_block = plan.smem_bytes + plan.dynamic_smem;
   w.kernels = static_cast<int>(plan.kernels.size());
   for (const auto& k : plan.kernels) w.blocks += k.grid_x * k.grid_y;
   w.extra_bytes = 2.0 * 4.0 * static_cast<double>(plan.workspace_floats);
@@ -315,21 +337,22 @@ WorkEstimate RowwiseFamily::estimate(const Problem& raw, const Config& c, const 
                        dtype_bytes(p.text("dtype"));
   const double l2 = d.l2_bytes > 0 ? static_cast<double>(d.l2_bytes) : 50e6;
   const PlanDevice pd = plan_device(d);
-  const double resident_blocks = std::min<double>(
-      static_cast<double>(plan.main_blocks),
-      pd.sm_count * std::max(1, std::min(pd.max_blocks_per_sm, pd.max_threads_per_sm / std::max(1, plan.threads))));
+  const double resident_blocks = std::min<double>(static_cast<double>(plan.main_blocks),
+                                                  static_cast<double>(pd.sm_count * plan.resident_per_sm));
   const double rows_in_flight = resident_blocks * (plan.split > 1 ? 1 : c.integer_or("rows_per_block", 1));
   const double in_flight = rows_in_flight * static_cast<double>(plan.seg_len) * dtype_bytes(p.text("dtype"));
   const double miss_in_flight = in_flight > l2 / 2 ? 1.0 : 0.0;
   double rereads = 0;
   if (kind_ != Kind::reduce) {
-    const bool registers = c.text("row_cache") == "registers";
+    const bool held = c.text("row_cache") != "none";
     const bool two_pass = kind_ == Kind::softmax && c.text("stats") == "two_pass";
     if (c.integer("split") > 1) {
       // The apply kernel reads every segment again after the stats kernel.
       rereads += input > l2 / 2 ? 1.0 : 0.0;
-      if (!registers && two_pass) rereads += miss_in_flight;
-    } else if (!registers) {
+      if (!held && two_pass) rereads += miss_in_flight;
+    } else if (!held) {
+      // One kernel (a cluster's blocks included): the re-reads come from L2
+      // while the segments in flight fit there.
       rereads += (two_pass ? 2.0 : 1.0) * miss_in_flight;
     }
   }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -50,22 +51,25 @@ TEST(RowwiseCompile, SeededSampleCompilesToSm90Cubins) {
     const Space s = f.space(p, d);
     std::vector<Config> configs = s.sample(3, 20261129);
     configs.push_back(f.default_config(p, d));
-    // One register-held and one cluster configuration where the space has any.
+    // One register-held, one shared-memory-held, one cluster and one
+    // streaming cluster configuration where the space has any.
     const std::vector<Config> pool = s.sample(400, 5);
-    for (const Config& cfg : pool)
-      if (cfg.text_or("row_cache", "none") == "registers") {
-        configs.push_back(cfg);
-        break;
-      }
-    for (const Config& cfg : pool)
-      if (cfg.integer_or("cluster", 1) > 1) {
-        configs.push_back(cfg);
-        break;
-      }
+    const std::vector<std::function<bool(const Config&)>> wanted = {
+        [](const Config& cfg) { return cfg.text_or("row_cache", "none") == "registers"; },
+        [](const Config& cfg) { return cfg.text_or("row_cache", "none") == "smem"; },
+        [](const Config& cfg) { return cfg.integer_or("cluster", 1) > 1; },
+        [](const Config& cfg) { return cfg.integer_or("cluster", 1) > 1 && cfg.text_or("row_cache", "") == "none"; },
+    };
+    for (const auto& has : wanted)
+      for (const Config& cfg : pool)
+        if (has(cfg)) {
+          configs.push_back(cfg);
+          break;
+        }
     for (const Config& cfg : configs) {
       sources.push_back(f.source(p, cfg));
       labels.push_back(std::string(c.family) + " " + c.problem + " " + cfg.key());
-      configs_hold_rows.push_back(cfg.text_or("row_cache", "none") == "registers");
+      configs_hold_rows.push_back(cfg.text_or("row_cache", "none") != "none");
     }
   }
   const std::vector<CompileOutput> outs = compiler.compile_all(sources);
@@ -77,11 +81,14 @@ TEST(RowwiseCompile, SeededSampleCompilesToSm90Cubins) {
     EXPECT_EQ(outs[i].kernels.size(), sources[i].kernels.size());
     for (const auto& k : outs[i].kernels) {
       EXPECT_FALSE(k.lowered_name.empty());
-      // A register-held row that spills defeats its purpose: the space's
-      // register budget must rule such configurations out. (Streaming
+      // A held row (registers or shared memory) that spills defeats its
+      // purpose: the space's register budget must rule such configurations out. (Streaming
       // configurations may spill a little under a 1024-thread cap; timing judges them.)
-      if (configs_hold_rows[i]) EXPECT_EQ(k.spill_store_bytes, 0) << k.name_expression;
-      else if (k.spill_store_bytes > 0) std::printf("note: %s spills %d bytes\n", k.name_expression.c_str(), k.spill_store_bytes);
+      if (configs_hold_rows[i]) {
+        EXPECT_EQ(k.spill_store_bytes, 0) << k.name_expression;
+      } else if (k.spill_store_bytes > 0) {
+        std::printf("note: %s spills %d bytes\n", k.name_expression.c_str(), k.spill_store_bytes);
+      }
     }
   }
 }

@@ -76,13 +76,18 @@ TEST(RowwiseDescriptors, SpacesAreNonEmptyAndConsistent) {
             rowwise::LaunchPlan plan = rowwise::plan_launch(
                 static_cast<const rowwise::RowwiseFamily&>(f).kind(), p, c, rowwise::plan_device(d));
             ASSERT_FALSE(plan.kernels.empty());
-            EXPECT_EQ(plan.kernels.size(), c.integer("split") > 1 ? 2u : 1u);
+            // Split rows take a second kernel; column slices combine in the
+            // last slice of the one kernel (with counters it leaves zeroed).
+            const bool columns = rowwise::is_column_reduction(static_cast<const rowwise::RowwiseFamily&>(f).kind(), p);
+            EXPECT_EQ(plan.kernels.size(), c.integer("split") > 1 && !columns ? 2u : 1u);
+            EXPECT_EQ(plan.counters > 0, columns && c.integer("split") > 1);
             EXPECT_GE(plan.threads, 32);
             EXPECT_LE(plan.threads, 1024);
             EXPECT_EQ(plan.threads % 32, 0);
             for (const auto& k : plan.kernels) {
               EXPECT_GE(k.grid_x, 1);
               EXPECT_LE(k.grid_y, 65535);
+              EXPECT_EQ(k.grid_x % k.cluster, 0);
             }
             KernelSource src = f.source(p, c);
             EXPECT_EQ(src.kernels.size(), plan.kernels.size());
@@ -145,28 +150,78 @@ TEST(RowwiseDescriptors, RegisterRowsReadOnceStreamingRowsMayReadTwice) {
   EXPECT_EQ(rowwise::plan_launch(rowwise::Kind::softmax, p, c, rowwise::plan_device(d)).chunks, 4);
 }
 
-TEST(RowwiseDescriptors, ClusterRowsAreRegisterHeldSingleKernelLaunches) {
+TEST(RowwiseDescriptors, ClusterRowsAreSingleKernelLaunchesOfWholeClusters) {
   const KernelFamily& f = find_family("rmsnorm");
   const DeviceSpec d = h200();
   Problem p = parse_problem(f, "rows=1024,cols=131072,dtype=bf16");
   Space s = f.space(p, d);
-  int clusters = 0;
+  std::set<std::string> holds;
+  std::set<long long> sizes;
+  int strided = 0;
   for (const Config& c : s.sample(3000, 17)) {
     if (c.integer("cluster") == 1) continue;
-    ++clusters;
-    EXPECT_EQ(c.text("row_cache"), "registers");
+    holds.insert(c.text("row_cache"));
+    sizes.insert(c.integer("cluster"));
     EXPECT_EQ(c.integer("split"), 1);
     EXPECT_EQ(c.integer("rows_per_block"), 1);
     rowwise::LaunchPlan plan = rowwise::plan_launch(rowwise::Kind::rmsnorm, p, c, rowwise::plan_device(d));
     ASSERT_EQ(plan.kernels.size(), 1u);
     EXPECT_EQ(plan.kernels[0].cluster, c.integer("cluster"));
-    EXPECT_EQ(plan.kernels[0].grid_x, 1024 * c.integer("cluster"));
+    EXPECT_EQ(plan.split, c.integer("cluster"));
+    // Whole clusters: one per row, or a persistent grid of whole clusters.
+    EXPECT_EQ(plan.kernels[0].grid_x % c.integer("cluster"), 0);
+    if (c.text("grid") == "rows") {
+      EXPECT_EQ(plan.kernels[0].grid_x, 1024 * c.integer("cluster"));
+    } else {
+      ++strided;
+      EXPECT_LE(plan.kernels[0].grid_x, 1024 * c.integer("cluster"));
+    }
     EXPECT_EQ(plan.workspace_floats, 0);
     EXPECT_NE(plan.kernels[0].name_expression.find(", 3>"), std::string::npos);
-    EXPECT_DOUBLE_EQ(f.estimate(p, c, d).dram_bytes, f.min_bytes(p));
+    if (c.text("row_cache") != "none") {
+      EXPECT_DOUBLE_EQ(f.estimate(p, c, d).dram_bytes, f.min_bytes(p));
+    }
   }
-  EXPECT_GT(clusters, 0);
+  EXPECT_EQ(holds, (std::set<std::string>{"none", "registers", "smem"}));
+  EXPECT_TRUE(sizes.count(16));
+  EXPECT_GT(strided, 0);
   // Too short for a cluster of 4: every block would hold < 1024 elements.
   Problem shortp = parse_problem(f, "rows=8,cols=2048,dtype=bf16");
   for (const Config& c : f.space(shortp, d).sample(500, 3)) EXPECT_LE(c.integer("cluster"), 2);
+}
+
+TEST(RowwiseDescriptors, SharedMemoryRowsFitTheBlockAndReadOnce) {
+  const KernelFamily& f = find_family("softmax");
+  const DeviceSpec d = h200();
+  for (const char* text : {"rows=256,cols=524288,dtype=bf16", "rows=4096,cols=32768,dtype=fp16",
+                           "rows=33,cols=4099,dtype=fp32", "rows=5,cols=17,dtype=bf16"}) {
+    SCOPED_TRACE(text);
+    Problem p = parse_problem(f, text);
+    Space s = f.space(p, d);
+    const int bytes = rowwise::dtype_bytes(p.text("dtype"));
+    int held = 0;
+    for (const Config& c : s.sample(3000, 29)) {
+      if (c.text("row_cache") != "smem") continue;
+      ++held;
+      EXPECT_GE(c.integer("vec") * bytes, 4);  // cp.async copies 4, 8 or 16 bytes
+      EXPECT_EQ(c.integer("unroll"), 1);
+      rowwise::LaunchPlan plan = rowwise::plan_launch(rowwise::Kind::softmax, p, c, rowwise::plan_device(d));
+      EXPECT_EQ(plan.chunks, rowwise::kSharedHeldChunks);
+      EXPECT_EQ(plan.dynamic_smem, c.integer("rows_per_block") * plan.seg_len * bytes);
+      EXPECT_LE(plan.dynamic_smem + plan.smem_bytes, d.smem_per_block_optin > 0 ? d.smem_per_block_optin : 232448);
+      for (const auto& k : plan.kernels) EXPECT_EQ(k.dynamic_smem, plan.dynamic_smem);
+      // Shared memory bounds the blocks an SM holds.
+      EXPECT_LE(plan.resident_per_sm * (plan.dynamic_smem + plan.smem_bytes + rowwise::kReservedSmemPerBlock),
+                rowwise::plan_device(d).smem_per_sm);
+      if (c.integer("split") == 1) {
+        EXPECT_DOUBLE_EQ(f.estimate(p, c, d).dram_bytes, f.min_bytes(p));
+      }
+    }
+    // A 2-byte row of odd length only has 2-byte accesses: no cp.async, no shared-memory rows.
+    if (std::string(text) == "rows=5,cols=17,dtype=bf16") {
+      EXPECT_EQ(held, 0);
+    } else {
+      EXPECT_GT(held, 0);
+    }
+  }
 }

@@ -40,10 +40,12 @@ RowwiseHarness::RowwiseHarness(Kind kind) : kind_(kind) {}
 RowwiseHarness::~RowwiseHarness() { release(); }
 
 void RowwiseHarness::release() {
-  for (void* p : {x_, w_, y_, static_cast<void*>(ws_), static_cast<void*>(ref_), static_cast<void*>(scratch_)})
+  for (void* p : {x_, w_, y_, static_cast<void*>(ws_), static_cast<void*>(counters_), static_cast<void*>(ref_),
+                  static_cast<void*>(scratch_)})
     if (p) cudaFree(p);
   x_ = w_ = y_ = nullptr;
   ws_ = nullptr;
+  counters_ = nullptr;
   ref_ = nullptr;
   scratch_ = nullptr;
 }
@@ -103,11 +105,20 @@ void RowwiseHarness::prepare(const Problem& raw, std::uint64_t seed) {
         "query threads per SM");
   check(cudaDeviceGetAttribute(&device_.max_blocks_per_sm, cudaDevAttrMaxBlocksPerMultiprocessor, dev),
         "query blocks per SM");
+  check(cudaDeviceGetAttribute(&device_.smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev),
+        "query shared memory per SM");
+  check(cudaDeviceGetAttribute(&device_.smem_per_block_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
+        "query shared memory per block");
+  device_id_ = dev;
 
   check(cudaMalloc(&x_, n * elem_bytes_), "allocate input");
   check(cudaMalloc(&y_, output_elements() * elem_bytes_), "allocate output");
   ws_floats_ = max_workspace_floats(kind_, problem_);
   check(cudaMalloc(reinterpret_cast<void**>(&ws_), ws_floats_ * sizeof(float)), "allocate workspace");
+  // Column groups of a column reduction: at most one per column.
+  counter_count_ = is_column_reduction(kind_, problem_) ? cols : 1;
+  check(cudaMalloc(reinterpret_cast<void**>(&counters_), counter_count_ * sizeof(unsigned)), "allocate counters");
+  check(cudaMemset(counters_, 0, counter_count_ * sizeof(unsigned)), "zero counters");
   check(cudaMalloc(reinterpret_cast<void**>(&ref_), output_elements() * sizeof(double)), "allocate reference");
   check(cudaMalloc(reinterpret_cast<void**>(&scratch_), sizeof(CompareStats)), "allocate comparison scratch");
 
@@ -141,12 +152,13 @@ cudaError_t RowwiseHarness::launch(const Config& config, std::span<const cudaKer
     return cudaErrorInvalidValue;
   }
   if (kernels.size() != plan.kernels.size()) return cudaErrorInvalidValue;
-  if (plan.workspace_floats > ws_floats_) return cudaErrorInvalidValue;
+  if (plan.workspace_floats > ws_floats_ || plan.counters > counter_count_) return cudaErrorInvalidValue;
   ktune_rw::RowwiseArgs args{};
   args.x = x_;
   args.w = w_;
   args.y = y_;
   args.ws = plan.workspace_floats > 0 ? ws_ : nullptr;
+  args.counters = plan.counters > 0 ? counters_ : nullptr;
   args.rows = problem_.integer("rows");
   args.cols = problem_.integer("cols");
   args.seg_len = plan.seg_len;
@@ -159,10 +171,26 @@ cudaError_t RowwiseHarness::launch(const Config& config, std::span<const cudaKer
     const dim3 grid(static_cast<unsigned>(k.grid_x), static_cast<unsigned>(k.grid_y));
     const dim3 block(static_cast<unsigned>(k.block));
     cudaError_t e;
-    if (k.cluster > 1) {
+    if (k.cluster > 1 || k.dynamic_smem > 0) {
+      // Set on every launch: a kernel handle is not kept across cubins, and
+      // the calls are cheap next to a kernel that streams a tensor.
+      const auto kernel = kernels[i];
+      if (k.dynamic_smem > 0) {
+        e = cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, k.dynamic_smem,
+                                            device_id_);
+        if (e == cudaSuccess)
+          e = cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                              cudaSharedmemCarveoutMaxShared, device_id_);
+        if (e != cudaSuccess) return e;
+      }
+      if (k.cluster > 8) {
+        e = cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1, device_id_);
+        if (e != cudaSuccess) return e;
+      }
       cudaLaunchConfig_t launch{};
       launch.gridDim = grid;
       launch.blockDim = block;
+      launch.dynamicSmemBytes = static_cast<std::size_t>(k.dynamic_smem);
       launch.stream = stream;
       cudaLaunchAttribute attr{};
       attr.id = cudaLaunchAttributeClusterDimension;
@@ -170,8 +198,8 @@ cudaError_t RowwiseHarness::launch(const Config& config, std::span<const cudaKer
       attr.val.clusterDim.y = 1;
       attr.val.clusterDim.z = 1;
       launch.attrs = &attr;
-      launch.numAttrs = 1;
-      e = cudaLaunchKernelExC(&launch, reinterpret_cast<const void*>(kernels[i]), params);
+      launch.numAttrs = k.cluster > 1 ? 1 : 0;
+      e = cudaLaunchKernelExC(&launch, reinterpret_cast<const void*>(kernel), params);
     } else {
       e = cudaLaunchKernel(reinterpret_cast<const void*>(kernels[i]), grid, block, params, 0, stream);
     }
@@ -185,6 +213,9 @@ void RowwiseHarness::poison_outputs(cudaStream_t stream) {
   // so a partial that no kernel wrote shows up as a NaN output.
   check(cudaMemsetAsync(y_, 0xff, output_elements() * elem_bytes_, stream), "poison output");
   check(cudaMemsetAsync(ws_, 0xff, ws_floats_ * sizeof(float), stream), "poison workspace");
+  // Kernels leave their counters at zero; zeroing here keeps a configuration
+  // that failed mid-way from spoiling the next one.
+  check(cudaMemsetAsync(counters_, 0, counter_count_ * sizeof(unsigned), stream), "zero counters");
 }
 
 Verification RowwiseHarness::verify(const Config& config, cudaStream_t stream) {

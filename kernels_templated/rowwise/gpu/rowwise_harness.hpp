@@ -42,11 +42,14 @@ class RowwiseHarness final : public FamilyHarness {
   DType dtype_ = DType::fp32;
   int elem_bytes_ = 4;
   PlanDevice device_;
+  int device_id_ = 0;
   void* x_ = nullptr;
   void* w_ = nullptr;
   void* y_ = nullptr;
   float* ws_ = nullptr;
   long long ws_floats_ = 0;
+  unsigned* counters_ = nullptr;  ///< zeroed counters of column reductions (RowwiseArgs::counters)
+  long long counter_count_ = 0;
   double* ref_ = nullptr;
   CompareStats* scratch_ = nullptr;
 };
