@@ -3,7 +3,7 @@
 // written), % of the device-to-device copy bandwidth measured in the same run,
 // and the ratio to PyTorch eager on the same shapes (python3 + torch, timed
 // with CUDA events, median). Every timed configuration was verified first.
-// Usage: bench_rowwise_bench [--out DIR] [--sample N] [--neighbours N] [--only TEXT] [--no-torch]
+// Usage: bench_rowwise_bench [--out DIR] [--sample N] [--neighbours N] [--only TEXT] [--warm JSON] [--no-torch]
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -72,6 +72,13 @@ struct ShapeOutcome {
   Shape shape;
   Problem problem;
   std::vector<Measured> measured;
+  /// The fastest verified configuration measured so far, if any.
+  const Config* best_config() const {
+    const Measured* b = nullptr;
+    for (const Measured& m : measured)
+      if (m.ok && (!b || m.seconds < b->seconds)) b = &m;
+    return b ? &b->config : nullptr;
+  }
   int failures = 0;
   const Measured* best = nullptr;
   double min_bytes = 0;
@@ -134,7 +141,10 @@ class Bench {
     return result;
   }
 
-  ShapeOutcome tune(const Shape& shape) {
+  // `seeds`: configurations known good elsewhere (the bests of the family's
+  // shapes tuned earlier in this run, a previous run's bests); measured first
+  // where valid for this shape, like a tuning database's warm start.
+  ShapeOutcome tune(const Shape& shape, const std::vector<Config>& seeds) {
     const KernelFamily& f = find_family(shape.family);
     ShapeOutcome out;
     out.shape = shape;
@@ -162,6 +172,8 @@ class Bench {
       (is_lean ? lean : rest).push_back(c);
     }
     std::vector<Config> first;
+    for (const Config& c : seeds)
+      if (space.is_valid(c)) first.push_back(c);
     const std::size_t want_lean = static_cast<std::size_t>(sample_) * 2 / 3;
     for (std::size_t i = 0; i < lean.size() && first.size() < want_lean; i += std::max<std::size_t>(1, lean.size() / want_lean))
       first.push_back(lean[i]);
@@ -174,17 +186,23 @@ class Bench {
     for (const Config& c : first)
       if (seen.insert(c.key()).second) batch.push_back(c);
     out.measured = evaluate(f, out.problem, *harness, batch);
-    // One round of neighbours around the three fastest: a small local search.
-    std::vector<const Measured*> ranked;
-    for (const Measured& m : out.measured)
-      if (m.ok) ranked.push_back(&m);
-    std::sort(ranked.begin(), ranked.end(), [](auto a, auto b) { return a->seconds < b->seconds; });
-    std::vector<Config> next;
-    for (std::size_t r = 0; r < std::min<std::size_t>(3, ranked.size()); ++r)
-      for (const Config& n : space.neighbours(ranked[r]->config))
-        if (static_cast<int>(next.size()) < neighbours_ && seen.insert(n.key()).second) next.push_back(n);
-    std::vector<Measured> more = evaluate(f, out.problem, *harness, next);
-    out.measured.insert(out.measured.end(), more.begin(), more.end());
+    // A small local search: rounds of neighbours (one knob changed) around
+    // the three fastest so far, so a second knob can move after the first.
+    constexpr int kRounds = 3;
+    for (int round = 0; round < kRounds; ++round) {
+      std::vector<const Measured*> ranked;
+      for (const Measured& m : out.measured)
+        if (m.ok) ranked.push_back(&m);
+      std::sort(ranked.begin(), ranked.end(), [](auto a, auto b) { return a->seconds < b->seconds; });
+      const int budget = (neighbours_ * (round + 1)) / kRounds - (neighbours_ * round) / kRounds;
+      std::vector<Config> next;
+      for (std::size_t r = 0; r < std::min<std::size_t>(3, ranked.size()); ++r)
+        for (const Config& n : space.neighbours(ranked[r]->config))
+          if (static_cast<int>(next.size()) < budget && seen.insert(n.key()).second) next.push_back(n);
+      if (next.empty()) break;
+      std::vector<Measured> more = evaluate(f, out.problem, *harness, next);
+      out.measured.insert(out.measured.end(), more.begin(), more.end());
+    }
     for (const Measured& m : out.measured) {
       if (!m.ok) {
         ++out.failures;
@@ -354,10 +372,11 @@ std::string today() {
 
 int main(int argc, char** argv) {
   fs::path out_dir = ".";
-  // About 150 configurations per shape: a guided sample, then a round of
-  // neighbours around the three fastest.
+  // About 150 configurations per shape: seeds, a guided sample, then three
+  // rounds of neighbours around the three fastest.
   int sample = 100, neighbours = 50;
   std::string only;
+  fs::path warm;
   bool torch = true;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -365,10 +384,13 @@ int main(int argc, char** argv) {
     else if (a == "--sample" && i + 1 < argc) sample = std::atoi(argv[++i]);
     else if (a == "--neighbours" && i + 1 < argc) neighbours = std::atoi(argv[++i]);
     else if (a == "--only" && i + 1 < argc) only = argv[++i];
+    else if (a == "--warm" && i + 1 < argc) warm = argv[++i];
     else if (a == "--no-torch") torch = false;
     else {
-      std::fprintf(stderr, "usage: %s [--out DIR] [--sample N] [--neighbours N] [--only TEXT] [--no-torch]\n"
-                           "  --only TEXT: tune only the shapes whose 'family problem' contains TEXT\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--out DIR] [--sample N] [--neighbours N] [--only TEXT] [--warm JSON] [--no-torch]\n"
+                           "  --only TEXT: tune only the shapes whose 'family problem' contains TEXT\n"
+                           "  --warm JSON: a previous run's rowwise-bench.json; its best configurations seed\n"
+                           "               every shape of the same family (timed again here)\n", argv[0]);
       return 2;
     }
   }
@@ -385,12 +407,27 @@ int main(int argc, char** argv) {
   std::printf("device %s, %d SMs; D2D copy %.0f GB/s (read + write)\n", bench.device().name.c_str(),
               bench.device().sm_count, copy_gbps);
 
+  // Seeds per family: a previous run's bests (--warm), then each shape's best
+  // as this run goes (transfer to the family's later shapes).
+  std::map<std::string, std::vector<Config>> seeds;
+  if (!warm.empty()) {
+    std::ifstream in(warm);
+    if (!in) {
+      std::fprintf(stderr, "cannot read --warm %s\n", warm.string().c_str());
+      return 2;
+    }
+    const nlohmann::json previous = nlohmann::json::parse(in);
+    for (const auto& row : previous.at("rows")) seeds[row.at("family").get<std::string>()].push_back(ValueMap::from_json(row.at("config")));
+    std::printf("warm start: %zu configurations from %s\n", previous.at("rows").size(), warm.string().c_str());
+  }
   std::vector<ShapeOutcome> outcomes;
+  outcomes.reserve(shapes().size());
   for (const Shape& s : shapes()) {
     if (!only.empty() && (s.family + " " + s.problem).find(only) == std::string::npos) continue;
     std::printf("tuning %s %s ...\n", s.family.c_str(), s.problem.c_str());
     std::fflush(stdout);
-    outcomes.push_back(bench.tune(s));
+    outcomes.push_back(bench.tune(s, seeds[s.family]));
+    if (outcomes.back().best_config()) seeds[s.family].push_back(*outcomes.back().best_config());
     // One line per tuned shape as it completes: what a run cut short still leaves.
     const ShapeOutcome& o = outcomes.back();
     nlohmann::json line = {{"family", s.family}, {"problem", s.problem}, {"min_bytes", o.min_bytes}};
@@ -428,6 +465,10 @@ int main(int argc, char** argv) {
   std::ostringstream md;
   md << "Device: " << bench.device().name << " (" << bench.device().sm_count << " SMs); date " << today()
      << "; ktune " << tool_version() << "\n\n"
+     << "Search per shape: a guided sample of " << sample << ", up to " << neighbours
+     << " neighbours in 3 rounds around the three fastest, the bests of the family's earlier shapes"
+     << (warm.empty() ? std::string() : ", and the bests of a previous run (--warm " + warm.filename().string() + ")")
+     << "; every configuration verified, then timed here (median of 15 launches).\n\n"
      << "D2D copy bandwidth (cudaMemcpy of 1 GiB, read + write, median of 20): " << std::fixed
      << std::setprecision(0) << copy_gbps << " GB/s\n\n"
      << "| family | shape | dtype | GB/s | % of copy | PyTorch GB/s | ratio to PyTorch | both targets | time (us) | tried / failed | configuration |\n"

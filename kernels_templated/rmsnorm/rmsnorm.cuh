@@ -15,13 +15,17 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) rmsnorm_kernel(
   constexpr int VEC = Cfg::VEC, TPR = Cfg::TPR, RPB = Cfg::RPB;
   static_assert(PHASE != kCluster || RPB == 1, "a cluster block holds one segment");
   __shared__ ReduceStorage<float, RPB, TPR, Cfg::RED> red;
+  // A persistent loop over segments held in shared memory loads the next
+  // segment while it writes this one out.
+  constexpr bool kRefill = RowShare<Cfg>::kShared && Cfg::STRIDE == kPersistent && (PHASE == kFused || PHASE == kCluster);
   int iteration = 0;
+  bool prefetched = false;
 
   for_each_segment<Cfg>(a, [&](const Segment s) {
     const T* w = static_cast<const T*>(a.w) + s.col0;
     T* y = static_cast<T*>(a.y) + s.row * a.cols + s.col0;
     RowShare<Cfg> row = row_share<Cfg>(a, s);
-    row.fill();
+    row.fill(prefetched);
 
     float ss = 0.f;
     if constexpr (PHASE == kApply) {
@@ -40,12 +44,24 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) rmsnorm_kernel(
       if (row.lane == 0 && s.len > 0) a.ws[s.vrow] = ss;
     } else {
       const float scale = rsqrtf(ss / static_cast<float>(a.cols) + a.eps);
-      row.visit_with(w, [&](long long offset, const float(&v)[VEC], const float(&wv)[VEC]) {
+      auto write = [&](long long offset, const float(&v)[VEC], const float(&wv)[VEC]) {
         float o[VEC];
 #pragma unroll
         for (int i = 0; i < VEC; ++i) o[i] = v[i] * scale * wv[i];
         store_vec<T, VEC, Cfg::CACHE>(y + offset, o);
-      });
+      };
+      if constexpr (kRefill) {
+        const Segment n = next_segment<Cfg>(a, s);
+        row.visit_refilling(static_cast<const T*>(a.x) + n.row * a.cols + n.col0, n.len,
+                            [&](long long offset, const float(&v)[VEC]) {
+                              float wv[VEC];
+                              load_vec<T, VEC, kCacheDefault>(w + offset, wv);
+                              write(offset, v, wv);
+                            });
+        prefetched = true;
+      } else {
+        row.visit_with(w, write);
+      }
     }
   });
   if constexpr (PHASE == kCluster) cluster_sync();  // no block leaves while a peer still reads its slot

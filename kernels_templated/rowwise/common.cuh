@@ -382,7 +382,7 @@ __device__ __forceinline__ V cluster_reduce(V v, int size, int parity) {
 
 /// Where a virtual row (a row segment) lies: row index, first column, length.
 struct Segment {
-  long long vrow;  ///< row * split + segment index
+  long long vrow;  ///< row * split + segment index (also past the last row, then len == 0)
   long long row;
   long long col0;
   long long len;  ///< 0 for a row group that has no work this iteration
@@ -391,7 +391,7 @@ struct Segment {
 __device__ __forceinline__ Segment segment_of(const RowwiseArgs& a, long long vrow) {
   Segment s;
   const long long vrows = a.rows * a.split;
-  if (vrow >= vrows) return Segment{0, 0, 0, 0};
+  if (vrow >= vrows) return Segment{vrow, 0, 0, 0};
   s.vrow = vrow;
   s.row = vrow / a.split;
   s.col0 = (vrow % a.split) * a.seg_len;
@@ -399,6 +399,18 @@ __device__ __forceinline__ Segment segment_of(const RowwiseArgs& a, long long vr
   s.len = rest < a.seg_len ? (rest > 0 ? rest : 0) : a.seg_len;
   return s;
 }
+
+/// The segment the calling thread's group takes in the next iteration of a
+/// grid-stride loop (len == 0 past the last row).
+template <typename Cfg>
+__device__ __forceinline__ Segment next_segment(const RowwiseArgs& a, const Segment& s) {
+  return segment_of(a, s.vrow + static_cast<long long>(gridDim.x) * Cfg::RPB);
+}
+
+/// RowCfg::STRIDE of a persistent grid-stride loop: the launcher sizes the
+/// grid to what the device holds at once, and segments held in shared memory
+/// load the next segment while the current one is written out.
+constexpr int kPersistent = 2;
 
 /// Compile-time description of a row-wise configuration.
 template <typename T_, int RPB_, int TPR_, int VEC_, int RED_, int CACHE_, int STRIDE_, int UNROLL_, int CHUNKS_>
@@ -409,7 +421,7 @@ struct RowCfg {
   static constexpr int VEC = VEC_;        ///< elements per access
   static constexpr int RED = RED_;        ///< Reduction
   static constexpr int CACHE = CACHE_;    ///< CacheHint for the streamed input
-  static constexpr int STRIDE = STRIDE_;  ///< 1: grid-stride loop over rows; 0: one pass
+  static constexpr int STRIDE = STRIDE_;  ///< 0: one pass; 1: grid-stride loop over rows; 2: persistent (see kPersistent)
   static constexpr int UNROLL = UNROLL_;  ///< accesses in flight per thread in streaming loops
   static constexpr int CHUNKS = CHUNKS_;  ///< >0: held in registers (CHUNKS accesses per thread); kSharedHeld; 0: streamed
   static constexpr int THREADS = RPB * TPR;
@@ -459,8 +471,10 @@ struct RowShare {
   T* held;  ///< this row group's shared-memory segment (kShared)
   float v[kRegisters ? Cfg::CHUNKS : 1][VEC];
 
-  /// Reads a held segment from memory (no-op when streaming).
-  __device__ __forceinline__ void fill() {
+  /// Reads a held segment from memory (no-op when streaming). `prefetched`:
+  /// a shared-memory segment whose copies visit_refilling already issued;
+  /// only the wait remains.
+  __device__ __forceinline__ void fill(bool prefetched = false) {
     if constexpr (kRegisters) {
 #pragma unroll
       for (int c = 0; c < Cfg::CHUNKS; ++c) {
@@ -470,10 +484,31 @@ struct RowShare {
     } else if constexpr (kShared) {
       // Each thread copies and later reads only its own vectors: waiting for
       // its own copies is enough, no block barrier.
-      for (long long i = static_cast<long long>(lane) * VEC; i < len; i += SPAN)
-        cp_async<VecBytes<T, VEC>::kBytes>(held + i, x + i);
+      if (!prefetched)
+        for (long long i = static_cast<long long>(lane) * VEC; i < len; i += SPAN)
+          cp_async<VecBytes<T, VEC>::kBytes>(held + i, x + i);
       cp_async_wait_all();
     }
+  }
+
+  /// visit() of a shared-memory segment that refills each slot, once used,
+  /// with the same slot of the next segment this thread's group will hold
+  /// (next_x, next_len): in a persistent loop the next row's loads are in
+  /// flight while this row is written out. fill(true) then only waits.
+  template <typename F>
+  __device__ __forceinline__ void visit_refilling(const T* next_x, long long next_len, F&& f) {
+    static_assert(kShared, "refilling applies to segments held in shared memory");
+    long long i = static_cast<long long>(lane) * VEC;
+#pragma unroll 4
+    for (; i < len; i += SPAN) {
+      float t[VEC];
+      load_vec_shared<T, VEC>(held + i, t);
+      f(i, t);
+      // f has consumed the slot's value (its results are stored), so the
+      // copy into the slot cannot overtake the read.
+      if (i < next_len) cp_async<VecBytes<T, VEC>::kBytes>(held + i, next_x + i);
+    }
+    for (; i < next_len; i += SPAN) cp_async<VecBytes<T, VEC>::kBytes>(held + i, next_x + i);
   }
 
   /// f(offset, const float (&)[VEC]) for each vector of the share.

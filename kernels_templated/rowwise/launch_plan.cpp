@@ -112,7 +112,10 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
   const long long cluster = kind == Kind::reduce ? 1 : c.integer_or("cluster", 1);
   // A cluster's blocks are the segments of one row: the same geometry as split.
   const long long split = c.integer("split") * cluster;
-  const bool stride = c.text("grid") == "stride";
+  // grid=stride and grid=persistent both loop over rows; persistent grids
+  // are sized by the launcher to what the device holds at once.
+  const bool persistent = c.text("grid") == "persistent";
+  const bool stride = persistent || c.text("grid") == "stride";
   const std::string hold = kind == Kind::reduce ? "none" : c.text("row_cache");
 
   LaunchPlan plan;
@@ -140,7 +143,8 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
 
   const std::string cfg = "ktune_rw::RowCfg<" + type + ", " +
                           joined({rpb, tpr, vec, reduction_code(c.text("reduction")),
-                                  cache_code(c.text("cache")), stride ? 1 : 0, hold == "none" ? unroll : 1,
+                                  cache_code(c.text("cache")), persistent ? 2 : (stride ? 1 : 0),
+                                  hold == "none" ? unroll : 1,
                                   plan.chunks}) +
                           ">";
   const int first_phase = cluster > 1 ? 3 : (split > 1 ? 1 : 0);
@@ -158,7 +162,7 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
     return std::string();
   };
   plan.kernels.push_back(
-      {row_kernel(first_phase), blocks, 1, plan.threads, static_cast<int>(cluster), plan.dynamic_smem});
+      {row_kernel(first_phase), blocks, 1, plan.threads, static_cast<int>(cluster), plan.dynamic_smem, persistent});
   if (split > 1 && cluster == 1) {
     if (kind == Kind::reduce) {
       plan.workspace_floats = rows * split;
@@ -166,7 +170,7 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
                               ceil_div(rows, 256), 1, 256});
     } else {
       plan.workspace_floats = (kind == Kind::softmax ? 2 : 1) * rows * split;
-      plan.kernels.push_back({row_kernel(2), blocks, 1, plan.threads, 1, plan.dynamic_smem});
+      plan.kernels.push_back({row_kernel(2), blocks, 1, plan.threads, 1, plan.dynamic_smem, persistent});
     }
   }
   return plan;

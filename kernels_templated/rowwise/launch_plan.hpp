@@ -22,6 +22,11 @@ struct KernelLaunch {
   int block = 32;
   int cluster = 1;       ///< blocks per thread-block cluster along x (1: no cluster; > 8 is non-portable)
   int dynamic_smem = 0;  ///< bytes of dynamic shared memory (segments held in shared memory)
+  /// A persistent grid-stride kernel (grid=persistent): correct for any grid
+  /// of whole clusters. grid_x is the estimate from threads and shared
+  /// memory; the launcher shrinks it to what the device holds at once
+  /// (registers, cluster placement). grid=stride launches grid_x as planned.
+  bool persistent = false;
 };
 
 struct LaunchPlan {

@@ -217,8 +217,10 @@ Space RowwiseFamily::space(const Problem& raw, const DeviceSpec& d) const {
   s.add(Parameter::pow2_range("rows_per_block", 1, 128, 4, "rows (segments) per block"));
   s.add(Parameter::categorical("reduction", {"shuffle", "smem"}, "shuffle",
                                "warp shuffles (then one partial per warp) or a shared-memory tree"));
-  s.add(Parameter::categorical("grid", {"rows", "stride"}, "rows",
-                               "one block per rows_per_block rows, or a persistent grid-stride loop"));
+  s.add(Parameter::categorical("grid", {"rows", "stride", "persistent"}, "rows",
+                               "one block per rows_per_block rows; a grid-stride loop (SMs x resident blocks); "
+                               "persistent: the stride loop on the grid the device holds at once, shared-memory "
+                               "rows prefetching the next row while writing"));
   s.add(Parameter::list("unroll", {std::int64_t{1}, std::int64_t{2}, std::int64_t{4}, std::int64_t{8}},
                         std::int64_t{1}, "accesses in flight per thread in streaming loops"));
   s.add(Parameter::pow2_range("split", 1, 64, 1, "segments per row (multi-block rows); >1 adds a second kernel"));

@@ -20,12 +20,16 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) softmax_kernel(
   using Share = RowShare<Cfg>;
   __shared__ ReduceStorage<float, RPB, TPR, Cfg::RED> red_f;
   __shared__ ReduceStorage<MaxSum, RPB, TPR, Cfg::RED> red_p;
+  // A persistent loop over segments held in shared memory loads the next
+  // segment while it writes this one out.
+  constexpr bool kRefill = Share::kShared && Cfg::STRIDE == kPersistent && (PHASE == kFused || PHASE == kCluster);
   int iteration = 0;
+  bool prefetched = false;
 
   for_each_segment<Cfg>(a, [&](const Segment s) {
     typename Cfg::T* y = static_cast<typename Cfg::T*>(a.y) + s.row * a.cols + s.col0;
     Share row = row_share<Cfg>(a, s);
-    row.fill();
+    row.fill(prefetched);
     MaxSum stat;
 
     if constexpr (PHASE == kApply) {
@@ -82,12 +86,19 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) softmax_kernel(
     } else {
       const float inv = 1.f / stat.s;
       const float ml = stat.m * kLog2e;
-      row.visit([&](long long offset, const float(&v)[VEC]) {
+      auto write = [&](long long offset, const float(&v)[VEC]) {
         float o[VEC];
 #pragma unroll
         for (int i = 0; i < VEC; ++i) o[i] = exp_shifted(v[i], ml) * inv;
         store_vec<typename Cfg::T, VEC, Cfg::CACHE>(y + offset, o);
-      });
+      };
+      if constexpr (kRefill) {
+        const Segment n = next_segment<Cfg>(a, s);
+        row.visit_refilling(static_cast<const typename Cfg::T*>(a.x) + n.row * a.cols + n.col0, n.len, write);
+        prefetched = true;
+      } else {
+        row.visit(write);
+      }
     }
   });
   if constexpr (PHASE == kCluster) cluster_sync();  // no block leaves while a peer still reads its slot

@@ -16,6 +16,8 @@
 #include "kernels_templated/family.hpp"
 #include "kernels_templated/harness.hpp"
 #include "kernels_templated/rowwise/gpu/cubin_runner.hpp"
+#include "kernels_templated/rowwise/launch_plan.hpp"
+#include "kernels_templated/rowwise/rowwise_family.hpp"
 #include "space/space.hpp"
 
 using namespace ktune;
@@ -83,6 +85,9 @@ std::vector<Config> configs_for(const Space& s, const Config& def) {
       [](const Config& c) { return c.text_or("row_cache", "") == "none" && c.integer_or("cluster", 1) > 1; },
       [](const Config& c) { return c.integer_or("cluster", 1) > 1 && c.text_or("grid", "") == "stride"; },
       [](const Config& c) { return c.text_or("row_cache", "") == "smem" && c.text_or("grid", "") == "stride"; },
+      [](const Config& c) { return c.text_or("grid", "") == "persistent"; },
+      [](const Config& c) { return c.text_or("row_cache", "") == "smem" && c.text_or("grid", "") == "persistent"; },
+      [](const Config& c) { return c.integer_or("cluster", 1) > 1 && c.text_or("grid", "") == "persistent"; },
       [](const Config& c) { return c.text_or("cache", "") == "nc_l2_256b"; },
       [](const Config& c) { return c.integer_or("unroll", 1) == 8; },
   };
@@ -158,6 +163,70 @@ TEST(RowwiseGpu, SampledConfigurationsMatchTheFp64Reference) {
               checked, cases().size(), shared_rows, clusters, unlaunchable);
   EXPECT_GT(shared_rows, 0);
   EXPECT_GT(clusters, 0);
+  cudaStreamDestroy(stream);
+}
+
+// Grid-stride loops over rows held in shared memory (grid=persistent: on the
+// grid the device holds at once, loading the next segment while writing the
+// current one); the sampled shapes above are mostly covered by one
+// iteration, so these take several (more rows than the planned grid holds),
+// with odd lengths and a cluster among them.
+TEST(RowwiseGpu, PersistentSharedMemoryRowsAcrossIterations) {
+  std::string why;
+  if (!have_gpu(why)) GTEST_SKIP() << why;
+  CompilerOptions options;
+  options.arch = "sm_90";
+  Compiler compiler(options);
+  DeviceSpec d = *find_builtin_device("h200");
+  ASSERT_EQ(cudaDeviceGetAttribute(&d.sm_count, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+  cudaStream_t stream;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  struct Persistent {
+    const char* problem;
+    const char* knobs;
+  };
+  const std::vector<Persistent> cases = {
+      {"rows=20000,cols=1000,dtype=bf16", "threads_per_row=32,rows_per_block=1,vec=8,cluster=1,reduction=shuffle"},
+      {"rows=12001,cols=1002,dtype=fp16", "threads_per_row=64,rows_per_block=2,vec=2,cluster=1,reduction=smem"},
+      {"rows=1000,cols=2048,dtype=fp32", "threads_per_row=1024,rows_per_block=1,vec=1,cluster=2,reduction=shuffle"},
+  };
+  int checked = 0;
+  for (const char* family : {"softmax", "rmsnorm"}) {
+    for (const char* grid : {"stride", "persistent"}) {
+      for (const Persistent& pc : cases) {
+        const KernelFamily& f = find_family(family);
+        const Problem p = parse_problem(f, pc.problem);
+        Config c = f.default_config(p, d);
+        for (const auto& [key, value] : ValueMap::parse(pc.knobs)) c.set(key, value);
+        c.set("grid", std::string(grid));
+        c.set("row_cache", std::string("smem"));
+        c.set("split", std::int64_t{1});
+        c.set("unroll", std::int64_t{1});
+        SCOPED_TRACE(std::string(family) + " " + p.key() + " | " + c.key());
+        ASSERT_TRUE(f.space(p, d).is_valid(c));
+        auto harness = make_harness(family);
+        harness->prepare(p, 99);
+        // More segments than the grid takes at once: the loop iterates.
+        const long long segments = p.integer("rows") * c.integer("cluster");
+        const rowwise::LaunchPlan plan =
+            rowwise::plan_launch(static_cast<const rowwise::RowwiseFamily&>(f).kind(), p, c, rowwise::plan_device(d));
+        ASSERT_LT(plan.kernels[0].grid_x * 2, segments / c.integer("rows_per_block"));
+        const CompileOutput out = compiler.compile(f.source(p, c));
+        ASSERT_TRUE(out.ok) << out.log;
+        std::vector<std::string> lowered;
+        for (const auto& k : out.kernels) lowered.push_back(k.lowered_name);
+        rowwise::LoadedCubin cubin(out.cubin, lowered);
+        ASSERT_TRUE(cubin.ok()) << cubin.error();
+        for (int run = 0; run < 2; ++run) {
+          rowwise::RunCheck r = rowwise::run_and_verify(*harness, c, cubin.kernels(), stream);
+          ASSERT_EQ(r.launch, cudaSuccess) << cudaGetErrorString(r.launch);
+          EXPECT_TRUE(r.verification.passed) << r.verification.detail;
+        }
+        ++checked;
+      }
+    }
+  }
+  std::printf("verified %d grid-stride shared-memory configurations over several iterations\n", checked);
   cudaStreamDestroy(stream);
 }
 

@@ -87,6 +87,13 @@ TEST(RowwiseDescriptors, SpacesAreNonEmptyAndConsistent) {
             for (const auto& k : plan.kernels) {
               EXPECT_GE(k.grid_x, 1);
               EXPECT_LE(k.grid_y, 65535);
+              // Only grid-stride kernels may be launched on a smaller grid.
+              if (&k == &plan.kernels.front()) {
+                EXPECT_EQ(k.persistent, !columns && c.text("grid") == "persistent");
+              } else {
+                EXPECT_EQ(k.persistent, k.name_expression.find("finish") == std::string::npos &&
+                                            c.text("grid") == "persistent");
+              }
               EXPECT_EQ(k.grid_x % k.cluster, 0);
             }
             KernelSource src = f.source(p, c);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -167,26 +168,27 @@ cudaError_t RowwiseHarness::launch(const Config& config, std::span<const cudaKer
   void* params[] = {&args};
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const KernelLaunch& k = plan.kernels[i];
-    if (k.grid_x > INT_MAX || k.grid_y > 65535) return cudaErrorInvalidConfiguration;
-    const dim3 grid(static_cast<unsigned>(k.grid_x), static_cast<unsigned>(k.grid_y));
+    const cudaKernel_t kernel = kernels[i];
+    cudaError_t e = cudaSuccess;
+    // Attributes are set on every launch: a kernel handle is not kept across
+    // cubins, and the calls are cheap next to a kernel that streams a tensor.
+    if (k.dynamic_smem > 0) {
+      e = cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, k.dynamic_smem,
+                                          device_id_);
+      if (e == cudaSuccess)
+        e = cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                            cudaSharedmemCarveoutMaxShared, device_id_);
+      if (e != cudaSuccess) return e;
+    }
+    if (k.cluster > 8) {
+      e = cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1, device_id_);
+      if (e != cudaSuccess) return e;
+    }
+    const long long grid_x = k.persistent ? persistent_grid(k, kernel) : k.grid_x;
+    if (grid_x > INT_MAX || k.grid_y > 65535) return cudaErrorInvalidConfiguration;
+    const dim3 grid(static_cast<unsigned>(grid_x), static_cast<unsigned>(k.grid_y));
     const dim3 block(static_cast<unsigned>(k.block));
-    cudaError_t e;
     if (k.cluster > 1 || k.dynamic_smem > 0) {
-      // Set on every launch: a kernel handle is not kept across cubins, and
-      // the calls are cheap next to a kernel that streams a tensor.
-      const auto kernel = kernels[i];
-      if (k.dynamic_smem > 0) {
-        e = cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, k.dynamic_smem,
-                                            device_id_);
-        if (e == cudaSuccess)
-          e = cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                              cudaSharedmemCarveoutMaxShared, device_id_);
-        if (e != cudaSuccess) return e;
-      }
-      if (k.cluster > 8) {
-        e = cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1, device_id_);
-        if (e != cudaSuccess) return e;
-      }
       cudaLaunchConfig_t launch{};
       launch.gridDim = grid;
       launch.blockDim = block;
@@ -201,11 +203,47 @@ cudaError_t RowwiseHarness::launch(const Config& config, std::span<const cudaKer
       launch.numAttrs = k.cluster > 1 ? 1 : 0;
       e = cudaLaunchKernelExC(&launch, reinterpret_cast<const void*>(kernel), params);
     } else {
-      e = cudaLaunchKernel(reinterpret_cast<const void*>(kernels[i]), grid, block, params, 0, stream);
+      e = cudaLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, params, 0, stream);
     }
     if (e != cudaSuccess) return e;
   }
   return cudaGetLastError();
+}
+
+long long RowwiseHarness::persistent_grid(const KernelLaunch& k, cudaKernel_t kernel) {
+  const std::string key = k.name_expression + "|" + std::to_string(k.block) + "|" + std::to_string(k.dynamic_smem) +
+                          "|" + std::to_string(k.cluster);
+  auto it = resident_.find(key);
+  if (it == resident_.end()) {
+    // What the device holds at once, registers and cluster placement included
+    // (a GPC that cannot fit another whole cluster leaves SMs idle): a larger
+    // grid would run as a second, partial wave of the persistent loop.
+    long long resident = 0;
+    if (k.cluster > 1) {
+      cudaLaunchConfig_t config{};
+      config.gridDim = dim3(static_cast<unsigned>(k.grid_x));
+      config.blockDim = dim3(static_cast<unsigned>(k.block));
+      config.dynamicSmemBytes = static_cast<std::size_t>(k.dynamic_smem);
+      cudaLaunchAttribute attr{};
+      attr.id = cudaLaunchAttributeClusterDimension;
+      attr.val.clusterDim.x = static_cast<unsigned>(k.cluster);
+      attr.val.clusterDim.y = 1;
+      attr.val.clusterDim.z = 1;
+      config.attrs = &attr;
+      config.numAttrs = 1;
+      int clusters = 0;
+      if (cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<const void*>(kernel), &config) == cudaSuccess)
+        resident = static_cast<long long>(clusters) * k.cluster;
+    } else {
+      int blocks = 0;
+      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, reinterpret_cast<const void*>(kernel), k.block,
+                                                        static_cast<std::size_t>(k.dynamic_smem)) == cudaSuccess)
+        resident = static_cast<long long>(blocks) * device_.sm_count;
+    }
+    cudaGetLastError();  // a failed query leaves the planned grid; the launch reports real errors
+    it = resident_.emplace(key, resident).first;
+  }
+  return it->second > 0 ? std::min(k.grid_x, it->second) : k.grid_x;
 }
 
 void RowwiseHarness::poison_outputs(cudaStream_t stream) {

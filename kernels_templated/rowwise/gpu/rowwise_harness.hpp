@@ -3,7 +3,9 @@
 // verification with per-dtype tolerances).
 #pragma once
 
+#include <map>
 #include <memory>
+#include <string>
 
 #include "kernels_templated/harness.hpp"
 #include "kernels_templated/rowwise/gpu/rowwise_reference.hpp"
@@ -36,6 +38,9 @@ class RowwiseHarness final : public FamilyHarness {
 
  private:
   void release();
+  /// The grid of a persistent launch: the planned grid, at most what the
+  /// device holds at once (occupancy query, cached per kernel instance).
+  long long persistent_grid(const KernelLaunch& k, cudaKernel_t kernel);
 
   Kind kind_;
   Problem problem_;
@@ -50,6 +55,7 @@ class RowwiseHarness final : public FamilyHarness {
   long long ws_floats_ = 0;
   unsigned* counters_ = nullptr;  ///< zeroed counters of column reductions (RowwiseArgs::counters)
   long long counter_count_ = 0;
+  std::map<std::string, long long> resident_;  ///< persistent_grid's cache: blocks resident at once
   double* ref_ = nullptr;
   CompareStats* scratch_ = nullptr;
 };
