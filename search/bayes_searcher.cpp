@@ -176,12 +176,12 @@ class BayesSearcher final : public SearcherBase {
       }
       gp::FitOptions opt;
       opt.seed = rng_();
-      // Starts: the previous optimum (if any), the defaults, and one random
-      // point while the data is small (cheap then, and early fits on a few
-      // points are the ones that go astray); past 150 points a refit starts
-      // from the previous optimum only (the first fit from the defaults), to
-      // keep it within the proposal budget.
-      opt.restarts = n_now < 150 ? 1 : 0;
+      // Starts: the previous optimum (if any), the defaults, and below 60
+      // points one random point (cheap then, and early fits on a few points
+      // are the ones that go astray); past 150 points a refit starts from
+      // the previous optimum only (the first fit from the defaults), to keep
+      // it within the proposal budget.
+      opt.restarts = n_now < 60 ? 1 : 0;
       opt.include_defaults = !hyper_ || n_now < 150;
       opt.max_iterations = 50;
       opt.start = hyper_;
