@@ -20,7 +20,6 @@
 
 #include "engine/cost_context.hpp"
 #include "search/cost_model.hpp"
-#include "search/gemm_loop_features.hpp"
 #include "search/rank_metrics.hpp"
 #include "search/recorded_space.hpp"
 
@@ -172,9 +171,7 @@ int main(int argc, char** argv) {
     r.device = in->device;
     for (const auto& [key, result] : rec.results) {
       if (!result.ok()) continue;
-      WorkEstimate w = in->family->estimate(rec.problem, result.config, in->device);
-      // The family may not describe its main loop yet: derive it from the knobs.
-      if (rec.family == "gemm") add_gemm_loop_features(w, rec.problem, result.config);
+      const WorkEstimate w = in->family->estimate(rec.problem, result.config, in->device);
       r.samples.push_back({w, result.time.median_s});
     }
     if (r.samples.size() >= 6) recordings.push_back(std::move(r));

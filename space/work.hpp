@@ -19,7 +19,7 @@ struct WorkEstimate {
   int smem_per_block = 0;                ///< bytes
   int regs_per_thread = 0;               ///< estimate; 0 when unknown
   int kernels = 1;                       ///< launches (split-K reduction adds one)
-  double extra_bytes = 0;                ///< e.g. split-K partials written and read back
+  double extra_bytes = 0;                ///< e.g. split-K partials written and read back (not in dram_bytes: the cost model adds them)
 
   // The main loop of the kernel that does the work (optional). When
   // loop_iterations is 0 the family did not describe it and the cost model

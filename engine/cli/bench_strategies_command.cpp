@@ -10,7 +10,6 @@
 
 #include "engine/cli/command.hpp"
 #include "engine/cost_context.hpp"
-#include "search/gemm_loop_features.hpp"
 #include "search/strategy_benchmark.hpp"
 
 namespace ktune::cli {
@@ -30,19 +29,6 @@ struct BenchStrategiesArgs {
   bool calibrate_on_others = false;
 };
 
-/// The work estimate of a recording's configurations, with the main loop
-/// described: gemm's estimate() does not state it yet, so it is derived from
-/// the knobs (a no-op once the family states it).
-std::function<WorkEstimate(const Config&)> loop_described(const RecordedSpace& rec,
-                                                          std::function<WorkEstimate(const Config&)> estimate) {
-  if (rec.family != "gemm") return estimate;
-  return [estimate = std::move(estimate), problem = rec.problem](const Config& c) {
-    WorkEstimate w = estimate(c);
-    add_gemm_loop_features(w, problem, c);
-    return w;
-  };
-}
-
 /// Cost models calibrated for each recording on the other recordings of the
 /// same family and device (leave-one-out transfer: never on its own results).
 std::map<std::string, RooflineModel> calibrate_on_others(const std::vector<std::shared_ptr<const RecordedSpace>>& spaces) {
@@ -59,9 +45,7 @@ std::map<std::string, RooflineModel> calibrate_on_others(const std::vector<std::
       const KernelFamily* family = other_in->family;
       const DeviceSpec device = other_in->device;
       const Problem problem = other->problem;
-      auto estimate = loop_described(*other, [family, problem, device](const Config& c) {
-        return family->estimate(problem, c, device);
-      });
+      auto estimate = [family, problem, device](const Config& c) { return family->estimate(problem, c, device); };
       for (const auto& [key, r] : other->results) {
         if (!r.ok()) continue;
         try {
@@ -89,7 +73,6 @@ void attach_recording_cost_model(const RecordedSpace& rec, SearchContext& contex
   if (!in) return;
   attach_cost_model(context, *in->family, rec.problem, in->device);
   if (!context.work_estimate || !context.roofline) return;
-  context.work_estimate = loop_described(rec, context.work_estimate);
   auto it = calibrated.find(rec.source);
   if (it != calibrated.end()) context.roofline = it->second;
   context.predicted_time = [estimate = context.work_estimate, model = *context.roofline](const Config& c) {

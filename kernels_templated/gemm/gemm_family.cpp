@@ -279,6 +279,36 @@ bool GemmFamily::predicted_spill_free(const Problem& raw, const Config& c, const
   return register_estimate(p, k) * 5 / 4 <= register_cap(k.threads(), d);
 }
 
+void GemmFamily::describe_main_loop(WorkEstimate& w, const GemmProblem& p, const GemmKnobs& k, const GemmGeometry& g) {
+  const long long iterations = ceil_div(ceil_div(p.k, k.block_k), g.split_k);
+  w.loop_blocks = g.tiles_m * g.tiles_n * g.split_k;
+  w.loop_iterations = static_cast<int>(iterations);
+  // The tensor-core path keeps STAGES tiles in flight (cp.async); SIMT double-buffers.
+  w.pipeline_stages = p.simt() ? 2 : k.stages;
+  // Each thread copies ceil(tile elements / VEC / threads) vectors per stage;
+  // one warp-level copy instruction serves 32 of them.
+  const long long tile_vectors = static_cast<long long>(k.block_m + k.block_n) * k.block_k / std::max(1, k.vec);
+  w.loads_per_iteration = static_cast<double>(ceil_div(tile_vectors, g.threads) * (g.threads / 32));
+  w.predicated_loads = k.predicated;
+  // Shared-memory traffic per executed FLOP: the block's A and B tiles are
+  // stored once per K element ((BM + BN) elements for 2 BM BN FLOPs); each
+  // warp reads its operands once per K element ((WM + WN) elements for
+  // 2 WM WN FLOPs through ldmatrix), each SIMT lane its own tm + tn values.
+  const double e = p.in_bytes();
+  const double executed = 2.0 * static_cast<double>(g.tiles_m * k.block_m) *
+                          static_cast<double>(g.tiles_n * k.block_n) *
+                          static_cast<double>(iterations * k.block_k * g.split_k);
+  double read_per_flop;
+  if (p.simt()) {
+    const double tm = simt_thread_m(k.warp_m, k.warp_n), tn = simt_thread_n(k.warp_m, k.warp_n);
+    read_per_flop = e * (tm + tn) / (2 * tm * tn);
+  } else {
+    read_per_flop = e * (k.warp_m + k.warp_n) / (2.0 * k.warp_m * k.warp_n);
+  }
+  const double store_per_flop = e * (k.block_m + k.block_n) / (2.0 * k.block_m * k.block_n);
+  w.shared_bytes = executed * (read_per_flop + store_per_flop);
+}
+
 GemmGeometry GemmFamily::geometry(const GemmProblem& p, const GemmKnobs& k, int sm_count) {
   GemmGeometry g;
   g.tiles_m = ceil_div(p.m, k.block_m);
@@ -522,7 +552,7 @@ WorkEstimate GemmFamily::estimate(const Problem& raw, const Config& c, const Dev
   if (g.has_reduce) w.extra_bytes = 2.0 * static_cast<double>(g.workspace_floats) * 4;
   if (g.has_prescale)
     w.extra_bytes = static_cast<double>(p.m) * p.n * 4 * (2.0 + g.split_k);  // prescale + atomic adds in L2
-  w.dram_bytes += w.extra_bytes;
+  if (!k.wgmma) describe_main_loop(w, p, k, g);
   return w;
 }
 

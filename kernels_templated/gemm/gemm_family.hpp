@@ -119,6 +119,10 @@ class GemmFamily final : public KernelFamily {
  private:
   /// Split-K rules shared by every path (each split gets a K tile; atomics only for fp32 C).
   static void add_split_constraints(Space& s, const GemmProblem& p);
+  /// The main-loop fields of the estimate (iterations, stages, copies,
+  /// shared-memory traffic) that the cost model's term model prices; the
+  /// mma.sync and SIMT paths only (the wgmma loop is not described yet).
+  static void describe_main_loop(WorkEstimate& w, const GemmProblem& p, const GemmKnobs& k, const GemmGeometry& g);
   static Space wgmma_space(const GemmProblem& p, const DeviceSpec& d);
   static Config wgmma_default_config();
 };

@@ -358,7 +358,7 @@ WorkEstimate RowwiseFamily::estimate(const Problem& raw, const Config& c, const 
       rereads += (two_pass ? 2.0 : 1.0) * miss_in_flight;
     }
   }
-  w.dram_bytes = w.min_bytes + rereads * input + w.extra_bytes;
+  w.dram_bytes = w.min_bytes + rereads * input;  // the cost model adds extra_bytes itself
   return w;
 }
 

@@ -139,5 +139,34 @@ TEST(GemmDescriptor, EstimateCountsPaddingSplitsAndReuse) {
   EXPECT_EQ(gemm_family().shape_class(problem("m=8,n=8,k=8,lda=9")).find("align=2") != std::string::npos, true);
 }
 
+// The main loop the cost model's term model prices, hand-computed.
+TEST(GemmDescriptor, EstimateDescribesTheMainLoop) {
+  const Problem p = problem("m=4096,n=4096,k=1000,dtype=bf16");
+  Config c = gemm_family().default_config(p, h200());
+  c.set("BLOCK_M", std::int64_t{128});
+  c.set("BLOCK_N", std::int64_t{64});
+  c.set("BLOCK_K", std::int64_t{32});
+  c.set("WARP_M", std::int64_t{64});
+  c.set("WARP_N", std::int64_t{32});
+  c.set("STAGES", std::int64_t{4});
+  c.set("VEC", std::int64_t{8});
+  c.set("SPLIT_K", std::int64_t{2});
+  c.set("PREDICATED", true);
+  ASSERT_TRUE(gemm_family().space(p, h200()).is_valid(c)) << c.key();
+  const WorkEstimate w = gemm_family().estimate(p, c, h200());
+  EXPECT_EQ(w.loop_blocks, 32 * 64 * 2);
+  EXPECT_EQ(w.loop_iterations, 16);  // ceil(ceil(1000 / 32) / 2)
+  EXPECT_EQ(w.pipeline_stages, 4);
+  // 4 warps (128 threads); (128 + 64) x 32 / 8 = 768 vectors = 6 per thread = 24 warp copies
+  EXPECT_DOUBLE_EQ(w.loads_per_iteration, 24);
+  EXPECT_TRUE(w.predicated_loads);
+  const double executed = 2.0 * 4096 * 4096 * (16 * 32 * 2);
+  const double per_flop = 2.0 * (64 + 32) / (2.0 * 64 * 32) + 2.0 * (128 + 64) / (2.0 * 128 * 64);
+  EXPECT_NEAR(w.shared_bytes, executed * per_flop, 1e-6 * executed);
+  // The wgmma path's loop is not described (the term model falls back to the roofline).
+  const Problem nt = problem("m=4096,n=4096,k=1024,layout=nt");
+  EXPECT_EQ(gemm_family().estimate(nt, gemm_family().default_config(nt, h200()), h200()).loop_iterations, 0);
+}
+
 }  // namespace
 }  // namespace ktune

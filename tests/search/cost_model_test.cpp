@@ -42,7 +42,7 @@ WorkEstimate toy_work() {
 }
 
 TEST(RooflineModel, HandComputedComputeBoundCase) {
-  RooflineModel model(toy_device(), Calibration{0.5, 0.8, 1e-5, 0});
+  RooflineModel model(toy_device(), Calibration{0.5, 0.8, 1e-5, 0, {}});
   const Prediction p = model.predict(toy_work());
   // threads: 2048/256 = 8, shared memory: 100000/40000 = 2 -> 2 resident blocks.
   EXPECT_EQ(p.resident_blocks_per_sm, 2);
@@ -56,7 +56,7 @@ TEST(RooflineModel, HandComputedComputeBoundCase) {
 }
 
 TEST(RooflineModel, MemoryBoundAndPaddingWasteAndExtraBytes) {
-  RooflineModel model(toy_device(), Calibration{1.0, 1.0, 0.0, 0});
+  RooflineModel model(toy_device(), Calibration{1.0, 1.0, 0.0, 0, {}});
   WorkEstimate w = toy_work();
   w.blocks = 200;  // exactly one wave
   w.executed_flops = 2e11;
@@ -69,7 +69,7 @@ TEST(RooflineModel, MemoryBoundAndPaddingWasteAndExtraBytes) {
 }
 
 TEST(RooflineModel, LatencyBoundWhenOverheadDominates) {
-  RooflineModel model(toy_device(), Calibration{1.0, 1.0, 1e-3, 0});
+  RooflineModel model(toy_device(), Calibration{1.0, 1.0, 1e-3, 0, {}});
   WorkEstimate w = toy_work();
   w.flops = w.executed_flops = 1e6;
   w.dram_bytes = 1e6;
@@ -94,7 +94,7 @@ TEST(RooflineModel, RegistersLimitOccupancyAndOversizedBlocksNeverFit) {
 }
 
 TEST(RooflineModel, SmallGridPaysAFullWave) {
-  RooflineModel model(toy_device(), Calibration{1.0, 1.0, 0.0, 0});
+  RooflineModel model(toy_device(), Calibration{1.0, 1.0, 0.0, 0, {}});
   WorkEstimate w = toy_work();
   w.blocks = 50;  // a quarter of one wave (200 slots)
   w.dram_bytes = 0;
@@ -104,7 +104,7 @@ TEST(RooflineModel, SmallGridPaysAFullWave) {
 }
 
 TEST(RooflineModel, CalibrationRecoversKnownFactors) {
-  const Calibration truth{0.6, 0.9, 5e-6, 0};
+  const Calibration truth{0.6, 0.9, 5e-6, 0, {}};
   RooflineModel truth_model(toy_device(), truth);
   std::vector<WorkEstimate> works;
   std::vector<double> times;

@@ -199,7 +199,7 @@ TEST(ModelSearcher, SteersByTheMeasuredBoundClass) {
   dev.peak_tflops_simt_fp32 = 10;
   SearchContext ctx;
   ctx.space = &space;
-  ctx.roofline = RooflineModel(dev, Calibration{1.0, 1.0, 0.0, 0});
+  ctx.roofline = RooflineModel(dev, Calibration{1.0, 1.0, 0.0, 0, {}});
   ctx.work_estimate = [](const Config& c) {
     WorkEstimate w;
     w.flops = w.executed_flops = 1e9 / static_cast<double>(c.integer("unroll"));

@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include "search/cost_model.hpp"
-#include "search/gemm_loop_features.hpp"
 #include "search/nnls.hpp"
 
 namespace ktune {
@@ -207,34 +206,6 @@ TEST(TermModel, FewPointsWithoutPriorWeightsFitOnlyTheRoofline) {
   model.calibrate(works, times);  // 5 < min_term_samples (12)
   EXPECT_TRUE(model.calibration().term_weights.empty());
   EXPECT_EQ(model.calibration().samples, 5);  // the roofline factors were fitted
-}
-
-TEST(GemmLoopFeatures, HandComputedTensorCoreConfiguration) {
-  const Problem p{{"m", std::int64_t{4096}}, {"n", std::int64_t{4096}}, {"k", std::int64_t{1000}},
-                  {"dtype", std::string("bf16")}};
-  const Config c{{"BLOCK_M", std::int64_t{128}}, {"BLOCK_N", std::int64_t{64}}, {"BLOCK_K", std::int64_t{32}},
-                 {"WARP_M", std::int64_t{64}},   {"WARP_N", std::int64_t{32}},  {"STAGES", std::int64_t{4}},
-                 {"VEC", std::int64_t{8}},       {"SPLIT_K", std::int64_t{2}},  {"PREDICATED", true}};
-  WorkEstimate w;
-  ASSERT_TRUE(add_gemm_loop_features(w, p, c));
-  EXPECT_EQ(w.loop_blocks, 32 * 64 * 2);
-  EXPECT_EQ(w.loop_iterations, 16);  // ceil(ceil(1000 / 32) / 2) = ceil(32 / 2)
-  EXPECT_EQ(w.pipeline_stages, 4);
-  // 4 warps (128 threads); (128 + 64) x 32 / 8 = 768 vectors = 6 per thread = 24 warp copies
-  EXPECT_DOUBLE_EQ(w.loads_per_iteration, 24);
-  EXPECT_TRUE(w.predicated_loads);
-  const double executed = 2.0 * 4096 * 4096 * (16 * 32 * 2);
-  const double per_flop = 2.0 * (64 + 32) / (2.0 * 64 * 32) + 2.0 * (128 + 64) / (2.0 * 128 * 64);
-  EXPECT_NEAR(w.shared_bytes, executed * per_flop, 1e-6 * executed);
-  // A family that states its loop wins; a configuration of another family is left alone.
-  EXPECT_FALSE(add_gemm_loop_features(w, p, c));
-  WorkEstimate other;
-  EXPECT_FALSE(add_gemm_loop_features(other, p, Config{{"BLOCK", std::int64_t{256}}}));
-  EXPECT_EQ(other.loop_iterations, 0);
-  Config hopper = c;
-  hopper.set("PATH", std::string("wgmma"));
-  EXPECT_FALSE(add_gemm_loop_features(other, p, hopper));
-  EXPECT_EQ(other.loop_iterations, 0);
 }
 
 }  // namespace
