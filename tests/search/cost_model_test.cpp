@@ -6,27 +6,10 @@
 
 #include "search/cost_model.hpp"
 #include "search/rank_metrics.hpp"
+#include "tests/search/toy_device.hpp"
 
 namespace ktune {
 namespace {
-
-/// A made-up round-number device so the expected values can be worked by hand.
-DeviceSpec toy_device() {
-  DeviceSpec d;
-  d.name = "toy";
-  d.sm_count = 100;
-  d.max_threads_per_block = 1024;
-  d.max_threads_per_sm = 2048;
-  d.max_blocks_per_sm = 32;
-  d.smem_per_sm = 100000;
-  d.smem_per_block_optin = 99000;
-  d.regs_per_sm = 65536;
-  d.max_regs_per_thread = 255;
-  d.dram_gbps = 1000;              // 1e12 B/s
-  d.peak_tflops_simt_fp32 = 10;    // 1e13 FLOP/s
-  d.peak_tflops_bf16 = 100;
-  return d;
-}
 
 WorkEstimate toy_work() {
   WorkEstimate w;

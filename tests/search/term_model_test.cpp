@@ -8,6 +8,7 @@
 
 #include "search/cost_model.hpp"
 #include "search/nnls.hpp"
+#include "tests/search/toy_device.hpp"
 
 namespace ktune {
 namespace {
@@ -50,24 +51,6 @@ TEST(NonNegativeLeastSquares, RidgePullsTowardsThePriorAndZeroColumnsKeepIt) {
   EXPECT_NEAR(x(0), 2.5, 1e-12);
   EXPECT_DOUBLE_EQ(x(1), 3.0);
   EXPECT_THROW(nonnegative_least_squares(a, Eigen::VectorXd::Ones(3)), std::invalid_argument);
-}
-
-/// A round-number device: 100 SMs at 1 GHz.
-DeviceSpec toy_device() {
-  DeviceSpec d;
-  d.name = "toy";
-  d.sm_count = 100;
-  d.sm_clock_mhz = 1000;
-  d.max_threads_per_block = 1024;
-  d.max_threads_per_sm = 2048;
-  d.max_blocks_per_sm = 32;
-  d.smem_per_sm = 100000;
-  d.smem_per_block_optin = 99000;
-  d.regs_per_sm = 65536;
-  d.max_regs_per_thread = 255;
-  d.dram_gbps = 1000;  // 1e12 B/s
-  d.peak_tflops_bf16 = 100;
-  return d;
 }
 
 /// 300 blocks of 128 threads, 40 kB of shared memory: 2 resident per SM, 1.5 waves.
