@@ -519,6 +519,46 @@ StoreStats Store::stats() const {
   return s;
 }
 
+std::optional<DeviceSpec> Store::measured_ceilings(const std::string& device_name) const {
+  try {
+    SQLite::Statement q(impl_->db, "SELECT spec FROM devices WHERE name = ? ORDER BY id DESC");
+    q.bind(1, device_name);
+    while (q.executeStep()) {
+      DeviceSpec spec = DeviceSpec::from_json(nlohmann::json::parse(q.getColumn(0).getString()));
+      if (spec.measured_ceilings) return spec;
+    }
+  } catch (const std::exception& e) {
+    throw DatabaseError("cannot read the ceilings of '" + device_name + "' in '" + impl_->path + "': " + e.what());
+  }
+  return std::nullopt;
+}
+
+std::int64_t Store::set_measured_ceilings(const std::string& device_name, const DeviceSpec& ceilings) {
+  if (impl_->read_only) throw DatabaseError("'" + impl_->path + "' is open read-only");
+  try {
+    SQLite::Transaction tx(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
+    std::vector<std::pair<std::int64_t, std::string>> updated;
+    SQLite::Statement q(impl_->db, "SELECT id, spec FROM devices WHERE name = ?");
+    q.bind(1, device_name);
+    while (q.executeStep()) {
+      DeviceSpec spec = DeviceSpec::from_json(nlohmann::json::parse(q.getColumn(1).getString()));
+      spec.adopt_measured_ceilings(ceilings);
+      updated.emplace_back(q.getColumn(0).getInt64(), spec.to_json().dump());
+    }
+    SQLite::Statement upd(impl_->db, "UPDATE devices SET spec = ? WHERE id = ?");
+    for (const auto& [id, json] : updated) {
+      upd.bind(1, json);
+      upd.bind(2, id);
+      upd.exec();
+      upd.reset();
+    }
+    tx.commit();
+    return static_cast<std::int64_t>(updated.size());
+  } catch (const std::exception& e) {
+    throw DatabaseError("cannot store the ceilings of '" + device_name + "' in '" + impl_->path + "': " + e.what());
+  }
+}
+
 std::int64_t Store::result_count() const {
   return impl_->db.execAndGet("SELECT count(*) FROM results").getInt64();
 }

@@ -115,6 +115,13 @@ class Store {
   std::int64_t prune_stale(const std::string& family, const std::string& current_hash);
 
   StoreStats stats() const;
+  /// Measured ceilings stored with the GPU named (the spec of a device row
+  /// whose measured_ceilings is set), or nullopt when none were stored.
+  std::optional<DeviceSpec> measured_ceilings(const std::string& device_name) const;
+  /// Stores measured ceilings (the fields of `ceilings` > 0, and its
+  /// ceilings_source) in the spec of every row of the GPU named, in one
+  /// transaction; returns the rows updated (0: no device of that name here).
+  std::int64_t set_measured_ceilings(const std::string& device_name, const DeviceSpec& ceilings);
   std::int64_t result_count() const;
   /// The schema version of the open file (kSchemaVersion after open()).
   int schema_version() const;

@@ -168,6 +168,12 @@ void validate_tune_spec(const TuneSpec& spec) {
   parse_problem(family, spec.problem);
 }
 
+void apply_stored_ceilings(const std::string& db_path, DeviceSpec& device) {
+  if (db_path.empty() || !std::filesystem::exists(db_path)) return;
+  const Store store = Store::open_read_only(db_path);
+  if (auto measured = store.measured_ceilings(device.name)) device.adopt_measured_ceilings(*measured);
+}
+
 std::unique_ptr<PreparedTune> prepare_tune(const TuneSpec& spec) { return prepare_tune(spec, PrepareHooks{}); }
 
 std::unique_ptr<PreparedTune> prepare_tune(const TuneSpec& spec, const PrepareHooks& hooks) {
@@ -207,6 +213,7 @@ std::unique_ptr<PreparedTune> prepare_tune(const TuneSpec& spec, const PrepareHo
                                     std::to_string(query.devices.size()) + " visible)");
       job->device = live->spec;
     }
+    apply_stored_ceilings(spec.ceilings_db, job->device);
     job->space = std::make_unique<Space>(job->family->space(job->problem, job->device));
     job->space->require_nonempty();
     if (!hooks.evaluator) job->evaluator = make_gpu_evaluator(*job->family, job->problem, spec);

@@ -32,6 +32,10 @@ struct TuneSpec {
   bool profile = false;          ///< collect profiler metrics (GPU only)
   std::string source;            ///< provenance label; replays default to "replay:<file name>"
   int device = 0;                ///< CUDA ordinal (GPU only)
+  /// A tuning database whose measured ceilings for this GPU (`ktune db
+  /// ceilings`) replace the datasheet's in the cost model; empty or absent
+  /// file: the datasheet (or the live device's figures).
+  std::string ceilings_db;
 };
 
 /// No GPU where one is needed; the message says why and what to do instead.
@@ -84,6 +88,12 @@ struct PrepareHooks {
 };
 /// prepare_tune with hooks; with empty hooks it is prepare_tune(spec).
 std::unique_ptr<PreparedTune> prepare_tune(const TuneSpec& spec, const PrepareHooks& hooks);
+
+/// Replaces `device`'s datasheet ceilings with the measured ones stored for
+/// its name in the database at `db_path` (nothing when the path is empty, the
+/// file does not exist yet, or it holds none). Throws DatabaseError for a
+/// database that cannot be read.
+void apply_stored_ceilings(const std::string& db_path, DeviceSpec& device);
 
 /// Runs the loop against `store` under the prepared key.
 TuneReport run_prepared_tune(PreparedTune& job, Store& store, ProgressSink* progress);

@@ -65,7 +65,21 @@ nlohmann::json DeviceSpec::to_json() const {
       {"peak_tflops_bf16", peak_tflops_bf16},
       {"peak_tflops_fp16", peak_tflops_fp16},
       {"measured_ceilings", measured_ceilings},
+      {"ceilings_source", ceilings_source},
   };
+}
+
+void DeviceSpec::adopt_measured_ceilings(const DeviceSpec& measured) {
+  auto take = [](double& mine, double theirs) {
+    if (theirs > 0) mine = theirs;
+  };
+  take(dram_gbps, measured.dram_gbps);
+  take(peak_tflops_simt_fp32, measured.peak_tflops_simt_fp32);
+  take(peak_tflops_tf32, measured.peak_tflops_tf32);
+  take(peak_tflops_bf16, measured.peak_tflops_bf16);
+  take(peak_tflops_fp16, measured.peak_tflops_fp16);
+  measured_ceilings = true;
+  ceilings_source = measured.ceilings_source;
 }
 
 DeviceSpec DeviceSpec::from_json(const nlohmann::json& j) {
@@ -96,6 +110,7 @@ DeviceSpec DeviceSpec::from_json(const nlohmann::json& j) {
     d.peak_tflops_bf16 = j.value("peak_tflops_bf16", 0.0);
     d.peak_tflops_fp16 = j.value("peak_tflops_fp16", 0.0);
     d.measured_ceilings = j.value("measured_ceilings", false);
+    d.ceilings_source = j.value("ceilings_source", "");
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument(std::string("malformed device: ") + e.what());
   }

@@ -45,6 +45,11 @@ struct DeviceSpec {
   double peak_tflops_bf16 = 0;
   double peak_tflops_fp16 = 0;
   bool measured_ceilings = false;  ///< true when dram_gbps / peaks were measured, not datasheet
+  std::string ceilings_source;     ///< where measured ceilings come from (file, run, date)
+
+  /// Takes the ceilings `measured` states (each field > 0) over this spec's,
+  /// marks them measured and keeps their source; identity and resources stay.
+  void adopt_measured_ceilings(const DeviceSpec& measured);
 
   /// "sm_90" (or "sm_90a" where arch-specific features are requested by the caller).
   std::string arch() const;

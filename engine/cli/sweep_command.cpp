@@ -62,6 +62,7 @@ int run_sweep_command(const SweepArgs& args) {
   std::string db = !args.db.empty() ? args.db : !sweep.db.empty() ? sweep.db : "out/ktune.db";
   db = shard_db_path(db, shard);
   std::vector<SweepItem> items = shard_items(sweep.items, shard);
+  for (SweepItem& item : items) item.spec.ceilings_db = db;  // its measured ceilings feed the cost model
 
   auto header = [&] {
     std::cout << "Sweep " << args.file << ": " << sweep.items.size() << " runs";

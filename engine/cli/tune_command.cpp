@@ -70,6 +70,7 @@ int run_tune(TuneArgs& args) {
   if (!args.time.empty()) spec.options.time_limit_s = parse_duration_s(args.time);
   spec.options.resume = !args.no_resume;
   spec.options.warm_start = !args.no_warm_start;
+  spec.ceilings_db = args.db;
 
   std::unique_ptr<PreparedTune> job;
   try {

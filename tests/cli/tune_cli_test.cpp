@@ -226,5 +226,32 @@ TEST_F(TuneCli, HelpDescribesEveryOption) {
   EXPECT_NE(s.output.find("--shard"), std::string::npos);
 }
 
+// Measured ceilings are stored with a device that has results in the
+// database, shown back, and refused with a clear message otherwise.
+TEST_F(TuneCli, DbCeilingsAreStoredWithTheDevice) {
+  CliRun r = ktune("tune --replay " + quote((dir_ / "line.json").string()) + " --strategy random --budget 4 " + db());
+  ASSERT_EQ(r.code, 0) << r.output;
+  const std::string base = "db ceilings " + db() + " --device " + quote("Synthetic GPU");
+  r = ktune(base + " --set warp_speed=9 --source test");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("unknown ceiling 'warp_speed'"), std::string::npos) << r.output;
+  r = ktune(base + " --set dram_gbps=1234");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("--source"), std::string::npos) << r.output;
+  r = ktune(base);  // nothing stored yet
+  EXPECT_EQ(r.code, 1) << r.output;
+  r = ktune("db ceilings " + db() + " --device " + quote("Other GPU") + " --set dram_gbps=1234 --source test");
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find("holds no device named 'Other GPU'"), std::string::npos) << r.output;
+  // Synthetic figures for the test, not measurements.
+  r = ktune(base + " --set dram_gbps=1234,peak_tflops_bf16=56.5 --source " + quote("synthetic test figures"));
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("copy 1234 GB/s"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("measured figures from: synthetic test figures"), std::string::npos) << r.output;
+  r = ktune(base + " --json");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("\"peak_tflops_bf16\": 56.5"), std::string::npos) << r.output;
+}
+
 }  // namespace
 }  // namespace ktune

@@ -65,6 +65,24 @@ inline Problem gemm_problem(std::int64_t m, std::int64_t n, std::int64_t k,
   return Problem{{"m", m}, {"n", n}, {"k", k}, {"dtype", dtype}, {"layout", std::string("nn")}};
 }
 
+/// A synthetic device with synthetic "datasheet" ceilings (not measurements).
+inline DeviceSpec datasheet_device() {
+  DeviceSpec d = synthetic_device();
+  d.dram_gbps = 4800;  // synthetic "datasheet" figures, not measurements
+  d.peak_tflops_simt_fp32 = 67;
+  d.peak_tflops_bf16 = 989;
+  return d;
+}
+
+/// Synthetic "measured" ceilings for that device (not measurements).
+inline DeviceSpec synthetic_ceilings() {
+  DeviceSpec c;  // synthetic figures for the test, not measurements
+  c.dram_gbps = 4000;
+  c.peak_tflops_bf16 = 800;
+  c.ceilings_source = "synthetic test figures";
+  return c;
+}
+
 inline RunKey gemm_key(const Problem& p, const DeviceSpec& d = synthetic_device(),
                        const std::string& hash = "hash-current") {
   RunKey key;

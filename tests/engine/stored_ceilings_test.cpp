@@ -1,0 +1,44 @@
+// A tuning job adopts the measured ceilings a database stores for its GPU
+// (engine/tune_job.hpp, apply_stored_ceilings).
+#include <gtest/gtest.h>
+
+#include "engine/tune_job.hpp"
+#include "tests/db/db_test_support.hpp"
+
+namespace ktune {
+namespace {
+
+using testing::TempDir;
+using testing::datasheet_device;
+using testing::synthetic_ceilings;
+
+TEST(StoredCeilings, TuneJobAdoptsThemForItsGpuOnly) {
+  TempDir dir;
+  const std::string path = dir.file("c.db");
+  const DeviceSpec device = datasheet_device();
+  {
+    Store store = Store::open(path);
+    store.record(testing::gemm_key(testing::gemm_problem(64, 64, 64), device),
+                 std::vector<Result>{testing::ok_result(testing::tile_config(64, 64), 1e-3)},
+                 testing::test_provenance());
+    store.set_measured_ceilings(device.name, synthetic_ceilings());
+  }
+  DeviceSpec live = device;
+  apply_stored_ceilings(path, live);
+  EXPECT_TRUE(live.measured_ceilings);
+  EXPECT_EQ(live.dram_gbps, 4000);
+  EXPECT_EQ(live.peak_tflops_bf16, 800);
+  // No database yet, or none named: the datasheet stands.
+  DeviceSpec untouched = device;
+  apply_stored_ceilings(dir.file("absent.db"), untouched);
+  apply_stored_ceilings("", untouched);
+  EXPECT_FALSE(untouched.measured_ceilings);
+  EXPECT_EQ(untouched.dram_gbps, 4800);
+  DeviceSpec other = device;
+  other.name = "Synthetic GPU B";
+  apply_stored_ceilings(path, other);
+  EXPECT_FALSE(other.measured_ceilings);
+}
+
+}  // namespace
+}  // namespace ktune
