@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "db/lookup.hpp"
 #include "db/merge.hpp"
 #include "db/store.hpp"
@@ -145,14 +147,11 @@ std::string machine() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  CLI::App app{"tuning database benchmark: insert, merge, lookup latency"};
   std::string out_dir, base_dir;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--out" && i + 1 < argc) out_dir = argv[++i];
-    else if (a.rfind("--out=", 0) == 0) out_dir = a.substr(6);
-    else if (a == "--dir" && i + 1 < argc) base_dir = argv[++i];  // where the databases live
-    // unknown arguments are ignored: gpu-check passes its own
-  }
+  app.add_option("--out", out_dir, "write the report here");
+  app.add_option("--dir", base_dir, "where the benchmark databases live (default: the temp folder)");
+  CLI11_PARSE(app, argc, argv);
   namespace fs = std::filesystem;
   fs::path work = (base_dir.empty() ? fs::temp_directory_path() : fs::path(base_dir)) /
                   ("ktune_db_bench_" + std::to_string(::getpid()));

@@ -23,6 +23,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <CLI/CLI.hpp>
+
 #include "engine/compiler.hpp"
 #include "engine/splitter.hpp"
 #include "engine/version.hpp"
@@ -378,22 +380,18 @@ int main(int argc, char** argv) {
   std::string only;
   fs::path warm;
   bool torch = true;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--out" && i + 1 < argc) out_dir = argv[++i];
-    else if (a == "--sample" && i + 1 < argc) sample = std::atoi(argv[++i]);
-    else if (a == "--neighbours" && i + 1 < argc) neighbours = std::atoi(argv[++i]);
-    else if (a == "--only" && i + 1 < argc) only = argv[++i];
-    else if (a == "--warm" && i + 1 < argc) warm = argv[++i];
-    else if (a == "--no-torch") torch = false;
-    else {
-      std::fprintf(stderr, "usage: %s [--out DIR] [--sample N] [--neighbours N] [--only TEXT] [--warm JSON] [--no-torch]\n"
-                           "  --only TEXT: tune only the shapes whose 'family problem' contains TEXT\n"
-                           "  --warm JSON: a previous run's rowwise-bench.json; its best configurations seed\n"
-                           "               every shape of the same family (timed again here)\n", argv[0]);
-      return 2;
-    }
-  }
+  CLI::App app{"row-wise families (reduce, softmax, rmsnorm) tuned against the copy bandwidth and PyTorch"};
+  bool no_torch = false;
+  app.add_option("--out", out_dir, "write the report here");
+  app.add_option("--sample", sample, "guided sample per shape")->capture_default_str();
+  app.add_option("--neighbours", neighbours, "neighbours of the fastest per shape")->capture_default_str();
+  app.add_option("--only", only, "tune only the shapes whose 'family problem' contains TEXT");
+  app.add_option("--warm", warm,
+                 "a previous run's rowwise-bench.json; its best configurations seed every shape of the same "
+                 "family (timed again here)");
+  app.add_flag("--no-torch", no_torch, "skip the PyTorch comparison");
+  CLI11_PARSE(app, argc, argv);
+  torch = !no_torch;
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {

@@ -21,6 +21,8 @@
 #include <tbb/global_control.h>
 #include <tbb/info.h>
 
+#include <CLI/CLI.hpp>
+
 #include "space/space.hpp"
 
 namespace {
@@ -137,9 +139,10 @@ struct Row {
 }  // namespace
 
 int main(int argc, char** argv) {
+  CLI::App app{"search-space speed: enumeration and sampling"};
   std::filesystem::path out_dir = std::filesystem::path(KTUNE_SOURCE_DIR) / "bench" / "results";
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::string(argv[i]) == "--out") out_dir = argv[i + 1];
+  app.add_option("--out", out_dir, "write the report here")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
 
   const int cores = static_cast<int>(std::thread::hardware_concurrency());
   std::vector<Row> rows;
