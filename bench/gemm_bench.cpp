@@ -80,20 +80,27 @@ struct CaseResult {
   double tflops(double ms) const { return gemm_family().flops(problem) / (ms * 1e-3) / 1e12; }
 };
 
-Config tc(int bm, int bn, int bk, int wm, int wn, int st, int group) {
+/// A configuration of the mma.sync or SIMT path: aligned fast path, no split.
+Config tile(int bm, int bn, int bk, int wm, int wn, int vec, const char* smem, int group) {
   Config c;
   c.set("BLOCK_M", std::int64_t{bm});
   c.set("BLOCK_N", std::int64_t{bn});
   c.set("BLOCK_K", std::int64_t{bk});
   c.set("WARP_M", std::int64_t{wm});
   c.set("WARP_N", std::int64_t{wn});
-  c.set("STAGES", std::int64_t{st});
-  c.set("VEC", std::int64_t{8});
-  c.set("SMEM", std::string("xor"));
+  c.set("VEC", std::int64_t{vec});
+  c.set("SMEM", std::string(smem));
   c.set("GROUP_M", std::int64_t{group});
   c.set("SPLIT_K", std::int64_t{1});
   c.set("REDUCE", std::string("workspace"));
   c.set("PREDICATED", false);
+  return c;
+}
+
+/// mma.sync path: 16-byte copies, XOR-swizzled shared memory, `st` stages.
+Config tc(int bm, int bn, int bk, int wm, int wn, int st, int group) {
+  Config c = tile(bm, bn, bk, wm, wn, 8, "xor", group);
+  c.set("STAGES", std::int64_t{st});
   return c;
 }
 
@@ -113,21 +120,8 @@ Config wg(int bm, int bn, int wm, int stages, int group, bool persistent, int sp
   return c;
 }
 
-Config simt(int bm, int bn, int bk, int wm, int wn, int group) {
-  Config c;
-  c.set("BLOCK_M", std::int64_t{bm});
-  c.set("BLOCK_N", std::int64_t{bn});
-  c.set("BLOCK_K", std::int64_t{bk});
-  c.set("WARP_M", std::int64_t{wm});
-  c.set("WARP_N", std::int64_t{wn});
-  c.set("VEC", std::int64_t{4});
-  c.set("SMEM", std::string("pad"));
-  c.set("GROUP_M", std::int64_t{group});
-  c.set("SPLIT_K", std::int64_t{1});
-  c.set("REDUCE", std::string("workspace"));
-  c.set("PREDICATED", false);
-  return c;
-}
+/// SIMT path: 4-element copies, padded shared memory.
+Config simt(int bm, int bn, int bk, int wm, int wn, int group) { return tile(bm, bn, bk, wm, wn, 4, "pad", group); }
 
 /// Hand-picked starting points (the usual mma.sync / SIMT tile shapes) plus a
 /// seeded random sample of the space without split-K, repaired to validity.

@@ -299,12 +299,8 @@ struct IsolatedEvaluator::Impl {
           if (!tail.empty()) last_error += "; stderr: " + tail;
           break;
         }
-        nlohmann::json j;
-        try {
-          j = nlohmann::json::parse(line);
-        } catch (const std::exception&) {
-          continue;  // not a protocol line
-        }
+        const nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+        if (j.is_discarded()) continue;  // not a protocol line
         const std::string event = j.value("event", "");
         if (event == "ready") {
           device = DeviceSpec::from_json(j.at("device"));
@@ -392,12 +388,8 @@ struct IsolatedEvaluator::Impl {
         return;
       }
       last_activity = Clock::now();
-      nlohmann::json j;
-      try {
-        j = nlohmann::json::parse(line);
-      } catch (const std::exception&) {
-        continue;  // not a protocol line
-      }
+      const nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+      if (j.is_discarded()) continue;  // not a protocol line
       const std::string event = j.value("event", "");
       if (event == "start") {
         std::size_t i = j.at("index").get<std::size_t>();

@@ -28,4 +28,7 @@ struct CommandRegistrar {
 
 void set_exit_code(int code);
 
+/// The database a command uses when --db is not given: $KTUNE_DB, else ./ktune.db.
+std::string default_db_path();
+
 }  // namespace ktune::cli

@@ -92,8 +92,7 @@ const CommandRegistrar registrar(71, [](CLI::App& app) {
     bool json = false;
   };
   auto o = std::make_shared<Options>();
-  const char* env = std::getenv("KTUNE_DB");
-  o->db = env && *env ? env : "ktune.db";
+  o->db = default_db_path();
   auto* cmd = db->add_subcommand("ceilings",
                                  "Show or store a GPU's measured ceilings (copy bandwidth, best GEMM rates), which "
                                  "override the datasheet for the cost model");

@@ -20,11 +20,6 @@
 namespace ktune::cli {
 namespace {
 
-std::string default_db_path() {
-  const char* env = std::getenv("KTUNE_DB");
-  return env && *env ? env : "ktune.db";
-}
-
 std::string format_time(double seconds) {
   char buf[64];
   if (seconds <= 0) return "-";

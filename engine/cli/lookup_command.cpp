@@ -26,11 +26,6 @@ std::string default_system_db() {
   return std::string(KTUNE_SOURCE_DIR) + "/tuning_db/ktune.db";
 }
 
-std::string default_user_db() {
-  const char* env = std::getenv("KTUNE_DB");
-  return env && *env ? env : "ktune.db";
-}
-
 int run_lookup(const LookupOptions& o) {
   LookupRequest req;
   req.family = o.kernel;
@@ -124,7 +119,7 @@ int run_lookup(const LookupOptions& o) {
 
 const CommandRegistrar registrar(60, [](CLI::App& app) {
   auto o = std::make_shared<LookupOptions>();
-  o->db = default_user_db();
+  o->db = default_db_path();
   o->system_db = default_system_db();
   auto* cmd = app.add_subcommand("lookup", "Best tuned configuration for a problem on a GPU: exact, nearest "
                                            "shape, another device of the arch, or the family's default");

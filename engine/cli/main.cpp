@@ -1,6 +1,7 @@
 // ktune: command-line entry point. Builds the subcommands from the registry,
 // runs the chosen one, and turns exceptions into a message and an exit code.
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <vector>
 
@@ -32,6 +33,11 @@ CommandRegistrar::CommandRegistrar(int order, CommandSetup setup) {
 }
 
 void set_exit_code(int code) { exit_code() = code; }
+
+std::string default_db_path() {
+  const char* env = std::getenv("KTUNE_DB");
+  return env && *env ? env : "ktune.db";
+}
 
 }  // namespace ktune::cli
 

@@ -84,35 +84,31 @@ GemmProblem GemmProblem::from(const Problem& p) {
 
 GemmKnobs GemmKnobs::from(const Config& c) {
   GemmKnobs k;
+  // Knobs every path names.
+  k.block_m = static_cast<int>(c.integer("BLOCK_M"));
+  k.block_n = static_cast<int>(c.integer("BLOCK_N"));
+  k.warp_m = static_cast<int>(c.integer("WARP_M"));
+  k.group_m = static_cast<int>(c.integer("GROUP_M"));
+  k.split_k = static_cast<int>(c.integer("SPLIT_K"));
+  k.reduce = c.text("REDUCE");
   if (c.text_or("PATH", "mma") == "wgmma") {
+    // The rest is implied by the kernel (see the struct's comment).
     k.wgmma = true;
-    k.block_m = static_cast<int>(c.integer("BLOCK_M"));
-    k.block_n = static_cast<int>(c.integer("BLOCK_N"));
     k.block_k = static_cast<int>(c.integer_or("BLOCK_K", 64));
-    k.warp_m = static_cast<int>(c.integer("WARP_M"));
     k.warp_n = k.block_n;
     k.stages = static_cast<int>(c.integer("STAGES"));
     k.vec = 8;
     k.smem = "xor";
-    k.group_m = static_cast<int>(c.integer("GROUP_M"));
-    k.split_k = static_cast<int>(c.integer("SPLIT_K"));
-    k.reduce = c.text("REDUCE");
     k.predicated = true;
     k.persistent = c.contains("PERSISTENT") && c.boolean("PERSISTENT");
     k.cluster_m = static_cast<int>(c.integer_or("CLUSTER_M", 1));
     return k;
   }
-  k.block_m = static_cast<int>(c.integer("BLOCK_M"));
-  k.block_n = static_cast<int>(c.integer("BLOCK_N"));
   k.block_k = static_cast<int>(c.integer("BLOCK_K"));
-  k.warp_m = static_cast<int>(c.integer("WARP_M"));
   k.warp_n = static_cast<int>(c.integer("WARP_N"));
   k.stages = static_cast<int>(c.integer_or("STAGES", 2));
   k.vec = static_cast<int>(c.integer("VEC"));
   k.smem = c.text("SMEM");
-  k.group_m = static_cast<int>(c.integer("GROUP_M"));
-  k.split_k = static_cast<int>(c.integer("SPLIT_K"));
-  k.reduce = c.text("REDUCE");
   k.predicated = c.boolean("PREDICATED");
   return k;
 }

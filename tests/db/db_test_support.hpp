@@ -129,4 +129,11 @@ inline Provenance test_provenance(const std::string& source = "test") {
   return Provenance{"testhost", "0.1.0+test", source, ""};
 }
 
+/// Records one synthetic result measured on `device`, so that the database
+/// holds a row for it (measured ceilings are stored with a device's rows).
+inline void record_one_result(Store& store, const DeviceSpec& device) {
+  store.record(gemm_key(gemm_problem(64, 64, 64), device),
+               std::vector<Result>{ok_result(tile_config(64, 64), 1e-3)}, test_provenance());
+}
+
 }  // namespace ktune::testing

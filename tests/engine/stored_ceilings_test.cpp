@@ -18,9 +18,7 @@ TEST(StoredCeilings, TuneJobAdoptsThemForItsGpuOnly) {
   const DeviceSpec device = datasheet_device();
   {
     Store store = Store::open(path);
-    store.record(testing::gemm_key(testing::gemm_problem(64, 64, 64), device),
-                 std::vector<Result>{testing::ok_result(testing::tile_config(64, 64), 1e-3)},
-                 testing::test_provenance());
+    testing::record_one_result(store, device);
     store.set_measured_ceilings(device.name, synthetic_ceilings());
   }
   DeviceSpec live = device;
