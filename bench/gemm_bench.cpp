@@ -3,7 +3,8 @@
 // SIMT path (fp32 4096^3), misaligned leading dimensions near 4096^3 against
 // the aligned shape. Suite "hopper": the wgmma path (layout nt) at 4096^3,
 // 8192^3 and the LLM shape set, with the geometric mean of the ratios.
-// Usage: bench_gemm_bench [--out DIR] [--suite ampere|hopper|hopper-square|all].
+// Usage: bench_gemm_bench [--out DIR] [--suite ampere|hopper|hopper-square|all]
+//        bench_gemm_bench --problem KEYS --config KEY [--config KEY ...]   (time exactly these)
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -94,6 +96,7 @@ Config tile(int bm, int bn, int bk, int wm, int wn, int vec, const char* smem, i
   c.set("SPLIT_K", std::int64_t{1});
   c.set("REDUCE", std::string("workspace"));
   c.set("PREDICATED", false);
+  c.set("MIN_BLOCKS", std::int64_t{1});
   return c;
 }
 
@@ -271,9 +274,15 @@ std::string run_ampere_suite(Bench& b) {
                                         tc(128, 256, 32, 64, 64, 3, 16), tc(256, 128, 32, 64, 64, 5, 8),
                                         tc(128, 128, 64, 64, 64, 3, 8), tc(128, 128, 32, 64, 64, 5, 8),
                                         tc(128, 128, 32, 64, 64, 4, 4), tc(128, 128, 32, 64, 64, 4, 16)};
-  const std::vector<Config> simt_seeds = {simt(128, 128, 8, 32, 64, 8), simt(128, 128, 16, 32, 64, 8),
-                                          simt(128, 256, 8, 64, 32, 8), simt(256, 128, 8, 64, 32, 8),
-                                          simt(128, 128, 8, 64, 32, 8), simt(64, 128, 8, 32, 32, 8)};
+  std::vector<Config> simt_seeds = {simt(128, 128, 8, 32, 64, 8), simt(128, 128, 16, 32, 64, 8),
+                                    simt(128, 256, 8, 64, 32, 8), simt(256, 128, 8, 64, 32, 8),
+                                    simt(128, 128, 8, 64, 32, 8), simt(64, 128, 8, 32, 32, 8)};
+  // The same tiles with registers capped for two resident blocks per SM.
+  for (std::size_t i = 0, n = simt_seeds.size(); i < n; ++i) {
+    Config c = simt_seeds[i];
+    c.set("MIN_BLOCKS", std::int64_t{2});
+    simt_seeds.push_back(c);
+  }
   const DeviceSpec& d = b.device;
   std::vector<CaseResult> results;
   const Problem bf4k = problem("m=4096,n=4096,k=4096,dtype=bf16");
@@ -285,8 +294,13 @@ std::string run_ampere_suite(Bench& b) {
   results.push_back(b.run("bf16 8192^3", bf8k, candidates(bf8k, d, top, 2, 12), 1, 2));
   const Problem fp4k = problem("m=4096,n=4096,k=4096,dtype=fp32");
   results.push_back(b.run("fp32 4096^3", fp4k, candidates(fp4k, d, simt_seeds, 12, 13), 2, 4));
+  // Misaligned seeds: the usual tiles with narrow loads in the K loop, and
+  // repacked (one extra copy of A and B to aligned rows, then 16-byte loads).
   std::vector<Config> mis_seeds;
   for (Config c : tc_seeds) {
+    c.set("REPACK", true);
+    mis_seeds.push_back(c);
+    c.set("REPACK", false);
     c.set("VEC", std::int64_t{4});
     mis_seeds.push_back(c);
   }
@@ -332,6 +346,21 @@ std::string run_hopper_suite(Bench& b, bool with_llm, const std::vector<Config>&
   const Problem p8k = problem("m=8192,n=8192,k=8192,dtype=bf16,layout=nt");
   square.push_back(only.empty() ? b.run("bf16 8192^3 nt", p8k, candidates(p8k, d, top, 2, 22), 1, 2)
                                 : b.run("bf16 8192^3 nt", p8k, only, 0, only.size()));
+  // Misaligned leading dimensions near 4096^3 (cuBLAS loses most of its rate
+  // there): the wgmma path repacks A and B to aligned rows first.
+  std::vector<CaseResult> misaligned;
+  if (only.empty()) {
+    std::vector<Config> repacked;
+    for (Config c : top) {
+      c.set("REPACK", true);
+      repacked.push_back(c);
+    }
+    for (const char* ld : {"4097", "4100"}) {
+      const Problem p = problem(std::string("m=4096,n=4096,k=4096,dtype=bf16,layout=nt,lda=") + ld + ",ldb=" + ld +
+                                ",ldc=" + ld);
+      misaligned.push_back(b.run(std::string("bf16 4096^3 nt, ld=") + ld, p, candidates(p, d, repacked, 2, 23), 0, 2));
+    }
+  }
 
   // The LLM shapes: the best of 4096^3 and seeds for small M (narrow blocks, split-K).
   std::vector<Config> llm_seeds(top.begin(), top.begin() + std::min<std::size_t>(top.size(), 4));
@@ -352,6 +381,7 @@ std::string run_hopper_suite(Bench& b, bool with_llm, const std::vector<Config>&
   std::ostringstream table;
   table << "## wgmma path (Hopper)\n\n" << kTableHeader;
   for (const CaseResult& r : square) table << table_row(r);
+  for (const CaseResult& r : misaligned) table << table_row(r);
   double log_sum = 0;
   int counted = 0;
   for (const CaseResult& r : llm) {
@@ -366,7 +396,33 @@ std::string run_hopper_suite(Bench& b, bool with_llm, const std::vector<Config>&
   std::snprintf(line, sizeof line, "\nLLM shape set: geometric mean of tuned / cuBLAS = %.3f over %d of %zu shapes\n\n",
                 counted ? std::exp(log_sum / counted) : 0.0, counted, llm.size());
   if (with_llm) table << line;
+  const double aligned = tuned_tflops(square[0]);
+  for (const CaseResult& r : misaligned) {
+    char mis[256];
+    std::snprintf(mis, sizeof mis, "%s: tuned %.1f TFLOP/s = %.2f x the aligned 4096^3 nt (%.1f), %.2f x cuBLAS\n",
+                  r.label.c_str(), tuned_tflops(r), aligned > 0 ? tuned_tflops(r) / aligned : 0, aligned,
+                  tuned_tflops(r) / r.tflops(r.cublas_ms));
+    table << mis;
+  }
   return table.str();
+}
+
+/// One problem, exactly the given configurations (no search): for a profiler
+/// run on one kernel, or to re-time a stored winner against cuBLAS.
+std::string run_single(Bench& b, const Problem& p, const std::vector<Config>& only) {
+  std::vector<Config> valid;
+  const Space s = gemm_family().space(p, b.device);
+  for (const Config& c : only) {
+    std::string why;
+    if (!s.is_valid(c, &why)) {
+      std::fprintf(stderr, "gemm_bench: --config %s is not valid for %s: %s\n", c.key().c_str(), p.key().c_str(),
+                   why.c_str());
+      std::exit(2);
+    }
+    valid.push_back(c);
+  }
+  const CaseResult r = b.run("single", p, valid, 0, valid.size());
+  return std::string("## given configurations\n\n") + kTableHeader + table_row(r) + "\n";
 }
 
 }  // namespace
@@ -376,13 +432,17 @@ int main(int argc, char** argv) {
   std::string out_dir, suite = "all";
   app.add_option("--out", out_dir, "write gemm-bench.md and gemm-bench-log.txt here");
   app.add_option("--suite", suite,
-                 "ampere (mma.sync, SIMT, misaligned), hopper (wgmma: 4096^3, 8192^3, LLM shapes), "
-                 "hopper-square (wgmma: 4096^3 and 8192^3 only) or all")
+                 "ampere (mma.sync, SIMT, misaligned), hopper (wgmma: 4096^3, 8192^3, misaligned 4096^3, LLM "
+                 "shapes), hopper-square (the same without the LLM shapes) or all")
       ->check(CLI::IsMember({"ampere", "hopper", "hopper-square", "all"}));
   std::vector<std::string> config_keys;
   app.add_option("--config", config_keys,
-                 "hopper-square only: time exactly this configuration (canonical key, repeatable) instead of "
-                 "searching");
+                 "with --suite hopper-square or --problem: time exactly this configuration (canonical key, "
+                 "repeatable) instead of searching");
+  std::string problem_text;
+  app.add_option("--problem", problem_text,
+                 "time the --config configurations on this one gemm problem (e.g. m=4096,n=4096,k=4096,dtype=bf16) "
+                 "instead of running a suite");
   CLI11_PARSE(app, argc, argv);
   std::vector<Config> only;
   try {
@@ -391,8 +451,20 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "gemm_bench: bad --config: %s\n", e.what());
     return 2;
   }
-  if (!only.empty() && suite != "hopper-square") {
-    std::fprintf(stderr, "gemm_bench: --config needs --suite hopper-square\n");
+  std::optional<Problem> single;
+  if (!problem_text.empty()) {
+    try {
+      single = problem(problem_text);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "gemm_bench: bad --problem: %s\n", e.what());
+      return 2;
+    }
+    if (only.empty()) {
+      std::fprintf(stderr, "gemm_bench: --problem needs at least one --config\n");
+      return 2;
+    }
+  } else if (!only.empty() && suite != "hopper-square") {
+    std::fprintf(stderr, "gemm_bench: --config needs --suite hopper-square or --problem\n");
     return 2;
   }
   int count = 0;
@@ -412,9 +484,11 @@ int main(int argc, char** argv) {
   check(cudaMalloc(&b.flush, b.flush_bytes), "flush buffer");
 
   std::string tables;
-  if (suite == "hopper" || suite == "all") tables += run_hopper_suite(b, true, {});
-  if (suite == "hopper-square") tables += run_hopper_suite(b, false, only);
-  if (suite == "ampere" || suite == "all") tables += run_ampere_suite(b);
+  if (single) {
+    tables += run_single(b, *single, only);
+  } else if (suite == "hopper" || suite == "all") tables += run_hopper_suite(b, true, {});
+  else if (suite == "hopper-square") tables += run_hopper_suite(b, false, only);
+  if (!single && (suite == "ampere" || suite == "all")) tables += run_ampere_suite(b);
 
   std::ostringstream head;
   const auto clock = Nvml::instance().sm_clock_mhz(bus);

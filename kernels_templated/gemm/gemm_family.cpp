@@ -91,6 +91,7 @@ GemmKnobs GemmKnobs::from(const Config& c) {
   k.group_m = static_cast<int>(c.integer("GROUP_M"));
   k.split_k = static_cast<int>(c.integer("SPLIT_K"));
   k.reduce = c.text("REDUCE");
+  k.repack = c.contains("REPACK") && c.boolean("REPACK");
   if (c.text_or("PATH", "mma") == "wgmma") {
     // The rest is implied by the kernel (see the struct's comment).
     k.wgmma = true;
@@ -110,6 +111,7 @@ GemmKnobs GemmKnobs::from(const Config& c) {
   k.vec = static_cast<int>(c.integer("VEC"));
   k.smem = c.text("SMEM");
   k.predicated = c.boolean("PREDICATED");
+  k.min_blocks = static_cast<int>(c.integer_or("MIN_BLOCKS", 1));  // absent in results stored before the knob
   return k;
 }
 
@@ -120,8 +122,8 @@ std::string_view GemmFamily::description() const {
 }
 
 std::vector<std::string> GemmFamily::template_files() const {
-  return {"gemm/gemm_common.cuh", "gemm/gemm_tile.cuh", "gemm/gemm_tc.cuh", "gemm/gemm_simt.cuh",
-          "gemm/gemm_splitk.cuh", "gemm/gemm_wgmma.cuh", "gemm/gemm_wgmma_ops.cuh"};
+  return {"gemm/gemm_common.cuh", "gemm/gemm_tile.cuh",   "gemm/gemm_tc.cuh",        "gemm/gemm_simt.cuh",
+          "gemm/gemm_splitk.cuh", "gemm/gemm_wgmma.cuh", "gemm/gemm_wgmma_ops.cuh", "gemm/gemm_repack.cuh"};
 }
 
 std::string_view GemmFamily::problem_help() const { return kHelp; }
@@ -201,6 +203,12 @@ int GemmFamily::max_vector(const GemmProblem& p) {
   return static_cast<int>(std::max<long long>(1, bytes / e));
 }
 
+long long GemmFamily::kernel_ld(const GemmProblem& p, const GemmOperand& o, bool repack) {
+  if (!repack || !p.misaligned(o.ld)) return o.ld;
+  const long long chunk = 16 / p.in_bytes();
+  return ceil_div(o.cols, chunk) * chunk;
+}
+
 std::string GemmFamily::shape_class(const Problem& raw) const {
   const GemmProblem p = GemmProblem::from(normalize(raw));
   // Alignment class: the widest access (bytes, <= 16) every leading dimension allows.
@@ -269,10 +277,17 @@ bool GemmFamily::predicted_spill_free(const Problem& raw, const Config& c, const
   // ptxas' choices stray from the estimate (small spills seen at 128
   // registers), so no claim is made for them.
   if (k.vec == 1 && (p.simt() || p.in_bytes() == 2)) return false;
+  // SIMT blocks of one or two warps whose threads each prefetch more than 8
+  // vectors per stage: ptxas spilled a few bytes there well under the cap (CI
+  // compile test, 2026-11-29: 64x32x16 with one warp, 12 vectors, 168
+  // registers and 12 bytes spilled).
+  if (p.simt() && k.threads() < 128 &&
+      ceil_div(static_cast<long long>(k.block_m + k.block_n) * k.block_k / k.vec, k.threads()) > 8)
+    return false;
   // wgmma consumers raise their budget with setmaxnreg (232 with two consumers, 240 with one).
   if (k.wgmma) return register_estimate(p, k) * 5 / 4 <= (k.block_m / k.warp_m == 1 ? 240 : 232);
   // A 25% margin: the estimate counts the live values, ptxas needs room to schedule.
-  return register_estimate(p, k) * 5 / 4 <= register_cap(k.threads(), d);
+  return register_estimate(p, k) * 5 / 4 <= register_cap(k.threads() * k.min_blocks, d);
 }
 
 void GemmFamily::describe_main_loop(WorkEstimate& w, const GemmProblem& p, const GemmKnobs& k, const GemmGeometry& g) {
@@ -329,6 +344,14 @@ GemmGeometry GemmFamily::geometry(const GemmProblem& p, const GemmKnobs& k, int 
   g.has_prescale = mode == 2;
   if (mode != 0) g.aux_blocks = std::min<long long>(ceil_div(p.m * p.n, 256), 132LL * 16);
   if (mode == 1) g.workspace_floats = static_cast<long long>(g.split_k) * p.m * p.n;
+  const GemmOperand a = p.a_stored(), b = p.b_stored();
+  g.kernel_lda = kernel_ld(p, a, k.repack);
+  g.kernel_ldb = kernel_ld(p, b, k.repack);
+  g.repack_a = g.kernel_lda != p.lda;
+  g.repack_b = g.kernel_ldb != p.ldb;
+  if (g.repack_a) g.packed_a_elems = a.rows * g.kernel_lda;
+  if (g.repack_b) g.packed_b_elems = b.rows * g.kernel_ldb;
+  g.repack_bytes = 2 * p.in_bytes() * ((g.repack_a ? a.rows * a.cols : 0) + (g.repack_b ? b.rows * b.cols : 0));
   return g;
 }
 
@@ -398,6 +421,14 @@ Space GemmFamily::space(const Problem& raw, const DeviceSpec& d) const {
   s.add(Parameter::categorical("REDUCE", {"workspace", "atomic"}, "workspace",
                                "split-K reduction: fp32 workspace + kernel (deterministic) or atomics"));
   s.add(Parameter::boolean("PREDICATED", true, "bounds-checked path (else the aligned fast path)"));
+  s.add(Parameter::list("MIN_BLOCKS", {std::int64_t{1}, std::int64_t{2}}, std::int64_t{1},
+                        "blocks per SM the compiler must leave registers for (__launch_bounds__): 2 caps "
+                        "registers at half the per-block budget for twice the resident warps"));
+  const bool misaligned = p.operands_misaligned();
+  if (misaligned)
+    s.add(Parameter::boolean("REPACK", false,
+                             "copy operands whose leading dimension breaks 16-byte alignment to an aligned "
+                             "workspace first (one extra read and write; then 16-byte loads)"));
 
   s.require("warp tile divides the block tile", {"BLOCK_M", "BLOCK_N", "WARP_M", "WARP_N"},
             [](const Assignment& a) {
@@ -416,7 +447,12 @@ Space GemmFamily::space(const Problem& raw, const DeviceSpec& d) const {
                 return (tm == 4 || tm == 8) && (tn == 4 || tn == 8);
               });
   std::vector<std::string> all_knobs = {"BLOCK_M", "BLOCK_N", "BLOCK_K", "WARP_M", "WARP_N", "VEC", "SMEM"};
-  if (!simt) all_knobs.push_back("STAGES");
+  std::vector<std::string> register_knobs = all_knobs;
+  register_knobs.push_back("MIN_BLOCKS");
+  if (!simt) {
+    all_knobs.push_back("STAGES");
+    register_knobs.push_back("STAGES");
+  }
   auto knobs_of = [simt](const Assignment& a) {
     GemmKnobs k;
     k.block_m = static_cast<int>(a.i("BLOCK_M"));
@@ -435,13 +471,21 @@ Space GemmFamily::space(const Problem& raw, const DeviceSpec& d) const {
     return smem_bytes(p, knobs_of(a)) <= a.i("smem_max");
   });
   const DeviceSpec device = d;
-  s.require("register estimate within the per-thread budget of this block size", all_knobs,
+  s.require("register estimate within the per-thread budget of this block size and MIN_BLOCKS", register_knobs,
             [p, knobs_of, device](const Assignment& a) {
               const GemmKnobs k = knobs_of(a);
-              return register_estimate(p, k) <= register_cap(k.threads(), device);
+              return register_estimate(p, k) <= register_cap(k.threads() * static_cast<int>(a.i("MIN_BLOCKS")), device);
             });
-  s.require("vector width divides lda and ldb (alignment of every row)", {"VEC", "lda", "ldb"},
-            [](const Assignment& a) { return a.i("lda") % a.i("VEC") == 0 && a.i("ldb") % a.i("VEC") == 0; });
+  if (misaligned)
+    s.require("vector width divides the leading dimensions the kernel reads (lda, ldb; after REPACK aligned ones)",
+              {"VEC", "REPACK"}, [p](const Assignment& a) {
+                const bool repack = a.b("REPACK");
+                return kernel_ld(p, p.a_stored(), repack) % a.i("VEC") == 0 &&
+                       kernel_ld(p, p.b_stored(), repack) % a.i("VEC") == 0;
+              });
+  else
+    s.require("vector width divides lda and ldb (alignment of every row)", {"VEC", "lda", "ldb"},
+              [](const Assignment& a) { return a.i("lda") % a.i("VEC") == 0 && a.i("ldb") % a.i("VEC") == 0; });
   s.require("aligned fast path only when the tiles divide M, N and each split's K",
             {"PREDICATED", "BLOCK_M", "BLOCK_N", "BLOCK_K", "SPLIT_K", "m", "n", "k"}, [](const Assignment& a) {
               if (a.b("PREDICATED")) return true;
@@ -455,7 +499,7 @@ Space GemmFamily::space(const Problem& raw, const DeviceSpec& d) const {
 Config GemmFamily::default_config(const Problem& raw, const DeviceSpec& d) const {
   const Problem norm = normalize(raw);
   const GemmProblem p = GemmProblem::from(norm);
-  if (uses_wgmma(p, d)) return wgmma_default_config();
+  if (uses_wgmma(p, d)) return wgmma_default_config(p);
   Config c;
   // Safe everywhere: the predicated path, no split, a vector the leading
   // dimensions allow, and tiles whose shared memory fits 48 KB (no opt-in needed).
@@ -481,6 +525,7 @@ Config GemmFamily::default_config(const Problem& raw, const DeviceSpec& d) const
   c.set("SPLIT_K", std::int64_t{1});
   c.set("REDUCE", std::string("workspace"));
   c.set("PREDICATED", true);
+  c.set("MIN_BLOCKS", std::int64_t{1});
   const Space s = space(norm, d);
   if (s.is_valid(c)) return c;
   if (auto repaired = s.repair(c)) return *repaired;
@@ -516,8 +561,10 @@ WorkEstimate GemmFamily::estimate(const Problem& raw, const Config& c, const Dev
                                : ComputeUnit::tensor_fp16;
   w.threads_per_block = g.threads;
   w.smem_per_block = g.smem_bytes;
-  w.regs_per_thread = register_estimate(p, k);
-  w.kernels = 1 + (g.has_reduce || g.has_prescale ? 1 : 0);
+  // ptxas keeps to the launch bounds' budget (MIN_BLOCKS blocks per SM).
+  w.regs_per_thread = k.wgmma ? register_estimate(p, k)
+                              : std::min(register_estimate(p, k), register_cap(g.threads * k.min_blocks, d));
+  w.kernels = 1 + (g.has_reduce || g.has_prescale ? 1 : 0) + (g.repack_a ? 1 : 0) + (g.repack_b ? 1 : 0);
   const long long tiles = g.tiles_m * g.tiles_n;
   w.blocks = g.grid_x * g.split_k + g.aux_blocks;
 
@@ -548,6 +595,7 @@ WorkEstimate GemmFamily::estimate(const Problem& raw, const Config& c, const Dev
   if (g.has_reduce) w.extra_bytes = 2.0 * static_cast<double>(g.workspace_floats) * 4;
   if (g.has_prescale)
     w.extra_bytes = static_cast<double>(p.m) * p.n * 4 * (2.0 + g.split_k);  // prescale + atomic adds in L2
+  w.extra_bytes += static_cast<double>(g.repack_bytes);
   if (!k.wgmma) describe_main_loop(w, p, k, g);
   return w;
 }
@@ -568,12 +616,13 @@ KernelSource GemmFamily::source(const Problem& raw, const Config& c) const {
   } else if (p.simt()) {
     main << "ktune_gemm::gemm_simt<" << k.block_m << ", " << k.block_n << ", " << k.block_k << ", " << k.warp_m
          << ", " << k.warp_n << ", " << k.vec << ", " << b(k.smem == "pad") << ", " << b(p.a_t()) << ", "
-         << b(p.b_t()) << ", " << k.group_m << ", " << mode << ", " << b(k.predicated) << ", " << epi << ">";
+         << b(p.b_t()) << ", " << k.group_m << ", " << mode << ", " << b(k.predicated) << ", " << epi << ", "
+         << k.min_blocks << ">";
   } else {
     main << "ktune_gemm::gemm_tc<" << tin << ", " << tout << ", " << k.block_m << ", " << k.block_n << ", "
          << k.block_k << ", " << k.warp_m << ", " << k.warp_n << ", " << k.stages << ", " << k.vec << ", "
          << b(p.a_t()) << ", " << b(p.b_t()) << ", " << b(k.smem == "xor") << ", " << k.group_m << ", " << mode
-         << ", " << b(k.predicated) << ", " << epi << ">";
+         << ", " << b(k.predicated) << ", " << epi << ", " << k.min_blocks << ">";
   }
   KernelSource s;
   s.program_name = k.wgmma ? "gemm_wgmma.cu" : p.simt() ? "gemm_simt.cu" : "gemm_tc.cu";
@@ -583,6 +632,12 @@ KernelSource GemmFamily::source(const Problem& raw, const Config& c) const {
               : p.simt() ? "#include \"kernels_templated/gemm/gemm_simt.cuh\"\n"
                          : "#include \"kernels_templated/gemm/gemm_tc.cuh\"\n") +
              (mode != 0 ? "#include \"kernels_templated/gemm/gemm_splitk.cuh\"\n" : "");
+  // One repack kernel serves both operands (launched once per repacked one).
+  const GemmGeometry g = geometry(p, k);
+  if (g.repack_a || g.repack_b) {
+    s.source += "#include \"kernels_templated/gemm/gemm_repack.cuh\"\n";
+    s.kernels.push_back(std::string("ktune_gemm::repack_rows<") + tin + ">");
+  }
   if (mode == 2) s.kernels.push_back("ktune_gemm::splitk_prescale<" + std::to_string(epi) + ">");
   s.kernels.push_back(main.str());
   if (mode == 1)

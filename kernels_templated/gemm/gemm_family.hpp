@@ -10,6 +10,11 @@
 
 namespace ktune {
 
+/// An operand as it is stored: `rows` rows of `cols` elements, `ld` apart.
+struct GemmOperand {
+  long long rows = 0, cols = 0, ld = 0;
+};
+
 /// A normalized gemm problem in typed form. Layout letters say how A and B are
 /// stored (row-major always): A 'n' is M x K (ld >= K), A 't' is K x M (ld >= M);
 /// B 'n' is K x N (ld >= N), B 't' is N x K (ld >= K). C is M x N row-major.
@@ -29,6 +34,11 @@ struct GemmProblem {
   int in_bytes() const { return dtype == "bf16" || dtype == "fp16" ? 2 : 4; }
   bool out_fp32() const { return out == "fp32" || in_bytes() == 4; }
   int out_bytes() const { return out_fp32() ? 4 : 2; }
+  GemmOperand a_stored() const { return a_t() ? GemmOperand{k, m, lda} : GemmOperand{m, k, lda}; }
+  GemmOperand b_stored() const { return b_t() ? GemmOperand{n, k, ldb} : GemmOperand{k, n, ldb}; }
+  /// True when rows `ld` elements apart are not all 16-byte aligned (no 16-byte loads, no TMA).
+  bool misaligned(long long ld) const { return (ld * in_bytes()) % 16 != 0; }
+  bool operands_misaligned() const { return misaligned(lda) || misaligned(ldb); }
   /// Reads a normalized Problem (throws ProblemError on a missing key).
   static GemmProblem from(const Problem& p);
 };
@@ -52,6 +62,8 @@ struct GemmKnobs {
   int split_k = 1;
   std::string reduce;             ///< workspace | atomic
   bool predicated = true;
+  bool repack = false;            ///< REPACK: misaligned operands copied to an aligned workspace first
+  int min_blocks = 1;             ///< mma/SIMT: blocks per SM ptxas must leave registers for (launch bounds)
 
   /// mma/SIMT: 32 per warp tile; wgmma: 128 per consumer warpgroup plus the producer's 128.
   int threads() const {
@@ -73,6 +85,12 @@ struct GemmGeometry {
   bool has_prescale = false;  ///< atomic split-K: a prescale kernel precedes
   long long aux_blocks = 0;   ///< blocks of the reduce/prescale kernel (256 threads)
   long long workspace_floats = 0;
+  // REPACK: a misaligned operand is first copied (gemm_repack.cuh) into the
+  // pack workspace with the leading dimension below, which the main kernel reads.
+  bool repack_a = false, repack_b = false;
+  long long kernel_lda = 0, kernel_ldb = 0;          ///< leading dimensions the main kernel reads
+  long long packed_a_elems = 0, packed_b_elems = 0;  ///< pack workspace per repacked operand
+  long long repack_bytes = 0;                        ///< bytes the repack kernel reads and writes
 };
 
 class GemmFamily final : public KernelFamily {
@@ -108,9 +126,13 @@ class GemmFamily final : public KernelFamily {
   static bool predicted_spill_free(const Problem& p, const Config& c, const DeviceSpec& d);
   /// Largest vector width (elements, <= 16 bytes) that the leading dimensions allow.
   static int max_vector(const GemmProblem& p);
+  /// The leading dimension the main kernel reads for a stored operand: its own,
+  /// or with REPACK and a misaligned one, the row length rounded up to 16 bytes.
+  static long long kernel_ld(const GemmProblem& p, const GemmOperand& o, bool repack);
   /// Why the wgmma path cannot serve this problem on this device ("" when it can):
-  /// it needs sm_90, 16-bit inputs, layout nt (A and B K-major) and rows that
-  /// TMA can address (leading dimensions multiples of 8 elements).
+  /// it needs sm_90, 16-bit inputs and layout nt (A and B K-major). Leading
+  /// dimensions TMA cannot address (not multiples of 8 elements) are served
+  /// with REPACK=true (the space then holds only that value).
   static std::string wgmma_unavailable_reason(const GemmProblem& p, const DeviceSpec& d);
   /// True when the space of (p, d) is the wgmma path's: available and not
   /// declined with path=mma.
@@ -124,7 +146,7 @@ class GemmFamily final : public KernelFamily {
   /// mma.sync and SIMT paths only (the wgmma loop is not described yet).
   static void describe_main_loop(WorkEstimate& w, const GemmProblem& p, const GemmKnobs& k, const GemmGeometry& g);
   static Space wgmma_space(const GemmProblem& p, const DeviceSpec& d);
-  static Config wgmma_default_config();
+  static Config wgmma_default_config(const GemmProblem& p);
 };
 
 const GemmFamily& gemm_family();

@@ -69,8 +69,8 @@ __device__ __forceinline__ void simt_store(float* s, const float (&r)[ITERS][VEC
 ///   in float4 strips. PAD adds 4 floats to each shared row (no bank
 ///   conflicts on the transposing stores). Other knobs as in gemm_tc.
 template <int BM, int BN, int BK, int WM, int WN, int VEC, bool PAD, bool A_T, bool B_T, int GROUP_M,
-          int SPLIT_MODE, bool PRED, int EPI>
-__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
+          int SPLIT_MODE, bool PRED, int EPI, int MIN_BLOCKS>
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MIN_BLOCKS)
     gemm_simt(const GemmParams p) {
   constexpr int kWarpsN = BN / WN;
   constexpr int kThreads = (BM / WM) * kWarpsN * 32;

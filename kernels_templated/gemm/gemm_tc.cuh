@@ -43,9 +43,10 @@ __device__ __forceinline__ void store_fragment_pair(const GemmParams& p, int m, 
 ///   A_T: A is stored K x M (op(A) = A^T); B_T: B is stored N x K.
 ///   SWIZZLE: XOR-swizzled shared memory instead of padded rows.
 ///   GROUP_M: block rasterization group; SPLIT_MODE: kSplit*; PRED: bounds checks.
+///   MIN_BLOCKS: blocks per SM ptxas must leave registers for (occupancy vs registers).
 template <typename TIn, typename TOut, int BM, int BN, int BK, int WM, int WN, int STAGES, int VEC, bool A_T,
-          bool B_T, bool SWIZZLE, int GROUP_M, int SPLIT_MODE, bool PRED, int EPI>
-__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
+          bool B_T, bool SWIZZLE, int GROUP_M, int SPLIT_MODE, bool PRED, int EPI, int MIN_BLOCKS>
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MIN_BLOCKS)
     gemm_tc(const GemmParams p) {
   constexpr bool kTf32 = sizeof(TIn) == 4;
   constexpr int kWarpsN = BN / WN;

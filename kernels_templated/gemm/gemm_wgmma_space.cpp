@@ -18,8 +18,8 @@ std::string GemmFamily::wgmma_unavailable_reason(const GemmProblem& p, const Dev
   if (d.cc_major != 9 || d.cc_minor != 0) return "wgmma needs an sm_90 device, this is " + d.arch();
   if (p.in_bytes() != 2) return "wgmma here takes 16-bit inputs (bf16, fp16), not " + p.dtype;
   if (p.layout != "nt") return "wgmma here reads A and B K-major (layout nt), not layout " + p.layout;
-  // TMA: global strides are multiples of 16 bytes.
-  if (p.lda % 8 != 0 || p.ldb % 8 != 0) return "TMA needs lda and ldb to be multiples of 8 elements";
+  // Leading dimensions TMA cannot address (strides not multiples of 16 bytes)
+  // are served by repacking (REPACK=true in the space).
   return "";
 }
 
@@ -52,6 +52,14 @@ Space GemmFamily::wgmma_space(const GemmProblem& p, const DeviceSpec& d) {
                         "K splits (partials reduced by REDUCE)"));
   s.add(Parameter::categorical("REDUCE", {"workspace", "atomic"}, "workspace",
                                "split-K reduction: fp32 workspace + kernel (deterministic) or atomics"));
+  // TMA strides are multiples of 16 bytes: a misaligned operand is always repacked.
+  if (p.operands_misaligned()) {
+    s.add(Parameter::boolean("REPACK", true,
+                             "copy operands whose leading dimension breaks 16-byte alignment to an aligned "
+                             "workspace first"));
+    s.require("TMA needs 16-byte aligned rows: misaligned operands are repacked (REPACK=true)", {"REPACK"},
+              [](const Assignment& a) { return a.b("REPACK"); });
+  }
 
   s.require("one or two consumer warpgroups (BLOCK_M / WARP_M)", {"BLOCK_M", "WARP_M"}, [](const Assignment& a) {
     return a.i("BLOCK_M") % a.i("WARP_M") == 0 && a.i("BLOCK_M") / a.i("WARP_M") <= 2;
@@ -73,7 +81,7 @@ Space GemmFamily::wgmma_space(const GemmProblem& p, const DeviceSpec& d) {
   return s;
 }
 
-Config GemmFamily::wgmma_default_config() {
+Config GemmFamily::wgmma_default_config(const GemmProblem& p) {
   // Two consumers of 64 x 128, four stages (129 KB): valid for every problem
   // the path serves, and a reasonable start at any size.
   Config c;
@@ -88,6 +96,7 @@ Config GemmFamily::wgmma_default_config() {
   c.set("CLUSTER_M", i64(1));
   c.set("SPLIT_K", i64(1));
   c.set("REDUCE", std::string("workspace"));
+  if (p.operands_misaligned()) c.set("REPACK", true);
   return c;
 }
 

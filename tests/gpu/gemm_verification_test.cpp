@@ -42,6 +42,10 @@ std::vector<Config> pick_configs(const Problem& p, const DeviceSpec& d, std::uin
   first([](const Config& c) { return c.text("REDUCE") == "atomic"; });
   first([](const Config& c) { return c.contains("PREDICATED") && !c.boolean("PREDICATED"); });
   first([](const Config& c) { return c.contains("PERSISTENT") && c.boolean("PERSISTENT"); });
+  first([](const Config& c) { return c.contains("REPACK") && c.boolean("REPACK") && c.integer_or("VEC", 8) == 8; });
+  first([](const Config& c) {
+    return c.contains("REPACK") && c.boolean("REPACK") && c.contains("PREDICATED") && !c.boolean("PREDICATED");
+  });
   first([](const Config& c) { return c.integer_or("CLUSTER_M", 1) == 2 && c.boolean("PERSISTENT"); });
   first([](const Config& c) { return c.integer_or("CLUSTER_M", 1) == 2 && !c.boolean("PERSISTENT"); });
   // KTUNE_GEMM_CONFIGS_PER_PROBLEM=N keeps the first N (default, then split-K
@@ -153,9 +157,9 @@ TEST(GemmGpu, EveryPathMatchesCublasOnEdgeShapes) {
                                  "dtype=bf16,out=fp32"});
 }
 
-// The Hopper path serves layout nt with 16-byte aligned rows (K and the
-// leading dimensions multiples of 8); its edges are TMA's zero fill and the
-// epilogue's bounds checks.
+// The Hopper path serves layout nt; its edges are TMA's zero fill and the
+// epilogue's bounds checks; leading dimensions that break 16-byte alignment
+// (K = 1, odd lda/ldb, one operand only) go through the repack kernel.
 TEST(GemmGpu, WgmmaPathMatchesCublasOnEdgeShapes) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device (cudaGetDeviceCount failed or found none)";
   const std::vector<std::string> shapes = {
@@ -170,6 +174,11 @@ TEST(GemmGpu, WgmmaPathMatchesCublasOnEdgeShapes) {
       "m=384,n=256,k=2048,epilogue=bias,beta=-1",
       "m=1000,n=1000,k=1000,epilogue=bias_relu",
       "m=2048,n=2048,k=2048",
+      "m=1,n=1,k=1",
+      "m=200,n=72,k=1",
+      "m=129,n=67,k=95,lda=97,ldb=99,ldc=70",
+      "m=300,n=260,k=1000,lda=1000,ldb=1003,ldc=261,epilogue=bias,beta=0.5",
+      "m=512,n=384,k=4097",
   };
   std::vector<std::string> nt;
   for (const auto& s : shapes) nt.push_back(s + ",layout=nt,path=wgmma");

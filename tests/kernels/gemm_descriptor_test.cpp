@@ -58,12 +58,66 @@ TEST(GemmDescriptor, DefaultConfigIsValidEverywhere) {
   }
 }
 
-TEST(GemmDescriptor, MisalignedLeadingDimensionsLeaveOnlyNarrowVectors) {
+TEST(GemmDescriptor, MisalignedLeadingDimensionsLeaveOnlyNarrowVectorsUnlessRepacked) {
   const DeviceSpec d = h200();
   const Problem odd = problem("m=128,n=128,k=128,lda=129");
-  for (const Config& c : gemm_family().space(odd, d).sample(200, 3)) EXPECT_EQ(c.integer("VEC"), 1) << c.key();
+  const Space odd_space = gemm_family().space(odd, d);
+  bool saw_repacked_wide = false;
+  for (const Config& c : odd_space.sample(400, 3)) {
+    if (c.boolean("REPACK")) {
+      saw_repacked_wide |= c.integer("VEC") == 8;
+    } else {
+      EXPECT_EQ(c.integer("VEC"), 1) << c.key();
+    }
+  }
+  EXPECT_TRUE(saw_repacked_wide) << "REPACK=true must allow 16-byte loads";
   const Problem by4 = problem("m=128,n=128,k=128,lda=132,ldb=132");
-  for (const Config& c : gemm_family().space(by4, d).sample(200, 3)) EXPECT_LE(c.integer("VEC"), 4) << c.key();
+  for (const Config& c : gemm_family().space(by4, d).sample(200, 3)) {
+    if (!c.boolean("REPACK")) {
+      EXPECT_LE(c.integer("VEC"), 4) << c.key();
+    }
+  }
+  // Aligned problems have no REPACK knob at all.
+  EXPECT_THROW(gemm_family().space(problem("m=128,n=128,k=128"), d).parameter("REPACK"), SpaceError);
+}
+
+TEST(GemmDescriptor, RepackCopiesOnlyTheMisalignedOperandsToAlignedRows) {
+  // A stored M x K with lda 4097 (odd); B stored K x N with ldb 4104 (aligned).
+  const GemmProblem p = GemmProblem::from(problem("m=4096,n=4100,k=4096,lda=4097,ldb=4104,ldc=4100"));
+  GemmKnobs k = GemmKnobs::from(gemm_family().default_config(problem("m=4096,n=4100,k=4096,lda=4097,ldb=4104"), h200()));
+  EXPECT_FALSE(k.repack);  // the default stays the path without extra kernels
+  k.repack = true;
+  const GemmGeometry g = GemmFamily::geometry(p, k);
+  EXPECT_TRUE(g.repack_a);
+  EXPECT_FALSE(g.repack_b);
+  EXPECT_EQ(g.kernel_lda, 4096);  // K rounded up to 8 elements (16 bytes)
+  EXPECT_EQ(g.kernel_ldb, 4104);
+  EXPECT_EQ(g.packed_a_elems, 4096LL * 4096);
+  EXPECT_EQ(g.packed_b_elems, 0);
+  EXPECT_EQ(g.repack_bytes, 2LL * 2 * 4096 * 4096);
+  // A transposed A (stored K x M) rounds M; fp32 rounds to 4 elements.
+  const GemmProblem t = GemmProblem::from(problem("m=30,n=8,k=5,layout=tn,dtype=fp32,lda=31"));
+  EXPECT_EQ(GemmFamily::kernel_ld(t, t.a_stored(), true), 32);
+  EXPECT_EQ(GemmFamily::kernel_ld(t, t.a_stored(), false), 31);
+  EXPECT_EQ(GemmFamily::kernel_ld(t, t.b_stored(), true), 8);  // aligned: untouched
+}
+
+TEST(GemmDescriptor, RepackKernelComesFirstAndCountsInTheEstimate) {
+  const Problem p = problem("m=256,n=256,k=256,lda=257,ldb=259");
+  Config c = gemm_family().default_config(p, h200());
+  c.set("REPACK", true);
+  c.set("VEC", std::int64_t{8});
+  ASSERT_TRUE(gemm_family().space(p, h200()).is_valid(c)) << c.key();
+  const KernelSource s = gemm_family().source(p, c);
+  ASSERT_EQ(s.kernels.size(), 2u);
+  EXPECT_EQ(s.kernels[0], "ktune_gemm::repack_rows<__nv_bfloat16>");
+  EXPECT_NE(s.source.find("gemm_repack.cuh"), std::string::npos);
+  const WorkEstimate with = gemm_family().estimate(p, c, h200());
+  c.set("REPACK", false);
+  c.set("VEC", std::int64_t{1});
+  const WorkEstimate without = gemm_family().estimate(p, c, h200());
+  EXPECT_EQ(with.kernels, without.kernels + 2);
+  EXPECT_DOUBLE_EQ(with.extra_bytes - without.extra_bytes, 2.0 * 2 * (256 * 256 * 2));
 }
 
 TEST(GemmDescriptor, FastPathOnlyWhereTilesDivide) {

@@ -28,8 +28,9 @@ TEST(GemmWgmma, RoutedOnlyWhereTheHopperPathApplies) {
             std::string::npos);
   EXPECT_NE(GemmFamily::wgmma_unavailable_reason(typed("m=64,n=64,k=64,layout=nt,dtype=tf32"), h200).find("16-bit"),
             std::string::npos);
-  EXPECT_NE(GemmFamily::wgmma_unavailable_reason(typed("m=64,n=64,k=64,layout=nt,lda=68"), h200).find("lda"),
-            std::string::npos);
+  // Leading dimensions TMA cannot address are served by repacking, not refused.
+  EXPECT_TRUE(GemmFamily::uses_wgmma(typed("m=64,n=64,k=64,layout=nt,lda=68"), h200));
+  EXPECT_TRUE(GemmFamily::uses_wgmma(typed("m=1,n=1,k=1,layout=nt"), h200));
   // path=mma declines it; path=wgmma where impossible is a clear error.
   EXPECT_FALSE(GemmFamily::uses_wgmma(typed("m=4096,n=4096,k=4096,layout=nt,path=mma"), h200));
   try {
@@ -67,6 +68,24 @@ TEST(GemmWgmma, SpaceHoldsOnlyRunnableConfigurations) {
   // The mma.sync space stays reachable for the same problem.
   const Space mma = gemm_family().space(problem("m=4096,n=4096,k=4096,layout=nt,path=mma"), h200);
   EXPECT_FALSE(mma.sample(1, 1).front().contains("PATH"));
+}
+
+TEST(GemmWgmma, MisalignedOperandsAreAlwaysRepacked) {
+  const DeviceSpec h200 = device("h200");
+  const Problem p = problem("m=4096,n=4096,k=4096,layout=nt,lda=4097,ldb=4097,ldc=4097");
+  const Space s = gemm_family().space(p, h200);
+  const Config def = gemm_family().default_config(p, h200);
+  EXPECT_TRUE(s.is_valid(def));
+  EXPECT_TRUE(def.boolean("REPACK"));
+  for (const Config& c : s.sample(50, 2)) EXPECT_TRUE(c.boolean("REPACK")) << c.key();
+  const GemmGeometry g = GemmFamily::geometry(GemmProblem::from(p), GemmKnobs::from(def), 132);
+  EXPECT_TRUE(g.repack_a && g.repack_b);
+  EXPECT_EQ(g.kernel_lda, 4096);
+  const KernelSource src = gemm_family().source(p, def);
+  ASSERT_EQ(src.kernels.size(), 2u);
+  EXPECT_EQ(src.kernels[0], "ktune_gemm::repack_rows<__nv_bfloat16>");
+  // Aligned problems keep the space without the knob.
+  EXPECT_FALSE(gemm_family().default_config(problem("m=64,n=64,k=64,layout=nt"), h200).contains("REPACK"));
 }
 
 TEST(GemmWgmma, PersistentGridIsCappedBySmCount) {

@@ -5,6 +5,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -21,6 +22,28 @@ using gemm_gpu::Elem;
 constexpr std::uint32_t kPoison32 = 0x7FC0DEADu;
 constexpr std::uint32_t kPoisonBf16 = 0x7FDEu;
 constexpr std::uint32_t kPoisonFp16 = 0x7E5Au;
+
+/// Host mirror of ktune_gemm::RepackParams (gemm_repack.cuh).
+struct HostRepackParams {
+  const void* src;
+  void* dst;
+  long long ld_src, ld_dst;
+  long long rows;
+  int cols;
+};
+constexpr int kRepackThreads = 256;    // gemm_repack.cuh: kRepackThreads
+constexpr int kRepackPerThread = 8;    // gemm_repack.cuh: kRepackPerThread
+
+/// Launches the repack kernel for one stored operand.
+cudaError_t launch_repack(cudaKernel_t kernel, const void* src, void* dst, const GemmOperand& o, long long ld_dst,
+                          cudaStream_t stream) {
+  HostRepackParams r{src, dst, o.ld, ld_dst, o.rows, static_cast<int>(o.cols)};
+  void* args[] = {&r};
+  const long long chunk = kRepackThreads * kRepackPerThread;
+  const dim3 grid(static_cast<unsigned>((o.cols + chunk - 1) / chunk),
+                  static_cast<unsigned>(std::min<long long>(o.rows, 65535)));
+  return cudaLaunchKernel(reinterpret_cast<const void*>(kernel), grid, dim3(kRepackThreads), args, 0, stream);
+}
 
 /// Host mirror of ktune_gemm::GemmParams (gemm_common.cuh): same members, same order.
 struct HostGemmParams {
@@ -99,6 +122,9 @@ void GemmHarness::release() {
   if (workspace_) cudaFree(workspace_);
   workspace_ = nullptr;
   workspace_floats_ = 0;
+  if (pack_) cudaFree(pack_);
+  pack_ = nullptr;
+  pack_bytes_ = 0;
 }
 
 double GemmHarness::tolerance(const GemmProblem& p) {
@@ -115,6 +141,7 @@ double GemmHarness::tolerance(const GemmProblem& p) {
 void GemmHarness::prepare(const Problem& raw, std::uint64_t seed) {
   release();
   maps_block_m_ = maps_box_n_ = 0;  // new buffers: the tensor maps point at the old ones
+  maps_a_ = maps_b_ = nullptr;
   int device = 0;
   check(cudaGetDevice(&device), "cudaGetDevice");
   check(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device), "reading the SM count");
@@ -174,9 +201,15 @@ cudaError_t GemmHarness::launch(const Config& config, std::span<const cudaKernel
   } catch (const std::exception&) {
     return cudaErrorInvalidValue;
   }
-  const std::size_t expected = 1 + (g.has_reduce || g.has_prescale ? 1 : 0);
+  // Launch order (GemmFamily::source): [repack], [prescale], main, [reduce].
+  std::size_t next = 0;
+  const bool repacks = g.repack_a || g.repack_b;
+  const std::size_t expected = 1 + (repacks ? 1 : 0) + (g.has_reduce || g.has_prescale ? 1 : 0);
   if (kernels.size() != expected) return cudaErrorInvalidValue;
-  const void* main_kernel = reinterpret_cast<const void*>(kernels[g.has_prescale ? 1 : 0]);
+  const cudaKernel_t repack_kernel = repacks ? kernels[next++] : nullptr;
+  const cudaKernel_t prescale_kernel = g.has_prescale ? kernels[next++] : nullptr;
+  const void* main_kernel = reinterpret_cast<const void*>(kernels[next++]);
+  const cudaKernel_t reduce_kernel = g.has_reduce ? kernels[next++] : nullptr;
   // Set on every launch (cheap): a handle may be reused by a later library once
   // an earlier one is unloaded, so remembering handles would be wrong.
   if (g.smem_bytes > 48 * 1024) {
@@ -220,8 +253,36 @@ cudaError_t GemmHarness::launch(const Config& config, std::span<const cudaKernel
     if (cudaError_t e = cudaMemsetAsync(workspace_, 0xFF, workspace_floats_ * sizeof(float), stream); e != cudaSuccess)
       return e;
   }
-  HostGemmParams params{a_, b_, c_, bias_, workspace_, static_cast<int>(p.m), static_cast<int>(p.n),
-                        static_cast<int>(p.k), p.lda, p.ldb, p.ldc, static_cast<float>(p.alpha),
+  // REPACK: misaligned operands are copied to the pack buffer (aligned rows)
+  // and the main kernel reads the copies.
+  const void* kernel_a = a_;
+  const void* kernel_b = b_;
+  if (repacks) {
+    const std::size_t e = static_cast<std::size_t>(p.in_bytes());
+    const std::size_t b_offset = (g.packed_a_elems * e + 255) / 256 * 256;
+    const std::size_t bytes = b_offset + g.packed_b_elems * e;
+    if (pack_bytes_ < bytes) {
+      if (pack_) cudaFree(pack_);
+      pack_ = nullptr;
+      pack_bytes_ = 0;
+      if (cudaError_t e2 = cudaMalloc(&pack_, bytes); e2 != cudaSuccess) return e2;
+      pack_bytes_ = bytes;
+    }
+    unsigned char* base = static_cast<unsigned char*>(pack_);
+    if (g.repack_a) {
+      kernel_a = base;
+      if (cudaError_t e2 = launch_repack(repack_kernel, a_, base, p.a_stored(), g.kernel_lda, stream); e2 != cudaSuccess)
+        return e2;
+    }
+    if (g.repack_b) {
+      kernel_b = base + b_offset;
+      if (cudaError_t e2 = launch_repack(repack_kernel, b_, base + b_offset, p.b_stored(), g.kernel_ldb, stream);
+          e2 != cudaSuccess)
+        return e2;
+    }
+  }
+  HostGemmParams params{kernel_a, kernel_b, c_, bias_, workspace_, static_cast<int>(p.m), static_cast<int>(p.n),
+                        static_cast<int>(p.k), g.kernel_lda, g.kernel_ldb, p.ldc, static_cast<float>(p.alpha),
                         static_cast<float>(p.beta), g.k_per_split};
   void* args[] = {&params};
   void* wgmma_args[] = {&map_a_, &map_b_, &params};
@@ -229,21 +290,26 @@ cudaError_t GemmHarness::launch(const Config& config, std::span<const cudaKernel
     // A is M x K and B is N x K, both row-major (layout nt): boxes of 64
     // K-elements; each block of a cluster loads its share of the B tile.
     const int box_n = knobs.block_n / cluster;
-    if (maps_block_m_ != knobs.block_m || maps_box_n_ != box_n) {
+    if (maps_block_m_ != knobs.block_m || maps_box_n_ != box_n || maps_a_ != kernel_a || maps_b_ != kernel_b) {
       const bool bf16 = p.dtype == "bf16";
-      if (cudaError_t e = encode_tma_map_2d(&map_a_, a_, bf16, p.m, p.k, p.lda, knobs.block_m, knobs.block_k);
+      maps_block_m_ = 0;  // stale until both are encoded
+      if (cudaError_t e = encode_tma_map_2d(&map_a_, kernel_a, bf16, p.m, p.k, g.kernel_lda, knobs.block_m,
+                                            knobs.block_k);
           e != cudaSuccess)
         return e;
-      if (cudaError_t e = encode_tma_map_2d(&map_b_, b_, bf16, p.n, p.k, p.ldb, box_n, knobs.block_k);
+      if (cudaError_t e = encode_tma_map_2d(&map_b_, kernel_b, bf16, p.n, p.k, g.kernel_ldb, box_n, knobs.block_k);
           e != cudaSuccess)
         return e;
       maps_block_m_ = knobs.block_m;
       maps_box_n_ = box_n;
+      maps_a_ = kernel_a;
+      maps_b_ = kernel_b;
     }
   }
   const dim3 aux_grid(static_cast<unsigned>(std::max<long long>(g.aux_blocks, 1)));
   if (g.has_prescale) {
-    if (cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(kernels[0]), aux_grid, dim3(256), args, 0, stream);
+    if (cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(prescale_kernel), aux_grid, dim3(256), args, 0,
+                                         stream);
         e != cudaSuccess)
       return e;
   }
@@ -257,8 +323,8 @@ cudaError_t GemmHarness::launch(const Config& config, std::span<const cudaKernel
     return e;
   }
   if (g.has_reduce) {
-    if (cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(kernels[expected - 1]), aux_grid, dim3(256),
-                                         args, 0, stream);
+    if (cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(reduce_kernel), aux_grid, dim3(256), args, 0,
+                                         stream);
         e != cudaSuccess)
       return e;
   }
@@ -276,6 +342,8 @@ void GemmHarness::poison_outputs(cudaStream_t stream) {
     check(cudaMemcpyAsync(c_, c0_, c_elems_ * p.out_bytes(), cudaMemcpyDeviceToDevice, stream), "restoring C0");
   }
   if (workspace_) check(gemm_gpu::fill_pattern(workspace_, workspace_floats_, Elem::fp32, kPoison32, stream), "poisoning the workspace");
+  // Repacked operands are rewritten by every launch: poison makes a skipped repack fail verification.
+  if (pack_) check(cudaMemsetAsync(pack_, 0xFF, pack_bytes_, stream), "poisoning the repacked operands");
 }
 
 Verification GemmHarness::verify(const Config& config, cudaStream_t stream) {
@@ -338,7 +406,7 @@ Verification GemmHarness::verify(const Config& config, cudaStream_t stream) {
 
 std::size_t GemmHarness::working_set_bytes() const {
   return (a_elems_ + b_elems_) * problem_.in_bytes() + c_elems_ * problem_.out_bytes() +
-         workspace_floats_ * sizeof(float);
+         workspace_floats_ * sizeof(float) + pack_bytes_;
 }
 
 std::pair<const void*, std::size_t> GemmHarness::output_region() const {

@@ -47,6 +47,8 @@ class GemmHarness final : public FamilyHarness {
   void* bias_ = nullptr;
   float* workspace_ = nullptr;
   std::size_t workspace_floats_ = 0;
+  void* pack_ = nullptr;          ///< REPACK: aligned copies of A (at 0) and B (at pack_b_offset_)
+  std::size_t pack_bytes_ = 0;
   std::size_t a_elems_ = 0, b_elems_ = 0, c_elems_ = 0;
   std::vector<float> reference_;  ///< alpha*op(A)op(B) + beta*C0 + bias, activated; M x N tight
   double reference_rms_ = 0;
@@ -56,6 +58,8 @@ class GemmHarness final : public FamilyHarness {
   // it stays the same (encoding on every timed launch would stall the stream).
   CUtensorMap map_a_{}, map_b_{};
   int maps_block_m_ = 0, maps_box_n_ = 0;
+  const void* maps_a_ = nullptr;  ///< the buffers the maps address (A/B or their repacked copies)
+  const void* maps_b_ = nullptr;
   /// Blocks of a persistent cluster grid that fit at once, per (shared memory, threads, cluster size).
   std::map<std::tuple<int, int, int>, int> resident_blocks_;
 };
