@@ -3,7 +3,7 @@
 // written), % of the device-to-device copy bandwidth measured in the same run,
 // and the ratio to PyTorch eager on the same shapes (python3 + torch, timed
 // with CUDA events, median). Every timed configuration was verified first.
-// Usage: bench_rowwise_bench [--out DIR] [--sample N] [--neighbours N] [--only TEXT] [--warm JSON] [--no-torch]
+// Usage: bench_rowwise_bench [--out DIR] [--sample N] [--neighbours N] [--only TEXT]... [--warm JSON] [--no-torch] [--list]
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -31,6 +31,7 @@
 #include "kernels_templated/family.hpp"
 #include "kernels_templated/harness.hpp"
 #include "kernels_templated/rowwise/gpu/cubin_runner.hpp"
+#include "kernels_templated/rowwise/rowwise_family.hpp"
 #include "space/space.hpp"
 
 namespace fs = std::filesystem;
@@ -182,6 +183,14 @@ class Bench {
     for (std::size_t i = 0; i < rest.size() && static_cast<int>(first.size()) < sample_;
          i += std::max<std::size_t>(1, rest.size() / static_cast<std::size_t>(sample_)))
       first.push_back(rest[i]);
+    // Rows too long for one block: the configurations that hold the whole
+    // row on chip across a cluster (a sliver of the space the sample above
+    // rarely reaches: 5 of 100 in the v2 run's softmax 1 MiB rows).
+    if (const auto* rw = dynamic_cast<const rowwise::RowwiseFamily*>(&f)) {
+      const std::vector<Config> on_chip = rw->on_chip_row_configs(out.problem, device_);
+      first.insert(first.end(), on_chip.begin(), on_chip.end());
+      if (!on_chip.empty()) std::printf("  + %zu on-chip cluster configurations\n", on_chip.size());
+    }
     first.push_back(f.default_config(out.problem, device_));
     std::set<std::string> seen;
     std::vector<Config> batch;
@@ -216,7 +225,8 @@ class Bench {
     std::map<std::string, const Measured*> best_of;
     for (const Measured& m : out.measured) {
       if (!m.ok) continue;
-      const std::string kind = m.config.text_or("row_cache", "-") + (m.config.integer_or("cluster", 1) > 1 ? "+cluster" : "") +
+      const long long cluster = m.config.integer_or("cluster", 1);
+      const std::string kind = m.config.text_or("row_cache", "-") + (cluster > 1 ? "+cluster" + std::to_string(cluster) : "") +
                                (m.config.integer_or("split", 1) > 1 ? "+split" : "");
       if (!best_of[kind] || m.seconds < best_of[kind]->seconds) best_of[kind] = &m;
     }
@@ -377,7 +387,7 @@ int main(int argc, char** argv) {
   // About 150 configurations per shape: seeds, a guided sample, then three
   // rounds of neighbours around the three fastest.
   int sample = 100, neighbours = 50;
-  std::string only;
+  std::vector<std::string> only;
   fs::path warm;
   bool torch = true;
   CLI::App app{"row-wise families (reduce, softmax, rmsnorm) tuned against the copy bandwidth and PyTorch"};
@@ -385,13 +395,28 @@ int main(int argc, char** argv) {
   app.add_option("--out", out_dir, "write the report here");
   app.add_option("--sample", sample, "guided sample per shape")->capture_default_str();
   app.add_option("--neighbours", neighbours, "neighbours of the fastest per shape")->capture_default_str();
-  app.add_option("--only", only, "tune only the shapes whose 'family problem' contains TEXT");
+  app.add_option("--only", only,
+                 "tune only the shapes whose 'family problem' contains TEXT (repeat: any of them), e.g. "
+                 "--only cols=524288 --only cols=131072");
   app.add_option("--warm", warm,
                  "a previous run's rowwise-bench.json; its best configurations seed every shape of the same "
                  "family (timed again here)");
   app.add_flag("--no-torch", no_torch, "skip the PyTorch comparison");
+  bool list = false;
+  app.add_flag("--list", list, "print the shapes --only selects and exit (no GPU needed)");
   CLI11_PARSE(app, argc, argv);
   torch = !no_torch;
+  auto selected = [&](const Shape& s) {
+    const std::string label = s.family + " " + s.problem;
+    return only.empty() || std::any_of(only.begin(), only.end(), [&](const std::string& text) {
+             return label.find(text) != std::string::npos;
+           });
+  };
+  if (list) {
+    for (const Shape& s : shapes())
+      if (selected(s)) std::printf("%s %s\n", s.family.c_str(), s.problem.c_str());
+    return 0;
+  }
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
@@ -421,7 +446,7 @@ int main(int argc, char** argv) {
   std::vector<ShapeOutcome> outcomes;
   outcomes.reserve(shapes().size());
   for (const Shape& s : shapes()) {
-    if (!only.empty() && (s.family + " " + s.problem).find(only) == std::string::npos) continue;
+    if (!selected(s)) continue;
     std::printf("tuning %s %s ...\n", s.family.c_str(), s.problem.c_str());
     std::fflush(stdout);
     outcomes.push_back(bench.tune(s, seeds[s.family]));

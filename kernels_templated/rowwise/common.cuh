@@ -145,17 +145,47 @@ __device__ __forceinline__ void load_vec_shared(const T* p, float (&out)[VEC]) {
 
 /// Asynchronous copy of one 4-, 8- or 16-byte access from global to shared
 /// memory (cp.async: no registers held while in flight; 16 bytes bypass L1).
-template <int BYTES>
+/// CACHE carries the streamed input's policy to the 16-byte copies:
+/// evict_first marks the lines first to go from L2 (an L2::cache_hint policy:
+/// the row is read once), nc_l2_256b asks L2 to fetch whole 256-byte sectors;
+/// the other policies copy plainly (.cg already skips L1).
+template <int BYTES, int CACHE = kCacheDefault>
 __device__ __forceinline__ void cp_async(void* smem, const void* gmem) {
   static_assert(BYTES == 4 || BYTES == 8 || BYTES == 16, "cp.async copies 4, 8 or 16 bytes");
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  if constexpr (BYTES == 16)
+  if constexpr (BYTES == 16 && CACHE == kCacheEvictFirst)
+    asm volatile(
+        "{\n\t.reg .b64 ktune_policy;\n\t"
+        "createpolicy.fractional.L2::evict_first.b64 ktune_policy, 1.0;\n\t"
+        "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, ktune_policy;\n\t}" ::"r"(s),
+        "l"(gmem)
+        : "memory");
+  else if constexpr (BYTES == 16 && CACHE == kCacheL2Prefetch)
+    asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
+  else if constexpr (BYTES == 16)
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
   else
     asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(s), "l"(gmem), "n"(BYTES) : "memory");
 }
+/// Closes this thread's cp.async copies issued since the last commit into one group.
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 /// Waits for this thread's cp.async copies; they are then visible to it.
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+/// Waits until at most `n` of this thread's committed groups are still in
+/// flight (the older ones have landed). wait_group takes an immediate, so n
+/// above 7 waits as for 7: more than needed, never less.
+__device__ __forceinline__ void cp_async_wait_pending(long long n) {
+  switch (n <= 0 ? 0 : (n >= 7 ? 7 : static_cast<int>(n))) {
+    case 0: asm volatile("cp.async.wait_group 0;" ::: "memory"); break;
+    case 1: asm volatile("cp.async.wait_group 1;" ::: "memory"); break;
+    case 2: asm volatile("cp.async.wait_group 2;" ::: "memory"); break;
+    case 3: asm volatile("cp.async.wait_group 3;" ::: "memory"); break;
+    case 4: asm volatile("cp.async.wait_group 4;" ::: "memory"); break;
+    case 5: asm volatile("cp.async.wait_group 5;" ::: "memory"); break;
+    case 6: asm volatile("cp.async.wait_group 6;" ::: "memory"); break;
+    default: asm volatile("cp.async.wait_group 7;" ::: "memory"); break;
+  }
+}
 
 /// Walks one thread's share of a row of `len` elements: each step loads
 /// UNROLL vectors of VEC elements, SPAN elements apart, all before any is used
@@ -356,26 +386,26 @@ __device__ __forceinline__ void peer_value(float (&slot)[2], unsigned rank, MaxS
   v.s = load_peer(&slot[1], rank);
 }
 
-/// Combines v over the `size` blocks of this thread-block cluster, in rank
-/// order, so every block gets the same bits. Thread 0 publishes the block's
-/// value in shared memory; every thread reads the peers' values through
-/// distributed shared memory. `parity` alternates between consecutive calls:
-/// a slot is rewritten only two calls later, after a barrier that every peer
-/// reached once its reads of it were done, so one barrier per call suffices.
-/// The kernel must reach cluster_sync() once more before it exits: no block
-/// may leave while a peer still reads its slot.
+/// Combines v over the `size` (<= 32) blocks of this thread-block cluster.
+/// Thread 0 publishes the block's value in shared memory; after the barrier,
+/// lane r of every warp reads block r's value through distributed shared
+/// memory (one round trip for all peers, not `size` in a row) and a warp
+/// butterfly combines them: the same tree over the same values in every warp
+/// of every block, so every block gets the same bits. Every thread of the
+/// block must call it (whole warps). `parity` alternates between consecutive
+/// calls: a slot is rewritten only two calls later, after a barrier that
+/// every peer reached once its reads of it were done, so one barrier per call
+/// suffices. The kernel must reach cluster_sync() once more before it exits:
+/// no block may leave while a peer still reads its slot.
 template <typename Op, typename V>
 __device__ __forceinline__ V cluster_reduce(V v, int size, int parity) {
   __shared__ float slot[2][2];
   if (threadIdx.x == 0) publish(slot[parity], v);
   cluster_sync();
-  V total = Op::identity();
-  for (int r = 0; r < size; ++r) {
-    V peer;
-    peer_value(slot[parity], static_cast<unsigned>(r), peer);
-    total = Op::combine(total, peer);
-  }
-  return total;
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  V peer = Op::identity();
+  if (lane < size) peer_value(slot[parity], static_cast<unsigned>(lane), peer);
+  return warp_reduce<32, Op>(peer);
 }
 
 // ---- row geometry shared by the row-wise kernels
@@ -413,7 +443,8 @@ __device__ __forceinline__ Segment next_segment(const RowwiseArgs& a, const Segm
 constexpr int kPersistent = 2;
 
 /// Compile-time description of a row-wise configuration.
-template <typename T_, int RPB_, int TPR_, int VEC_, int RED_, int CACHE_, int STRIDE_, int UNROLL_, int CHUNKS_>
+template <typename T_, int RPB_, int TPR_, int VEC_, int RED_, int CACHE_, int STRIDE_, int UNROLL_, int CHUNKS_,
+          int MINB_ = 0>
 struct RowCfg {
   using T = T_;
   static constexpr int RPB = RPB_;        ///< rows (segments) per block
@@ -425,10 +456,14 @@ struct RowCfg {
   static constexpr int UNROLL = UNROLL_;  ///< accesses in flight per thread in streaming loops
   static constexpr int CHUNKS = CHUNKS_;  ///< >0: held in registers (CHUNKS accesses per thread); kSharedHeld; 0: streamed
   static constexpr int THREADS = RPB * TPR;
-  /// __launch_bounds__ minimum blocks: 1 for a held segment, so ptxas may use
-  /// the whole per-thread budget rather than spill to raise occupancy (seen:
-  /// 8 bytes spilled at 40 registers of 128 allowed); 0 (unspecified) else.
-  static constexpr int MIN_BLOCKS = CHUNKS != 0 ? 1 : 0;
+  /// __launch_bounds__ minimum blocks: MINB_ when the launch plan gives it
+  /// (a segment held in shared memory: the blocks per SM its threads and
+  /// shared memory allow, so registers do not cut that residency, which is
+  /// what overlaps one block's loads with another's work); else 1 for a held
+  /// segment, so ptxas may use the whole per-thread budget rather than spill
+  /// to raise occupancy (seen: 8 bytes spilled at 40 registers of 128
+  /// allowed); 0 (unspecified) for streaming.
+  static constexpr int MIN_BLOCKS = MINB_ > 0 ? MINB_ : (CHUNKS != 0 ? 1 : 0);
   static constexpr int SPAN = TPR * VEC;  ///< elements one sweep of the group covers
   static_assert(THREADS <= 1024 && THREADS % 32 == 0, "block of whole warps, at most 1024 threads");
   static_assert((TPR & (TPR - 1)) == 0, "threads per row must be a power of two");
@@ -469,11 +504,23 @@ struct RowShare {
   long long len;
   int lane;
   T* held;  ///< this row group's shared-memory segment (kShared)
+  /// kShared: copies of this segment may still be in flight, one cp.async
+  /// group per vector of this thread in visiting order; the first visit
+  /// waits for each vector's group just before reading it.
+  bool landing;
   float v[kRegisters ? Cfg::CHUNKS : 1][VEC];
 
-  /// Reads a held segment from memory (no-op when streaming). `prefetched`:
-  /// a shared-memory segment whose copies visit_refilling already issued;
-  /// only the wait remains.
+  /// Vectors of this thread in a segment of `n` elements.
+  __device__ __forceinline__ long long vectors_in(long long n) const {
+    const long long first = static_cast<long long>(lane) * VEC;
+    return n > first ? (n - first + SPAN - 1) / SPAN : 0;
+  }
+
+  /// Starts reading a held segment from memory (no-op when streaming).
+  /// Registers: loaded here. Shared memory: the cp.async copies are issued
+  /// here, one group per vector, and the first visit consumes them as they
+  /// land (its work overlaps the later loads). `prefetched`: the copies were
+  /// issued by visit_refilling over the previous segment, in the same groups.
   __device__ __forceinline__ void fill(bool prefetched = false) {
     if constexpr (kRegisters) {
 #pragma unroll
@@ -485,19 +532,22 @@ struct RowShare {
       // Each thread copies and later reads only its own vectors: waiting for
       // its own copies is enough, no block barrier.
       if (!prefetched)
-        for (long long i = static_cast<long long>(lane) * VEC; i < len; i += SPAN)
-          cp_async<VecBytes<T, VEC>::kBytes>(held + i, x + i);
-      cp_async_wait_all();
+        for (long long i = static_cast<long long>(lane) * VEC; i < len; i += SPAN) {
+          cp_async<VecBytes<T, VEC>::kBytes, Cfg::CACHE>(held + i, x + i);
+          cp_async_commit();
+        }
+      landing = true;
     }
   }
 
   /// visit() of a shared-memory segment that refills each slot, once used,
   /// with the same slot of the next segment this thread's group will hold
   /// (next_x, next_len): in a persistent loop the next row's loads are in
-  /// flight while this row is written out. fill(true) then only waits.
+  /// flight while this row is written out. fill(true) then issues nothing.
   template <typename F>
   __device__ __forceinline__ void visit_refilling(const T* next_x, long long next_len, F&& f) {
     static_assert(kShared, "refilling applies to segments held in shared memory");
+    settle();
     long long i = static_cast<long long>(lane) * VEC;
 #pragma unroll 4
     for (; i < len; i += SPAN) {
@@ -505,10 +555,25 @@ struct RowShare {
       load_vec_shared<T, VEC>(held + i, t);
       f(i, t);
       // f has consumed the slot's value (its results are stored), so the
-      // copy into the slot cannot overtake the read.
-      if (i < next_len) cp_async<VecBytes<T, VEC>::kBytes>(held + i, next_x + i);
+      // copy into the slot cannot overtake the read. One group per vector,
+      // in slot order, as fill() commits them.
+      if (i < next_len) {
+        cp_async<VecBytes<T, VEC>::kBytes, Cfg::CACHE>(held + i, next_x + i);
+        cp_async_commit();
+      }
     }
-    for (; i < next_len; i += SPAN) cp_async<VecBytes<T, VEC>::kBytes>(held + i, next_x + i);
+    for (; i < next_len; i += SPAN) {
+      cp_async<VecBytes<T, VEC>::kBytes, Cfg::CACHE>(held + i, next_x + i);
+      cp_async_commit();
+    }
+  }
+
+  /// Waits for every copy of a shared-memory segment still landing.
+  __device__ __forceinline__ void settle() {
+    if constexpr (kShared) {
+      if (landing) cp_async_wait_all();
+      landing = false;
+    }
   }
 
   /// f(offset, const float (&)[VEC]) for each vector of the share.
@@ -521,11 +586,26 @@ struct RowShare {
         if (idx < len) f(idx, v[c]);
       }
     } else if constexpr (kShared) {
+      if (landing) {
+        // First visit: vector k waits only for its own group (the k-th of
+        // `groups`), so this pass runs behind the loads, not after them.
+        const long long groups = vectors_in(len);
+        long long k = 0;
+#pragma unroll 2
+        for (long long i = static_cast<long long>(lane) * VEC; i < len; i += SPAN, ++k) {
+          cp_async_wait_pending(groups - 1 - k);
+          float t[VEC];
+          load_vec_shared<T, VEC>(held + i, t);
+          f(i, t);
+        }
+        landing = false;
+      } else {
 #pragma unroll 4
-      for (long long i = static_cast<long long>(lane) * VEC; i < len; i += SPAN) {
-        float t[VEC];
-        load_vec_shared<T, VEC>(held + i, t);
-        f(i, t);
+        for (long long i = static_cast<long long>(lane) * VEC; i < len; i += SPAN) {
+          float t[VEC];
+          load_vec_shared<T, VEC>(held + i, t);
+          f(i, t);
+        }
       }
     } else {
       for_each_row_vector<T, VEC, Cfg::CACHE, SPAN, Cfg::UNROLL>(
@@ -572,6 +652,7 @@ __device__ __forceinline__ RowShare<Cfg> row_share(const RowwiseArgs& a, const S
   r.len = s.len;
   r.lane = threadIdx.x % Cfg::TPR;
   r.held = nullptr;
+  r.landing = false;
   if constexpr (Cfg::CHUNKS == kSharedHeld)
     r.held = reinterpret_cast<T*>(dynamic_smem()) + static_cast<long long>(threadIdx.x / Cfg::TPR) * a.seg_len;
   return r;

@@ -94,6 +94,17 @@ LaunchPlan column_plan(const Problem& p, const Config& c, const PlanDevice&) {
   return plan;
 }
 
+// Blocks of `threads` threads and `smem` bytes of shared memory one SM holds
+// at once; a shared-memory row also by registers at kSharedRowRegisterFloor
+// (its kernel's __launch_bounds__ minimum, so ptxas keeps to that budget).
+long long resident_blocks(const PlanDevice& d, long long threads, long long smem, bool shared_row) {
+  const long long by_smem = d.smem_per_sm / (smem + kReservedSmemPerBlock);
+  const long long by_threads = d.max_threads_per_sm / threads;
+  const long long by_registers =
+      shared_row ? kRegistersPerSm / (threads * kSharedRowRegisterFloor) : d.max_blocks_per_sm;
+  return std::max<long long>(1, std::min<long long>({d.max_blocks_per_sm, by_threads, by_smem, by_registers}));
+}
+
 }  // namespace
 
 int rowwise_static_smem(Kind kind, long long threads_per_row, long long rows_per_block, const std::string& reduction) {
@@ -129,10 +140,7 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
   plan.dynamic_smem = hold == "smem" ? static_cast<int>(rpb * plan.seg_len * dtype_bytes(p.text("dtype"))) : 0;
   const long long vrows = rows * split;
   const long long needed = ceil_div(vrows, rpb);
-  const long long by_smem = d.smem_per_sm / (plan.smem_bytes + plan.dynamic_smem + kReservedSmemPerBlock);
-  const long long by_threads = d.max_threads_per_sm / plan.threads;
-  plan.resident_per_sm =
-      std::max<long long>(1, std::min<long long>({d.max_blocks_per_sm, by_threads, by_smem}));
+  plan.resident_per_sm = resident_blocks(d, plan.threads, plan.smem_bytes + plan.dynamic_smem, hold == "smem");
   long long blocks = needed;
   if (stride) {
     // A persistent grid of whole clusters (a cluster's blocks walk the same rows).
@@ -146,6 +154,13 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
                                   cache_code(c.text("cache")), persistent ? 2 : (stride ? 1 : 0),
                                   hold == "none" ? unroll : 1,
                                   plan.chunks}) +
+                          // RowCfg's MINB (shared-memory rows): the blocks per SM of the reference
+                          // device, so the source does not depend on the device's figures; the
+                          // register floor keeps it spill-free on any device.
+                          (hold == "smem"
+                               ? ", " + std::to_string(resident_blocks(PlanDevice{}, plan.threads,
+                                                                       plan.smem_bytes + plan.dynamic_smem, true))
+                               : std::string()) +
                           ">";
   const int first_phase = cluster > 1 ? 3 : (split > 1 ? 1 : 0);
   auto row_kernel = [&](int phase) {

@@ -41,7 +41,8 @@ struct LaunchPlan {
   int smem_bytes = 0;            ///< static shared memory of the main kernel (estimate)
   int dynamic_smem = 0;          ///< dynamic shared memory of the main kernel (row segments held there)
   int cluster = 1;               ///< blocks per cluster of the main kernel
-  long long resident_per_sm = 1; ///< blocks of the main kernel one SM holds at once (threads, blocks, shared memory)
+  long long resident_per_sm = 1; ///< blocks of the main kernel one SM holds at once (threads, blocks, shared memory;
+                                 ///< rows in shared memory: registers at kSharedRowRegisterFloor too)
 };
 
 /// RowCfg's CHUNKS value for a segment held in shared memory (rowwise/common.cuh kSharedHeld).
@@ -58,6 +59,15 @@ struct PlanDevice {
 
 /// Shared memory the driver reserves per block on sm_90 (counted against the SM's).
 constexpr int kReservedSmemPerBlock = 1024;
+/// 32-bit registers of one SM (sm_90).
+constexpr int kRegistersPerSm = 65536;
+/// Registers per thread counted for a shared-memory-row kernel: the plan
+/// counts no more resident blocks than this allows and passes that count to
+/// __launch_bounds__, so ptxas keeps to it. These kernels need 40 without
+/// spilling (ptxas for sm_90a, 2026-11-30: 4..52 bytes spilled when capped
+/// at 32), and ptxas keeps some back: 25 blocks of 64 threads (40.96 per
+/// thread) got 32 and spilled, 24 blocks got 40. Counting 42 leaves >= 40.
+constexpr int kSharedRowRegisterFloor = 42;
 
 /// Static shared memory of a row-wise kernel (reduction slots; the cluster slot).
 int rowwise_static_smem(Kind kind, long long threads_per_row, long long rows_per_block, const std::string& reduction);

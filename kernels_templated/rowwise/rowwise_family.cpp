@@ -362,6 +362,42 @@ WorkEstimate RowwiseFamily::estimate(const Problem& raw, const Config& c, const 
   return w;
 }
 
+std::vector<Config> RowwiseFamily::on_chip_row_configs(const Problem& raw, const DeviceSpec& d) const {
+  std::vector<Config> out;
+  if (kind_ == Kind::reduce) return out;
+  const Problem p = normalize(raw);
+  const Space s = space(p, d);
+  const long long cols = p.integer("cols");
+  const int bytes = dtype_bytes(p.text("dtype"));
+  const long long smem_limit = s.constants().integer("smem_limit");
+  // Rows that fit one block are better served by one block per row (no
+  // cluster barrier); the cluster path is for the rows that do not.
+  if (cols * bytes + rowwise_static_smem(kind_, 1024, 1, "shuffle") <= smem_limit) return out;
+  long long vec = 16 / bytes;
+  while (vec > 1 && (cols % vec != 0 || vec * bytes < 4)) vec /= 2;
+  if (vec * bytes < 4) return out;  // cp.async copies >= 4 bytes
+  Config base = default_config(p, d);
+  base.set("vec", vec);
+  base.set("row_cache", std::string("smem"));
+  base.set("split", std::int64_t{1});
+  base.set("rows_per_block", std::int64_t{1});
+  base.set("unroll", std::int64_t{1});
+  base.set("reduction", std::string("shuffle"));
+  if (kind_ == Kind::softmax) base.set("stats", std::string("online"));
+  for (std::int64_t cluster : {2, 4, 8, 16})
+    for (std::int64_t threads : {256, 512, 1024})
+      for (const char* grid : {"persistent", "rows"})
+        for (const char* cache : {"default", "evict_first"}) {
+          Config c = base;
+          c.set("cluster", cluster);
+          c.set("threads_per_row", threads);
+          c.set("grid", std::string(grid));
+          c.set("cache", std::string(cache));
+          if (s.is_valid(c)) out.push_back(c);
+        }
+  return out;
+}
+
 KernelSource RowwiseFamily::source(const Problem& raw, const Config& c) const {
   const Problem p = normalize(raw);
   // The plan's names do not depend on the device beyond the grid, which is

@@ -44,6 +44,15 @@ class RowwiseFamily final : public KernelFamily {
 
   Kind kind() const { return kind_; }
 
+  /// softmax / rmsnorm: configurations that keep a whole row on chip across
+  /// a thread-block cluster (one segment per block in shared memory, read
+  /// once and written once), for rows too long for one block's shared
+  /// memory: every valid cluster size, 256..1024 threads per row, one
+  /// widest access, grid rows | persistent, cache default | evict_first.
+  /// A sampled search rarely lands on them (they are a sliver of the
+  /// space), so tuners seed them. Empty for reduce and for rows that fit a block.
+  std::vector<Config> on_chip_row_configs(const Problem& p, const DeviceSpec& d) const;
+
  private:
   Kind kind_;
 };

@@ -11,8 +11,9 @@
 namespace ktune_rw {
 
 /// ONLINE = 1: one pass of running (max, sum) per thread and a single pair
-/// reduction; ONLINE = 0: a max reduction, then a sum reduction. A held
-/// segment (registers or shared memory) is read from memory once either way.
+/// reduction (a register-held segment: a local max, then the sum against it);
+/// ONLINE = 0: a max reduction, then a sum reduction. A held segment
+/// (registers or shared memory) is read from memory once either way.
 template <typename Cfg, int ONLINE, int PHASE>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) softmax_kernel(RowwiseArgs a) {
   constexpr int VEC = Cfg::VEC, TPR = Cfg::TPR, RPB = Cfg::RPB;
@@ -36,9 +37,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) softmax_kernel(
       stat = MaxSumOp::identity();
       for (int k = 0; k < a.split; ++k)
         stat = MaxSumOp::combine(stat, MaxSum{a.ws[2 * (s.row * a.split + k)], a.ws[2 * (s.row * a.split + k) + 1]});
-    } else if constexpr (!Share::kHeld && ONLINE) {
-      // Streaming, one read for the statistics: a running (max, sum) that is
-      // rescaled when a vector raises the maximum.
+    } else if constexpr (!Share::kRegisters && ONLINE) {
+      // One visit for the statistics: a running (max, sum) that is rescaled
+      // when a vector raises the maximum. Streaming: one read of memory.
+      // Shared memory: the visit consumes each vector as its copy lands, so
+      // the exponentials overlap the remaining loads instead of following them.
       MaxSum st = MaxSumOp::identity();
       row.visit([&](long long, const float(&v)[VEC]) {
         float mv = v[0];
@@ -54,8 +57,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) softmax_kernel(
       });
       stat = group_reduce<MaxSumOp, RPB, TPR, Cfg::RED>(st, red_p);
     } else {
-      // Held (cheap to visit twice: a local max, then the sum against it) or
-      // streaming two-pass (a max reduction between two reads).
+      // Registers (cheap to visit twice: a local max, then the sum against
+      // it) or two-pass (a max reduction between two visits).
       float m = neg_inf();
       row.visit([&](long long, const float(&v)[VEC]) {
 #pragma unroll

@@ -230,6 +230,69 @@ TEST(RowwiseGpu, PersistentSharedMemoryRowsAcrossIterations) {
   cudaStreamDestroy(stream);
 }
 
+// Long rows held whole on chip across a cluster (the family's on-chip seeds:
+// clusters of 2..16 blocks, each holding its segment in shared memory, grid
+// rows or persistent): softmax 1 MiB bf16 rows (clusters of 8 and 16; more
+// rows than a persistent grid holds, so its loop refills across rows) and
+// rmsnorm 256 KiB bf16 rows, one of odd length (4-byte accesses, a shorter
+// last segment).
+TEST(RowwiseGpu, LongRowsHeldOnChipAcrossClusters) {
+  std::string why;
+  if (!have_gpu(why)) GTEST_SKIP() << why;
+  CompilerOptions options;
+  options.arch = "sm_90a";
+  Compiler compiler(options);
+  DeviceSpec d = *find_builtin_device("h200");
+  ASSERT_EQ(cudaDeviceGetAttribute(&d.sm_count, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+  cudaStream_t stream;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  const std::vector<Case> problems = {{"softmax", "rows=40,cols=524288,dtype=bf16"},
+                                      {"rmsnorm", "rows=150,cols=131072,dtype=bf16"},
+                                      {"rmsnorm", "rows=37,cols=131070,dtype=bf16"}};
+  int checked = 0, big_clusters = 0, unlaunchable = 0;
+  for (const Case& c : problems) {
+    const auto& f = static_cast<const rowwise::RowwiseFamily&>(find_family(c.family));
+    const Problem p = parse_problem(f, c.problem);
+    const std::vector<Config> configs = f.on_chip_row_configs(p, d);
+    ASSERT_FALSE(configs.empty()) << c.family << " " << c.problem;
+    std::vector<KernelSource> sources;
+    for (const Config& cfg : configs) sources.push_back(f.source(p, cfg));
+    const std::vector<CompileOutput> outs = compiler.compile_all(sources);
+    auto harness = make_harness(c.family);
+    harness->prepare(p, 8 + checked);
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      SCOPED_TRACE(std::string(c.family) + " " + p.key() + " | " + configs[i].key());
+      ASSERT_TRUE(outs[i].ok) << outs[i].log;
+      std::vector<std::string> lowered;
+      for (const auto& k : outs[i].kernels) lowered.push_back(k.lowered_name);
+      rowwise::LoadedCubin cubin(outs[i].cubin, lowered);
+      ASSERT_TRUE(cubin.ok()) << cubin.error();
+      bool launched = true;
+      for (int run = 0; run < 2 && launched; ++run) {
+        rowwise::RunCheck r = rowwise::run_and_verify(*harness, configs[i], cubin.kernels(), stream);
+        if (r.launch != cudaSuccess && configs[i].integer("cluster") > 8 &&
+            (r.launch == cudaErrorInvalidClusterSize || r.launch == cudaErrorLaunchOutOfResources)) {
+          std::printf("note: not launchable here (%s): %s\n", cudaGetErrorString(r.launch), configs[i].key().c_str());
+          cudaGetLastError();
+          ++unlaunchable;
+          launched = false;
+          break;
+        }
+        ASSERT_EQ(r.launch, cudaSuccess) << cudaGetErrorString(r.launch);
+        EXPECT_TRUE(r.verification.passed) << r.verification.detail;
+      }
+      if (!launched) continue;
+      ++checked;
+      if (configs[i].integer("cluster") >= 8) ++big_clusters;
+    }
+  }
+  std::printf("verified %d on-chip cluster configurations on long rows (%d with clusters of 8 or 16; %d "
+              "non-portable clusters not launchable)\n",
+              checked, big_clusters, unlaunchable);
+  EXPECT_GT(big_clusters, 0);
+  cudaStreamDestroy(stream);
+}
+
 TEST(RowwiseGpu, VerificationCatchesUnwrittenAndWrongOutputs) {
   std::string why;
   if (!have_gpu(why)) GTEST_SKIP() << why;

@@ -10,6 +10,8 @@
 
 #include "engine/compiler.hpp"
 #include "kernels_templated/family.hpp"
+#include "kernels_templated/rowwise/launch_plan.hpp"
+#include "kernels_templated/rowwise/rowwise_family.hpp"
 #include "space/space.hpp"
 
 using namespace ktune;
@@ -91,6 +93,54 @@ TEST(RowwiseCompile, SeededSampleCompilesToSm90Cubins) {
       }
     }
   }
+}
+
+// The configurations that hold a long row on chip across a cluster (softmax
+// 1 MiB bf16 rows: clusters of 8 and 16; rmsnorm 256 KiB bf16 rows: 2..16)
+// compile for sm_90a without spills, and their registers let an SM hold as
+// many blocks as the launch plan counts on (threads and shared memory): a
+// plan that promises 3 blocks per SM where registers allow 1 would leave
+// the loads of one row exposed.
+TEST(RowwiseCompile, LongRowOnChipClusterConfigsCompileForSm90aWithoutSpills) {
+  CompilerOptions options;
+  options.arch = "sm_90a";
+  Compiler compiler(options);
+  const DeviceSpec d = *find_builtin_device("h200");
+  std::vector<KernelSource> sources;
+  std::vector<std::string> labels;
+  std::vector<rowwise::LaunchPlan> plans;
+  for (const Case& c : std::vector<Case>{{"softmax", "rows=256,cols=524288,dtype=bf16"},
+                                         {"rmsnorm", "rows=1024,cols=131072,dtype=bf16"}}) {
+    const auto& f = static_cast<const rowwise::RowwiseFamily&>(find_family(c.family));
+    const Problem p = parse_problem(f, c.problem);
+    const std::vector<Config> configs = f.on_chip_row_configs(p, d);
+    ASSERT_FALSE(configs.empty()) << c.family << " " << c.problem;
+    for (const Config& cfg : configs) {
+      sources.push_back(f.source(p, cfg));
+      labels.push_back(std::string(c.family) + " " + c.problem + " " + cfg.key());
+      plans.push_back(rowwise::plan_launch(f.kind(), p, cfg, rowwise::plan_device(d)));
+    }
+  }
+  const std::vector<CompileOutput> outs = compiler.compile_all(sources);
+  ASSERT_EQ(outs.size(), sources.size());
+  int big_clusters = 0;
+  for (std::size_t i = 0; i < outs.size(); ++i) {
+    SCOPED_TRACE(labels[i]);
+    ASSERT_TRUE(outs[i].ok) << outs[i].log;
+    EXPECT_EQ(outs[i].arch, "sm_90a");
+    ASSERT_EQ(outs[i].kernels.size(), 1u);
+    const auto& k = outs[i].kernels[0];
+    EXPECT_EQ(k.spill_store_bytes, 0) << k.name_expression;
+    EXPECT_EQ(k.spill_load_bytes, 0) << k.name_expression;
+    EXPECT_GT(k.registers, 0);
+    // Registers are allocated per warp in units of 256 (8 per thread).
+    const long long regs = (k.registers + 7) / 8 * 8;
+    EXPECT_LE(regs * plans[i].threads * plans[i].resident_per_sm, 65536)
+        << k.registers << " registers x " << plans[i].threads << " threads x " << plans[i].resident_per_sm
+        << " blocks per SM";
+    if (plans[i].cluster >= 8) ++big_clusters;
+  }
+  EXPECT_GT(big_clusters, 0);
 }
 
 TEST(RowwiseCompile, TemplateFilesExistAndHash) {

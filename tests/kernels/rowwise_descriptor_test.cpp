@@ -232,3 +232,49 @@ TEST(RowwiseDescriptors, SharedMemoryRowsFitTheBlockAndReadOnce) {
     }
   }
 }
+
+// The long rows of issue 8 (softmax 1 MiB bf16 rows, rmsnorm 256 KiB bf16
+// rows) have configurations that hold the whole row on chip across a
+// cluster: every block one segment in shared memory, one kernel, the input
+// read once.
+TEST(RowwiseDescriptors, LongRowsHaveOnChipClusterConfigurations) {
+  const DeviceSpec d = h200();
+  struct Want {
+    const char* family;
+    const char* problem;
+    std::set<long long> clusters;
+  };
+  const std::vector<Want> wants = {
+      {"softmax", "rows=256,cols=524288,dtype=bf16", {8, 16}},        // 128 KiB / 64 KiB segments
+      {"rmsnorm", "rows=1024,cols=131072,dtype=bf16", {2, 4, 8, 16}},  // 128 KiB .. 16 KiB
+      {"rmsnorm", "rows=37,cols=131070,dtype=bf16", {2, 4, 8, 16}},    // odd length: 4-byte accesses
+  };
+  for (const Want& w : wants) {
+    SCOPED_TRACE(std::string(w.family) + " " + w.problem);
+    const auto& f = static_cast<const rowwise::RowwiseFamily&>(find_family(w.family));
+    const Problem p = parse_problem(f, w.problem);
+    const Space s = f.space(p, d);
+    const std::vector<Config> configs = f.on_chip_row_configs(p, d);
+    ASSERT_FALSE(configs.empty());
+    std::set<long long> clusters;
+    for (const Config& c : configs) {
+      SCOPED_TRACE(c.key());
+      EXPECT_TRUE(s.is_valid(c));
+      EXPECT_EQ(c.text("row_cache"), "smem");
+      clusters.insert(c.integer("cluster"));
+      const rowwise::LaunchPlan plan = rowwise::plan_launch(f.kind(), p, c, rowwise::plan_device(d));
+      ASSERT_EQ(plan.kernels.size(), 1u);  // one kernel: no second read of the row
+      EXPECT_EQ(plan.kernels[0].cluster, c.integer("cluster"));
+      EXPECT_EQ(plan.seg_len, rowwise::segment_length(p.integer("cols"), plan.cluster, c.integer("vec")));
+      EXPECT_GE(plan.seg_len * plan.cluster, p.integer("cols"));  // the cluster holds the whole row
+      EXPECT_LE(plan.dynamic_smem + plan.smem_bytes, d.smem_per_block_optin);
+      EXPECT_EQ(f.estimate(p, c, d).dram_bytes, f.min_bytes(p));
+    }
+    EXPECT_EQ(clusters, w.clusters);
+  }
+  // Rows that fit one block, and reductions, get none.
+  const auto& softmax = static_cast<const rowwise::RowwiseFamily&>(find_family("softmax"));
+  EXPECT_TRUE(softmax.on_chip_row_configs(parse_problem(softmax, "rows=4096,cols=32768,dtype=fp16"), d).empty());
+  const auto& reduce = static_cast<const rowwise::RowwiseFamily&>(find_family("reduce"));
+  EXPECT_TRUE(reduce.on_chip_row_configs(parse_problem(reduce, "rows=256,cols=524288,dtype=bf16"), d).empty());
+}
