@@ -81,6 +81,29 @@ std::unique_ptr<Evaluator> make_gpu_evaluator(const KernelFamily& family, const 
   return std::make_unique<IsolatedEvaluator>(family, problem, options);
 }
 
+/// The database seen from a sub-space: stored results that the sub-space
+/// rules out stay in the database but are not part of the run (not reused,
+/// not counted, never its best); new results go to the same key, since they
+/// are configurations of the whole space.
+class SubSpaceLog final : public ResultLog {
+ public:
+  SubSpaceLog(ResultLog& whole, const Space& sub_space) : whole_(whole), sub_space_(sub_space) {}
+  std::vector<Result> stored() const override {
+    std::vector<Result> inside;
+    for (Result& r : whole_.stored())
+      if (sub_space_.is_valid(r.config)) inside.push_back(std::move(r));
+    return inside;
+  }
+  void append_batch(std::span<const Result> batch) override { whole_.append_batch(batch); }
+  std::vector<Result> warm_start_prior(std::size_t limit) const override {
+    return whole_.warm_start_prior(limit);  // hints; the loop repairs them into the sub-space
+  }
+
+ private:
+  ResultLog& whole_;
+  const Space& sub_space_;
+};
+
 void check_bounded(const TuneSpec& spec) {
   if (spec.options.budget == 0 && spec.options.time_limit_s <= 0)
     throw std::invalid_argument("no limit given: set a budget (evaluations) or a time limit");
@@ -88,6 +111,26 @@ void check_bounded(const TuneSpec& spec) {
 }
 
 }  // namespace
+
+void restrict_space(Space& space, const std::vector<std::string>& expressions) {
+  if (expressions.empty()) return;
+  for (const std::string& expression : expressions) {
+    try {
+      space.require(expression);
+    } catch (const SpaceError& e) {
+      // e names the expression and the column or the unknown name.
+      throw std::invalid_argument(std::string("bad sub-space expression: ") + e.what());
+    }
+  }
+  try {
+    space.require_nonempty();
+  } catch (const SpaceError& e) {
+    std::string quoted;
+    for (const std::string& x : expressions) quoted += (quoted.empty() ? "'" : ", '") + x + "'";
+    throw std::invalid_argument("the sub-space required by " + quoted + " has no valid configuration: " +
+                                e.what());
+  }
+}
 
 Store open_store_for_writing(const std::string& path) {
   std::filesystem::path p(path);
@@ -137,6 +180,8 @@ void validate_tune_spec(const TuneSpec& spec) {
   if (!spec.replay.empty()) {
     // Reading it is the only way to know its format; prepare_tune reads it again.
     std::shared_ptr<const RecordedSpace> rec = read_recording(spec.replay);
+    Space sub_space = rec->space;  // the recorded space is known: check the sub-space now
+    restrict_space(sub_space, spec.require);
     if (!spec.kernel.empty() && spec.kernel != rec->family) {
       find_family(spec.kernel);  // an unknown name is reported as such
       throw std::invalid_argument("replay file '" + spec.replay + "' records family '" + rec->family +
@@ -191,6 +236,7 @@ std::unique_ptr<PreparedTune> prepare_tune(const TuneSpec& spec, const PrepareHo
     job->problem = rec.problem;
     job->device = recorded_device(rec);
     job->space = std::make_unique<Space>(rec.space);
+    restrict_space(*job->space, spec.require);
     if (!hooks.evaluator) job->evaluator = std::make_unique<ReplayEvaluator>(job->recording);
     job->key.family_hash = recording_hash(rec, spec.replay);
     job->key.family = rec.family;
@@ -216,6 +262,7 @@ std::unique_ptr<PreparedTune> prepare_tune(const TuneSpec& spec, const PrepareHo
     apply_stored_ceilings(spec.ceilings_db, job->device);
     job->space = std::make_unique<Space>(job->family->space(job->problem, job->device));
     job->space->require_nonempty();
+    restrict_space(*job->space, spec.require);
     if (!hooks.evaluator) job->evaluator = make_gpu_evaluator(*job->family, job->problem, spec);
     job->key.family = std::string(job->family->name());
     job->key.family_hash = family_source_hash(*job->family);
@@ -239,7 +286,9 @@ std::unique_ptr<PreparedTune> prepare_tune(const TuneSpec& spec, const PrepareHo
 }
 
 TuneReport run_prepared_tune(PreparedTune& job, Store& store, ProgressSink* progress) {
-  StoreLog log(store, job.key, job.provenance);
+  StoreLog whole(store, job.key, job.provenance);
+  SubSpaceLog sub_space(whole, *job.space);
+  ResultLog& log = job.spec.require.empty() ? static_cast<ResultLog&>(whole) : sub_space;
   TuneInputs in;
   in.family = job.family;
   in.problem = job.problem;

@@ -36,7 +36,19 @@ struct TuneSpec {
   /// ceilings`) replace the datasheet's in the cost model; empty or absent
   /// file: the datasheet (or the live device's figures).
   std::string ceilings_db;
+  /// Extra constraints in the space's expression language (space/README.md)
+  /// that narrow the family's (or the recording's) space to a sub-space, e.g.
+  /// "VEC == 8 && SMEM == 'xor'". Every one must hold. Stored results outside
+  /// the sub-space are not part of the run (not reused, not its best).
+  std::vector<std::string> require;
 };
+
+/// Narrows `space` to a sub-space: each expression becomes one more
+/// constraint. Throws std::invalid_argument naming the expression for a
+/// syntax error, a type error or an unknown name, and naming the expressions
+/// when the sub-space has no valid configuration. No expressions: nothing
+/// changes and nothing is checked.
+void restrict_space(Space& space, const std::vector<std::string>& expressions);
 
 /// No GPU where one is needed; the message says why and what to do instead.
 struct NoGpuError : std::runtime_error {
@@ -65,8 +77,11 @@ struct PreparedTune {
 
 /// Cheap checks of a spec, with no GPU or database work: the family is known,
 /// the problem parses for it, the strategy is known, the replay file (if any)
-/// exists and is a recording in an accepted format, and a budget or a time
-/// limit bounds the run. Throws std::invalid_argument naming what is wrong.
+/// exists and is a recording in an accepted format (and the sub-space
+/// expressions, if any, hold for some configuration of it), and a budget or a
+/// time limit bounds the run. A family's sub-space expressions are checked by
+/// prepare_tune, which knows the device. Throws std::invalid_argument naming
+/// what is wrong.
 void validate_tune_spec(const TuneSpec& spec);
 
 /// Resolves a spec: reads the recording or finds the GPU, builds the space,

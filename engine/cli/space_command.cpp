@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/cli/command.hpp"
+#include "engine/tune_job.hpp"
 #include "kernels_templated/family.hpp"
 #include "space/device_spec.hpp"
 #include "space/space.hpp"
@@ -24,6 +25,7 @@ struct SpaceArgs {
   std::string problem;
   std::string device = "sm_90";
   std::string space_file;
+  std::vector<std::string> require;
   std::size_t sample = 0;
   std::uint64_t seed = 1;
   bool as_json = false;
@@ -101,6 +103,7 @@ int run_space(const SpaceArgs& args) {
               device->arch() + ")";
     }
     space->require_nonempty();
+    restrict_space(*space, args.require);  // throws std::invalid_argument: a usage error
   } catch (const SpaceError& e) {
     throw UsageError(e.what());
   }
@@ -115,6 +118,12 @@ int run_space(const SpaceArgs& args) {
   }
 
   std::cout << "Search space: " << title << "\n";
+  if (!args.require.empty()) {
+    std::cout << "sub-space (--require, the last constraints below):";
+    for (std::size_t i = 0; i < args.require.size(); ++i)
+      std::cout << (i ? " && " : " ") << "(" << args.require[i] << ")";
+    std::cout << "\n";
+  }
   if (!space->constants().empty()) {
     std::vector<std::string> items;
     for (const auto& [k, v] : space->constants()) items.push_back(k + "=" + to_text(v));
@@ -167,6 +176,10 @@ const CommandRegistrar registrar(30, [](CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--space", args->space_file, "Read the space from a JSON file (see space/README.md) "
                                                "instead of a kernel family");
+  cmd->add_option("--require", args->require,
+                  "Show only the sub-space where this expression holds (the expression language of "
+                  "space/README.md; repeatable, all must hold): what `ktune tune --require` would tune")
+      ->allow_extra_args(false);
   cmd->add_option("--sample", args->sample, "Print N distinct valid configurations, one JSON object a line");
   cmd->add_option("--seed", args->seed, "Seed of --sample")->capture_default_str();
   cmd->add_flag("--json", args->as_json, "Print the space in its JSON form");

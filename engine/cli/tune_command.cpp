@@ -41,6 +41,12 @@ void print_plan(const PreparedTune& job, const std::string& db) {
     std::cout << "  note: --profile has no effect on a replay (nothing runs on a GPU)\n";
   else if (s.profile)
     std::cout << "  profiling each verified configuration once more after timing (CUPTI, kernel replay)\n";
+  if (!s.require.empty()) {
+    std::cout << "  sub-space:";
+    for (std::size_t i = 0; i < s.require.size(); ++i)
+      std::cout << (i ? " && " : " ") << "(" << s.require[i] << ")";
+    std::cout << " (stored results outside it are not reused)\n";
+  }
   std::cout << "  strategy " << s.strategy << ", seed " << s.seed;
   if (s.options.budget) std::cout << ", budget " << s.options.budget << " evaluations";
   if (s.options.time_limit_s > 0) std::cout << ", time limit " << format_clock(s.options.time_limit_s);
@@ -113,6 +119,10 @@ const CommandRegistrar registrar(20, [](CLI::App& app) {
                 "After timing each verified configuration, profile one more launch with CUPTI (DRAM bytes, "
                 "speed of light, occupancy, L2 hit rate) and classify it memory, compute or latency bound; "
                 "stored in the result's metrics (GPU only; the replays cost time, never the timed figures)");
+  cmd->add_option("--require", args->spec.require,
+                  "Tune only the sub-space where this expression holds, in the space's expression language "
+                  "(e.g. \"VEC == 8 && SMEM == 'xor'\"; repeatable, all must hold; see `ktune space`)")
+      ->allow_extra_args(false);
   cmd->add_option("--batch", args->spec.options.batch_size, "Configurations per batch (one DB transaction each)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
