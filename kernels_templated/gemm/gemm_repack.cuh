@@ -19,31 +19,38 @@ struct RepackParams {
   int cols;
 };
 
-/// Elements each thread copies per row: enough independent loads in flight
-/// to cover DRAM latency with 2-byte accesses.
-constexpr int kRepackPerThread = 8;
+/// Work is split into warp items: 32 lanes x kRepackPerLane elements of one
+/// row. A warp's accesses are 32 consecutive elements, coalesced whatever
+/// the alignment; 8 loads per lane in flight cover DRAM latency. Rows of any
+/// length keep every warp busy (a row of 4097 is 17 items, the last nearly
+/// empty, instead of a third of the blocks idling on a 2048-wide split).
+constexpr int kRepackPerLane = 8;
 constexpr int kRepackThreads = 256;
+constexpr int kRepackWarpSpan = 32 * kRepackPerLane;
 
-/// Grid: x covers a row in chunks of kRepackThreads x kRepackPerThread
-/// elements, y strides over the rows. A warp reads and writes consecutive
-/// elements, so every access is coalesced whatever the alignment.
+/// Grid: any number of blocks; warps stride over the items.
 template <typename T>
 __global__ void __launch_bounds__(kRepackThreads) repack_rows(const RepackParams r) {
   const T* src = static_cast<const T*>(r.src);
   T* dst = static_cast<T*>(r.dst);
-  const int first = blockIdx.x * (kRepackThreads * kRepackPerThread) + threadIdx.x;
-  for (long long row = blockIdx.y; row < r.rows; row += gridDim.y) {
+  const long long chunks = (r.cols + kRepackWarpSpan - 1) / kRepackWarpSpan;
+  const long long items = r.rows * chunks;
+  const long long warps = static_cast<long long>(gridDim.x) * (kRepackThreads / 32);
+  const int lane = threadIdx.x % 32;
+  for (long long item = blockIdx.x * (kRepackThreads / 32LL) + threadIdx.x / 32; item < items; item += warps) {
+    const long long row = item / chunks;
+    const int first = static_cast<int>(item - row * chunks) * kRepackWarpSpan + lane;
     const T* s = src + row * r.ld_src;
     T* d = dst + row * r.ld_dst;
-    T v[kRepackPerThread];
+    T v[kRepackPerLane];
 #pragma unroll
-    for (int j = 0; j < kRepackPerThread; ++j) {
-      const int col = first + j * kRepackThreads;
+    for (int j = 0; j < kRepackPerLane; ++j) {
+      const int col = first + j * 32;
       if (col < r.cols) v[j] = s[col];
     }
 #pragma unroll
-    for (int j = 0; j < kRepackPerThread; ++j) {
-      const int col = first + j * kRepackThreads;
+    for (int j = 0; j < kRepackPerLane; ++j) {
+      const int col = first + j * 32;
       if (col < r.cols) d[col] = v[j];
     }
   }

@@ -31,18 +31,19 @@ struct HostRepackParams {
   long long rows;
   int cols;
 };
-constexpr int kRepackThreads = 256;    // gemm_repack.cuh: kRepackThreads
-constexpr int kRepackPerThread = 8;    // gemm_repack.cuh: kRepackPerThread
+constexpr int kRepackThreads = 256;   // gemm_repack.cuh: kRepackThreads
+constexpr int kRepackWarpSpan = 256;  // gemm_repack.cuh: 32 lanes x kRepackPerLane
 
-/// Launches the repack kernel for one stored operand.
+/// Launches the repack kernel for one stored operand: a block per 8 warp
+/// items, at most 16 blocks per SM (the warps stride over the rest).
 cudaError_t launch_repack(cudaKernel_t kernel, const void* src, void* dst, const GemmOperand& o, long long ld_dst,
-                          cudaStream_t stream) {
+                          int sm_count, cudaStream_t stream) {
   HostRepackParams r{src, dst, o.ld, ld_dst, o.rows, static_cast<int>(o.cols)};
   void* args[] = {&r};
-  const long long chunk = kRepackThreads * kRepackPerThread;
-  const dim3 grid(static_cast<unsigned>((o.cols + chunk - 1) / chunk),
-                  static_cast<unsigned>(std::min<long long>(o.rows, 65535)));
-  return cudaLaunchKernel(reinterpret_cast<const void*>(kernel), grid, dim3(kRepackThreads), args, 0, stream);
+  const long long items = o.rows * ((o.cols + kRepackWarpSpan - 1) / kRepackWarpSpan);
+  const long long blocks = std::min<long long>((items + 7) / 8, 16LL * std::max(sm_count, 1));
+  return cudaLaunchKernel(reinterpret_cast<const void*>(kernel), dim3(static_cast<unsigned>(blocks)),
+                          dim3(kRepackThreads), args, 0, stream);
 }
 
 /// Host mirror of ktune_gemm::GemmParams (gemm_common.cuh): same members, same order.
@@ -271,12 +272,13 @@ cudaError_t GemmHarness::launch(const Config& config, std::span<const cudaKernel
     unsigned char* base = static_cast<unsigned char*>(pack_);
     if (g.repack_a) {
       kernel_a = base;
-      if (cudaError_t e2 = launch_repack(repack_kernel, a_, base, p.a_stored(), g.kernel_lda, stream); e2 != cudaSuccess)
+      if (cudaError_t e2 = launch_repack(repack_kernel, a_, base, p.a_stored(), g.kernel_lda, sm_count_, stream); e2 != cudaSuccess)
         return e2;
     }
     if (g.repack_b) {
       kernel_b = base + b_offset;
-      if (cudaError_t e2 = launch_repack(repack_kernel, b_, base + b_offset, p.b_stored(), g.kernel_ldb, stream);
+      if (cudaError_t e2 = launch_repack(repack_kernel, b_, base + b_offset, p.b_stored(), g.kernel_ldb, sm_count_,
+                                            stream);
           e2 != cudaSuccess)
         return e2;
     }
