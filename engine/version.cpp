@@ -1,11 +1,10 @@
 // Version text of this build.
 #include "engine/version.hpp"
 
+#include "ktune_revision.h"  // generated at build time: cmake/write_revision.cmake
+
 #ifndef KTUNE_VERSION
 #define KTUNE_VERSION "0.0.0"
-#endif
-#ifndef KTUNE_REVISION
-#define KTUNE_REVISION "unknown"
 #endif
 
 namespace ktune {
