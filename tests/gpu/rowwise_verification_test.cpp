@@ -101,6 +101,51 @@ std::vector<Config> configs_for(const Space& s, const Config& def) {
   return out;
 }
 
+/// What verify_all saw: the configurations verified, and the non-portable
+/// clusters the device could not schedule.
+struct Tally {
+  std::vector<Config> verified;
+  int unlaunchable = 0;
+};
+
+/// Compiles `configs` of (family, p), runs each twice on re-poisoned outputs
+/// (a second run catches state left over from the first: stale partials,
+/// unwritten elements) and verifies it against the fp64 reference. A
+/// non-portable cluster (more than 8 blocks) that the device cannot schedule
+/// is a failed candidate for the tuner, not a wrong kernel: counted, not failed.
+void verify_all(const Compiler& compiler, const char* family, const Problem& p, const std::vector<Config>& configs,
+                std::uint64_t seed, cudaStream_t stream, Tally& tally) {
+  const KernelFamily& f = find_family(family);
+  std::vector<KernelSource> sources;
+  for (const Config& cfg : configs) sources.push_back(f.source(p, cfg));
+  const std::vector<CompileOutput> outs = compiler.compile_all(sources);
+  auto harness = make_harness(family);
+  harness->prepare(p, seed);
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    SCOPED_TRACE(std::string(family) + " " + p.key() + " | " + configs[i].key());
+    ASSERT_TRUE(outs[i].ok) << outs[i].log;
+    std::vector<std::string> lowered;
+    for (const auto& k : outs[i].kernels) lowered.push_back(k.lowered_name);
+    rowwise::LoadedCubin cubin(outs[i].cubin, lowered);
+    ASSERT_TRUE(cubin.ok()) << cubin.error();
+    bool launched = true;
+    for (int run = 0; run < 2 && launched; ++run) {
+      rowwise::RunCheck r = rowwise::run_and_verify(*harness, configs[i], cubin.kernels(), stream);
+      if (r.launch != cudaSuccess && configs[i].integer_or("cluster", 1) > 8 &&
+          (r.launch == cudaErrorInvalidClusterSize || r.launch == cudaErrorLaunchOutOfResources)) {
+        std::printf("note: not launchable here (%s): %s\n", cudaGetErrorString(r.launch), configs[i].key().c_str());
+        cudaGetLastError();
+        ++tally.unlaunchable;
+        launched = false;
+        break;
+      }
+      ASSERT_EQ(r.launch, cudaSuccess) << cudaGetErrorString(r.launch);
+      EXPECT_TRUE(r.verification.passed) << r.verification.detail;
+    }
+    if (launched) tally.verified.push_back(configs[i]);
+  }
+}
+
 }  // namespace
 
 TEST(RowwiseGpu, SampledConfigurationsMatchTheFp64Reference) {
@@ -116,47 +161,19 @@ TEST(RowwiseGpu, SampledConfigurationsMatchTheFp64Reference) {
   cudaStream_t stream;
   ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
 
-  int checked = 0, shared_rows = 0, clusters = 0, unlaunchable = 0;
+  Tally tally;
+  std::uint64_t seed = 42;
   for (const Case& c : cases()) {
     const KernelFamily& f = find_family(c.family);
     const Problem p = parse_problem(f, c.problem);
     const Space s = f.space(p, d);
-    const std::vector<Config> configs = configs_for(s, f.default_config(p, d));
-    std::vector<KernelSource> sources;
-    for (const Config& cfg : configs) sources.push_back(f.source(p, cfg));
-    const std::vector<CompileOutput> outs = compiler.compile_all(sources);
-    auto harness = make_harness(c.family);
-    harness->prepare(p, 42 + checked);
-    for (std::size_t i = 0; i < configs.size(); ++i) {
-      SCOPED_TRACE(std::string(c.family) + " " + p.key() + " | " + configs[i].key());
-      ASSERT_TRUE(outs[i].ok) << outs[i].log;
-      std::vector<std::string> lowered;
-      for (const auto& k : outs[i].kernels) lowered.push_back(k.lowered_name);
-      rowwise::LoadedCubin cubin(outs[i].cubin, lowered);
-      ASSERT_TRUE(cubin.ok()) << cubin.error();
-      // Twice: a second run on re-poisoned outputs catches state left over
-      // from the first (stale partials, unwritten elements).
-      bool launched = true;
-      for (int run = 0; run < 2 && launched; ++run) {
-        rowwise::RunCheck r = rowwise::run_and_verify(*harness, configs[i], cubin.kernels(), stream);
-        if (r.launch != cudaSuccess && configs[i].integer_or("cluster", 1) > 8 &&
-            (r.launch == cudaErrorInvalidClusterSize || r.launch == cudaErrorLaunchOutOfResources)) {
-          // A non-portable cluster size the device cannot schedule: a failed
-          // candidate for the tuner, not a wrong kernel.
-          std::printf("note: not launchable here (%s): %s\n", cudaGetErrorString(r.launch), configs[i].key().c_str());
-          cudaGetLastError();
-          ++unlaunchable;
-          launched = false;
-          break;
-        }
-        ASSERT_EQ(r.launch, cudaSuccess) << cudaGetErrorString(r.launch);
-        EXPECT_TRUE(r.verification.passed) << r.verification.detail;
-      }
-      if (!launched) continue;
-      ++checked;
-      if (configs[i].text_or("row_cache", "") == "smem") ++shared_rows;
-      if (configs[i].integer_or("cluster", 1) > 1) ++clusters;
-    }
+    verify_all(compiler, c.family, p, configs_for(s, f.default_config(p, d)), seed++, stream, tally);
+  }
+  const int checked = static_cast<int>(tally.verified.size()), unlaunchable = tally.unlaunchable;
+  int shared_rows = 0, clusters = 0;
+  for (const Config& cfg : tally.verified) {
+    if (cfg.text_or("row_cache", "") == "smem") ++shared_rows;
+    if (cfg.integer_or("cluster", 1) > 1) ++clusters;
   }
   std::printf("verified %d configurations over %zu problems (%d with rows in shared memory, %d clusters; "
               "%d non-portable clusters not launchable)\n",
@@ -249,43 +266,19 @@ TEST(RowwiseGpu, LongRowsHeldOnChipAcrossClusters) {
   const std::vector<Case> problems = {{"softmax", "rows=40,cols=524288,dtype=bf16"},
                                       {"rmsnorm", "rows=150,cols=131072,dtype=bf16"},
                                       {"rmsnorm", "rows=37,cols=131070,dtype=bf16"}};
-  int checked = 0, big_clusters = 0, unlaunchable = 0;
+  Tally tally;
+  std::uint64_t seed = 8;
   for (const Case& c : problems) {
     const auto& f = static_cast<const rowwise::RowwiseFamily&>(find_family(c.family));
     const Problem p = parse_problem(f, c.problem);
     const std::vector<Config> configs = f.on_chip_row_configs(p, d);
     ASSERT_FALSE(configs.empty()) << c.family << " " << c.problem;
-    std::vector<KernelSource> sources;
-    for (const Config& cfg : configs) sources.push_back(f.source(p, cfg));
-    const std::vector<CompileOutput> outs = compiler.compile_all(sources);
-    auto harness = make_harness(c.family);
-    harness->prepare(p, 8 + checked);
-    for (std::size_t i = 0; i < configs.size(); ++i) {
-      SCOPED_TRACE(std::string(c.family) + " " + p.key() + " | " + configs[i].key());
-      ASSERT_TRUE(outs[i].ok) << outs[i].log;
-      std::vector<std::string> lowered;
-      for (const auto& k : outs[i].kernels) lowered.push_back(k.lowered_name);
-      rowwise::LoadedCubin cubin(outs[i].cubin, lowered);
-      ASSERT_TRUE(cubin.ok()) << cubin.error();
-      bool launched = true;
-      for (int run = 0; run < 2 && launched; ++run) {
-        rowwise::RunCheck r = rowwise::run_and_verify(*harness, configs[i], cubin.kernels(), stream);
-        if (r.launch != cudaSuccess && configs[i].integer("cluster") > 8 &&
-            (r.launch == cudaErrorInvalidClusterSize || r.launch == cudaErrorLaunchOutOfResources)) {
-          std::printf("note: not launchable here (%s): %s\n", cudaGetErrorString(r.launch), configs[i].key().c_str());
-          cudaGetLastError();
-          ++unlaunchable;
-          launched = false;
-          break;
-        }
-        ASSERT_EQ(r.launch, cudaSuccess) << cudaGetErrorString(r.launch);
-        EXPECT_TRUE(r.verification.passed) << r.verification.detail;
-      }
-      if (!launched) continue;
-      ++checked;
-      if (configs[i].integer("cluster") >= 8) ++big_clusters;
-    }
+    verify_all(compiler, c.family, p, configs, seed++, stream, tally);
   }
+  const int checked = static_cast<int>(tally.verified.size()), unlaunchable = tally.unlaunchable;
+  int big_clusters = 0;
+  for (const Config& cfg : tally.verified)
+    if (cfg.integer("cluster") >= 8) ++big_clusters;
   std::printf("verified %d on-chip cluster configurations on long rows (%d with clusters of 8 or 16; %d "
               "non-portable clusters not launchable)\n",
               checked, big_clusters, unlaunchable);
