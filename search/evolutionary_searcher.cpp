@@ -2,12 +2,13 @@
 // Parents come by tournament from the elite (the fastest measured so far, so
 // elitism is built in and nothing is measured twice); a child takes each
 // knob from one parent (uniform crossover), mutates knobs at a rate adapted
-// by the 1/5 success rule, and is placed into the space: kept when valid and
-// unseen, else replaced by the nearest unseen valid configuration in the
-// space's feature encoding (Space::repair first when the space is too large
-// to list). With a cost model worth ranking by (a term model calibrated on
-// this run's measurements, or given calibrated), each proposal is the most
-// promising of several children (surrogate-screened offspring).
+// by the 1/5 success rule (at most one knob in two), and is placed into the
+// space: kept when valid and unseen, else replaced by the nearest unseen
+// valid configuration in the space's feature encoding (Space::repair first
+// when the space is too large to list). With a cost model worth ranking by
+// (a term model calibrated on this run's measurements, or given calibrated),
+// each proposal is the most promising of several children
+// (surrogate-screened offspring).
 #include <algorithm>
 #include <cmath>
 #include <deque>
@@ -26,6 +27,15 @@ namespace {
 /// Listed spaces up to this size are searched exhaustively for the nearest
 /// unseen configuration; larger ones through repair and a sampled pool.
 constexpr std::size_t kNearestScanLimit = 100000;
+
+/// The 1/5 rule raises the mutation rate while children fail; past one knob
+/// in two a child keeps less of its parents than it changes, so a stalled
+/// search would turn into a random walk that no longer takes the two- or
+/// three-knob steps (say more pipeline stages together with no split-K) that
+/// lead out of a broad basin. Measured on the exhaustive H200 recording of
+/// 128x4096x4096 (bench/results/search-h200-gemm-2026-11-29-v3-exhaustive.md,
+/// v3b): with the old cap of 0.9 the rate sat there after the stall.
+constexpr double kMaxMutationRate = 0.5;
 
 class EvolutionarySearcher final : public SearcherBase {
  public:
@@ -96,7 +106,7 @@ class EvolutionarySearcher final : public SearcherBase {
                            static_cast<double>(outcomes_.size());
       // 1/5 rule: frequent successes -> exploit (smaller steps), rare -> explore.
       mutation_rate_ *= ratio > 0.2 ? 0.85 : (ratio < 0.2 ? 1.15 : 1.0);
-      mutation_rate_ = std::clamp(mutation_rate_, 0.05, 0.9);
+      mutation_rate_ = std::clamp(mutation_rate_, 0.05, kMaxMutationRate);
     }
   }
 
