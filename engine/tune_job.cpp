@@ -132,6 +132,12 @@ void restrict_space(Space& space, const std::vector<std::string>& expressions) {
   }
 }
 
+std::string describe_sub_space(const std::vector<std::string>& expressions) {
+  std::string text;
+  for (const std::string& x : expressions) text += (text.empty() ? "(" : " && (") + x + ")";
+  return text;
+}
+
 Store open_store_for_writing(const std::string& path) {
   std::filesystem::path p(path);
   std::error_code ec;

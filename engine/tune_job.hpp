@@ -49,6 +49,8 @@ struct TuneSpec {
 /// when the sub-space has no valid configuration. No expressions: nothing
 /// changes and nothing is checked.
 void restrict_space(Space& space, const std::vector<std::string>& expressions);
+/// The sub-space expressions as one conjunction for display: "(a) && (b)".
+std::string describe_sub_space(const std::vector<std::string>& expressions);
 
 /// No GPU where one is needed; the message says why and what to do instead.
 struct NoGpuError : std::runtime_error {

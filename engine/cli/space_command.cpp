@@ -118,12 +118,8 @@ int run_space(const SpaceArgs& args) {
   }
 
   std::cout << "Search space: " << title << "\n";
-  if (!args.require.empty()) {
-    std::cout << "sub-space (--require, the last constraints below):";
-    for (std::size_t i = 0; i < args.require.size(); ++i)
-      std::cout << (i ? " && " : " ") << "(" << args.require[i] << ")";
-    std::cout << "\n";
-  }
+  if (!args.require.empty())
+    std::cout << "sub-space (--require, the last constraints below): " << describe_sub_space(args.require) << "\n";
   if (!space->constants().empty()) {
     std::vector<std::string> items;
     for (const auto& [k, v] : space->constants()) items.push_back(k + "=" + to_text(v));

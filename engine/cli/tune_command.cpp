@@ -41,12 +41,8 @@ void print_plan(const PreparedTune& job, const std::string& db) {
     std::cout << "  note: --profile has no effect on a replay (nothing runs on a GPU)\n";
   else if (s.profile)
     std::cout << "  profiling each verified configuration once more after timing (CUPTI, kernel replay)\n";
-  if (!s.require.empty()) {
-    std::cout << "  sub-space:";
-    for (std::size_t i = 0; i < s.require.size(); ++i)
-      std::cout << (i ? " && " : " ") << "(" << s.require[i] << ")";
-    std::cout << " (stored results outside it are not reused)\n";
-  }
+  if (!s.require.empty())
+    std::cout << "  sub-space: " << describe_sub_space(s.require) << " (stored results outside it are not reused)\n";
   std::cout << "  strategy " << s.strategy << ", seed " << s.seed;
   if (s.options.budget) std::cout << ", budget " << s.options.budget << " evaluations";
   if (s.options.time_limit_s > 0) std::cout << ", time limit " << format_clock(s.options.time_limit_s);

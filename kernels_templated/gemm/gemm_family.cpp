@@ -476,16 +476,19 @@ Space GemmFamily::space(const Problem& raw, const DeviceSpec& d) const {
               const GemmKnobs k = knobs_of(a);
               return register_estimate(p, k) <= register_cap(k.threads() * static_cast<int>(a.i("MIN_BLOCKS")), device);
             });
-  if (misaligned)
+  if (misaligned) {
+    // The leading dimensions the kernel reads, without and with REPACK (once, not per check).
+    const long long lda_repacked = kernel_ld(p, p.a_stored(), true), ldb_repacked = kernel_ld(p, p.b_stored(), true);
+    const long long lda = p.lda, ldb = p.ldb;
     s.require("vector width divides the leading dimensions the kernel reads (lda, ldb; after REPACK aligned ones)",
-              {"VEC", "REPACK"}, [p](const Assignment& a) {
+              {"VEC", "REPACK"}, [=](const Assignment& a) {
                 const bool repack = a.b("REPACK");
-                return kernel_ld(p, p.a_stored(), repack) % a.i("VEC") == 0 &&
-                       kernel_ld(p, p.b_stored(), repack) % a.i("VEC") == 0;
+                return (repack ? lda_repacked : lda) % a.i("VEC") == 0 && (repack ? ldb_repacked : ldb) % a.i("VEC") == 0;
               });
-  else
+  } else {
     s.require("vector width divides lda and ldb (alignment of every row)", {"VEC", "lda", "ldb"},
               [](const Assignment& a) { return a.i("lda") % a.i("VEC") == 0 && a.i("ldb") % a.i("VEC") == 0; });
+  }
   s.require("aligned fast path only when the tiles divide M, N and each split's K",
             {"PREDICATED", "BLOCK_M", "BLOCK_N", "BLOCK_K", "SPLIT_K", "m", "n", "k"}, [](const Assignment& a) {
               if (a.b("PREDICATED")) return true;
