@@ -102,6 +102,7 @@ GemmKnobs GemmKnobs::from(const Config& c) {
     k.smem = "xor";
     k.predicated = true;
     k.persistent = c.contains("PERSISTENT") && c.boolean("PERSISTENT");
+    k.pingpong = c.contains("PINGPONG") && c.boolean("PINGPONG");  // absent in results stored before the knob
     k.cluster_m = static_cast<int>(c.integer_or("CLUSTER_M", 1));
     return k;
   }
@@ -285,7 +286,7 @@ bool GemmFamily::predicted_spill_free(const Problem& raw, const Config& c, const
       ceil_div(static_cast<long long>(k.block_m + k.block_n) * k.block_k / k.vec, k.threads()) > 8)
     return false;
   // wgmma consumers raise their budget with setmaxnreg (232 with two consumers, 240 with one).
-  if (k.wgmma) return register_estimate(p, k) * 5 / 4 <= (k.block_m / k.warp_m == 1 ? 240 : 232);
+  if (k.wgmma) return register_estimate(p, k) * 5 / 4 <= (k.consumers() == 1 ? 240 : 232);
   // A 25% margin: the estimate counts the live values, ptxas needs room to schedule.
   return register_estimate(p, k) * 5 / 4 <= register_cap(k.threads() * k.min_blocks, d);
 }
@@ -615,7 +616,7 @@ KernelSource GemmFamily::source(const Problem& raw, const Config& c) const {
   if (k.wgmma) {
     main << "ktune_gemm::gemm_wgmma<" << tin << ", " << tout << ", " << k.block_m << ", " << k.block_n << ", "
          << k.warp_m << ", " << k.stages << ", " << k.cluster_m << ", " << k.group_m << ", " << mode << ", " << epi
-         << ">";
+         << ", " << b(k.pingpong) << ">";
   } else if (p.simt()) {
     main << "ktune_gemm::gemm_simt<" << k.block_m << ", " << k.block_n << ", " << k.block_k << ", " << k.warp_m
          << ", " << k.warp_n << ", " << k.vec << ", " << b(k.smem == "pad") << ", " << b(p.a_t()) << ", "

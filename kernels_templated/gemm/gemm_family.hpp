@@ -52,6 +52,7 @@ struct GemmProblem {
 struct GemmKnobs {
   bool wgmma = false;             ///< PATH=wgmma (Hopper path)
   bool persistent = false;        ///< wgmma: grid of at most one block per SM, looping over tiles
+  bool pingpong = false;          ///< wgmma: two consumers on alternate whole tiles (WARP_M = BLOCK_M)
   int cluster_m = 1;              ///< wgmma: blocks per cluster along M, sharing (multicasting) B tiles
   int block_m = 0, block_n = 0, block_k = 0;
   int warp_m = 0, warp_n = 0;
@@ -65,9 +66,11 @@ struct GemmKnobs {
   bool repack = false;            ///< REPACK: misaligned operands copied to an aligned workspace first
   int min_blocks = 1;             ///< mma/SIMT: blocks per SM ptxas must leave registers for (launch bounds)
 
+  /// wgmma consumer warpgroups: two in pingpong, else one per WARP_M rows of the tile.
+  int consumers() const { return pingpong ? 2 : block_m / warp_m; }
   /// mma/SIMT: 32 per warp tile; wgmma: 128 per consumer warpgroup plus the producer's 128.
   int threads() const {
-    return wgmma ? 128 * (block_m / warp_m + 1) : (block_m / warp_m) * (block_n / warp_n) * 32;
+    return wgmma ? 128 * (consumers() + 1) : (block_m / warp_m) * (block_n / warp_n) * 32;
   }
   static GemmKnobs from(const Config& c);
 };

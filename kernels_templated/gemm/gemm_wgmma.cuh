@@ -5,6 +5,13 @@
 // block per output tile or persistent (blocks loop over tiles, so the producer
 // prefetches the next tile while the consumers finish the current one).
 //
+// With PINGPONG, the two consumer warpgroups each own whole tiles and take
+// turns: one runs its main loop while the other finishes its previous tile's
+// epilogue, so the tensor cores do not idle while C is written. The ring still
+// fills in item order; a consumer starts waiting on the ring only after the
+// other one has waited on all of the previous item's stages (named barriers),
+// which keeps every parity wait at most one phase ahead of its barrier.
+//
 // With CLUSTER = 2, two blocks of a thread-block cluster compute vertically
 // adjacent tiles (same columns of C): each loads its own A tile and half of
 // the shared B tile, which TMA multicasts into both blocks' shared memory, so
@@ -132,16 +139,31 @@ __device__ __forceinline__ void release_stage(unsigned long long* empty_bar, int
   }
 }
 
+/// Named barriers (0 is __syncthreads) that hand the ring from one pingpong
+/// consumer to the other: the consumer that finished waiting on an item's
+/// stages arrives, the other one syncs before its next item.
+constexpr unsigned kHandoffBarrier[2] = {1, 2};
+__device__ __forceinline__ void named_barrier_arrive(unsigned id, unsigned threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void named_barrier_sync(unsigned id, unsigned threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
 /// C = alpha * A * B^T (+ beta C, bias, activation) with A M x K and B N x K,
-/// both row-major. BM x BN tile per block, WM rows per consumer warpgroup
-/// (64 or 128: WM/64 wgmma m64 blocks), BM/WM consumers plus one producer.
-/// Grid: (blocks, 1, splits), launched in clusters of CLUSTER blocks along x;
-/// cluster c walks the cluster tiles (CLUSTER x 1 tiles) c, c + clusters, ...
+/// both row-major. BM x BN tile per block. Cooperative (PINGPONG false): WM
+/// rows per consumer warpgroup (64 or 128: WM/64 wgmma m64 blocks), BM/WM
+/// consumers. PINGPONG: WM = BM, two consumers on alternate tiles. Plus one
+/// producer warpgroup. Grid: (blocks, 1, splits), launched in clusters of
+/// CLUSTER blocks along x; cluster c walks the cluster tiles (CLUSTER x 1
+/// tiles) c, c + clusters, ...
 template <typename T, typename TOut, int BM, int BN, int WM, int STAGES, int CLUSTER, int GROUP_M, int SPLIT_MODE,
-          int EPI>
-__global__ void __launch_bounds__(128 * (BM / WM + 1), 1)
+          int EPI, bool PINGPONG>
+__global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
     gemm_wgmma(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b, const GemmParams p) {
-  constexpr int CONSUMERS = BM / WM;
+  constexpr int CONSUMERS = PINGPONG ? 2 : BM / WM;
+  // Consumers reading one stage: both halves of the tile, or the one owner.
+  constexpr int READERS = PINGPONG ? 1 : CONSUMERS;
   constexpr int BK = kWgmmaBlockK;
   constexpr int M_BLOCKS = WM / 64;
   constexpr int ACC = BN / 2;  // fp32 accumulators per thread per m64 block
@@ -149,6 +171,7 @@ __global__ void __launch_bounds__(128 * (BM / WM + 1), 1)
   constexpr int B_STAGE = BN * BK;
   constexpr unsigned STAGE_BYTES = (A_STAGE + B_STAGE) * sizeof(T);
   static_assert(BM % WM == 0 && (CONSUMERS == 1 || CONSUMERS == 2), "one or two consumer warpgroups");
+  static_assert(!PINGPONG || WM == BM, "a pingpong consumer owns the whole tile");
   static_assert(WM == 64 || WM == 128, "a consumer owns one or two m64 blocks");
   static_assert(BN % 32 == 0 && BN >= 64 && BN <= 256, "wgmma N");
   static_assert(STAGES >= 2, "the ring needs two stages to overlap");
@@ -166,7 +189,7 @@ __global__ void __launch_bounds__(128 * (BM / WM + 1), 1)
     for (int s = 0; s < STAGES; ++s) {
       cuda::ptx::mbarrier_init(reinterpret_cast<cuda::std::uint64_t*>(&full[s]), 1);
       // One arrival per consumer warpgroup of every block reading the stage.
-      cuda::ptx::mbarrier_init(reinterpret_cast<cuda::std::uint64_t*>(&empty[s]), CLUSTER * CONSUMERS);
+      cuda::ptx::mbarrier_init(reinterpret_cast<cuda::std::uint64_t*>(&empty[s]), CLUSTER * READERS);
     }
     // Make the initialized barriers visible to the TMA unit (async proxy).
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
@@ -241,17 +264,26 @@ __global__ void __launch_bounds__(128 * (BM / WM + 1), 1)
     for (int mb = 0; mb < M_BLOCKS; ++mb)
 #pragma unroll
       for (int i = 0; i < ACC; ++i) acc[mb][i] = 0.f;
-    int stage = 0;
-    unsigned phase = 0;
-    for (int item = first_item; item < items; item += item_stride) {
+    // Pingpong consumer c takes every other item, starting with the c-th.
+    const int own_stride = PINGPONG ? 2 * item_stride : item_stride;
+    const int rows_before = PINGPONG ? 0 : consumer * WM;  // this consumer's first row inside the tile
+    for (int item = first_item + (PINGPONG ? consumer * item_stride : 0); item < items; item += own_stride) {
       int pair_m, tile_n;
       rasterize_id<GROUP_M>(item, pairs_m, tiles_n, pair_m, tile_n);
       const int tile_m = pair_m * CLUSTER + rank;
+      // The ring position of this item's first stage: the producer fills
+      // k_tiles stages per item, in item order.
+      const int position = (item - first_item) / item_stride * k_tiles;
+      int stage = position % STAGES;
+      unsigned phase = (position / STAGES) & 1;
+      if constexpr (PINGPONG) {
+        if (item != first_item) named_barrier_sync(kHandoffBarrier[consumer ^ 1], 256);
+      }
       int previous = -1;
       for (int kt = 0; kt < k_tiles; ++kt) {
         mbar_wait(&full[stage], phase);
         wgmma_fence();
-        const T* a_tile = ring_a + stage * A_STAGE + consumer * WM * BK;
+        const T* a_tile = ring_a + stage * A_STAGE + rows_before * BK;
         const T* b_tile = ring_b + stage * B_STAGE;
 #pragma unroll
         for (int k16 = 0; k16 < BK / 16; ++k16) {
@@ -273,6 +305,11 @@ __global__ void __launch_bounds__(128 * (BM / WM + 1), 1)
           phase ^= 1;
         }
       }
+      // Every stage of this item has landed: the other consumer may start
+      // waiting on the next item's (if it has one).
+      if constexpr (PINGPONG) {
+        if (item + item_stride < items) named_barrier_arrive(kHandoffBarrier[consumer], 256);
+      }
       wgmma_wait<0>();
       release_stage<CLUSTER>(&empty[previous], warp, lane);
 #pragma unroll
@@ -282,7 +319,7 @@ __global__ void __launch_bounds__(128 * (BM / WM + 1), 1)
       // rows l/4 and l/4 + 8, columns 8j + 2(l%4) and +1 of every n8 slice j.
 #pragma unroll
       for (int mb = 0; mb < M_BLOCKS; ++mb) {
-        const int row = tile_m * BM + consumer * WM + mb * 64 + warp * 16 + lane / 4;
+        const int row = tile_m * BM + rows_before + mb * 64 + warp * 16 + lane / 4;
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
           const int col = tile_n * BN + j * 8 + (lane % 4) * 2;

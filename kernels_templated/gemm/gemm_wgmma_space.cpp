@@ -46,6 +46,9 @@ Space GemmFamily::wgmma_space(const GemmProblem& p, const DeviceSpec& d) {
   s.add(Parameter::list("GROUP_M", {i64(1), i64(4), i64(8), i64(16)}, i64(8),
                         "tile order: GROUP_M tile rows visited together"));
   s.add(Parameter::boolean("PERSISTENT", false, "one block per SM looping over tiles (else one block per tile)"));
+  s.add(Parameter::boolean("PINGPONG", false,
+                            "two consumer warpgroups on alternate whole tiles, one's epilogue overlapping the "
+                            "other's main loop (persistent grid, WARP_M = BLOCK_M)"));
   s.add(Parameter::list("CLUSTER_M", {i64(1), i64(2)}, i64(1),
                         "blocks per cluster along M; 2 multicasts each B tile to both (TMA multicast)"));
   s.add(Parameter::list("SPLIT_K", {i64(1), i64(2), i64(4), i64(8), i64(16)}, i64(1),
@@ -64,6 +67,10 @@ Space GemmFamily::wgmma_space(const GemmProblem& p, const DeviceSpec& d) {
   s.require("one or two consumer warpgroups (BLOCK_M / WARP_M)", {"BLOCK_M", "WARP_M"}, [](const Assignment& a) {
     return a.i("BLOCK_M") % a.i("WARP_M") == 0 && a.i("BLOCK_M") / a.i("WARP_M") <= 2;
   });
+  s.require("pingpong consumers own whole tiles of a persistent grid (WARP_M = BLOCK_M, PERSISTENT)",
+            {"PINGPONG", "BLOCK_M", "WARP_M", "PERSISTENT"}, [](const Assignment& a) {
+              return !a.b("PINGPONG") || (a.i("WARP_M") == a.i("BLOCK_M") && a.b("PERSISTENT"));
+            });
   s.require("accumulators per consumer thread (WARP_M/64 x BLOCK_N/2) at most 128", {"WARP_M", "BLOCK_N"},
             [](const Assignment& a) { return (a.i("WARP_M") / 64) * (a.i("BLOCK_N") / 2) <= kMaxAccumulators; });
   const GemmProblem problem = p;
@@ -93,6 +100,7 @@ Config GemmFamily::wgmma_default_config(const GemmProblem& p) {
   c.set("STAGES", i64(4));
   c.set("GROUP_M", i64(8));
   c.set("PERSISTENT", false);
+  c.set("PINGPONG", false);
   c.set("CLUSTER_M", i64(1));
   c.set("SPLIT_K", i64(1));
   c.set("REDUCE", std::string("workspace"));

@@ -48,6 +48,9 @@ std::vector<Config> pick_configs(const Problem& p, const DeviceSpec& d, std::uin
   });
   first([](const Config& c) { return c.integer_or("CLUSTER_M", 1) == 2 && c.boolean("PERSISTENT"); });
   first([](const Config& c) { return c.integer_or("CLUSTER_M", 1) == 2 && !c.boolean("PERSISTENT"); });
+  // Pingpong consumers: alone and with B multicast across a cluster pair.
+  first([](const Config& c) { return c.contains("PINGPONG") && c.boolean("PINGPONG") && c.integer("CLUSTER_M") == 1; });
+  first([](const Config& c) { return c.contains("PINGPONG") && c.boolean("PINGPONG") && c.integer("CLUSTER_M") == 2; });
   // KTUNE_GEMM_CONFIGS_PER_PROBLEM=N keeps the first N (default, then split-K
   // and fast-path ones come last): for slow runs under compute-sanitizer.
   if (const char* limit = std::getenv("KTUNE_GEMM_CONFIGS_PER_PROBLEM"))
@@ -179,6 +182,7 @@ TEST(GemmGpu, WgmmaPathMatchesCublasOnEdgeShapes) {
       "m=129,n=67,k=95,lda=97,ldb=99,ldc=70",
       "m=300,n=260,k=1000,lda=1000,ldb=1003,ldc=261,epilogue=bias,beta=0.5",
       "m=512,n=384,k=4097",
+      "m=4096,n=2048,k=200",  // many tiles per persistent block, fewer k-tiles than stages
   };
   std::vector<std::string> nt;
   for (const auto& s : shapes) nt.push_back(s + ",layout=nt,path=wgmma");

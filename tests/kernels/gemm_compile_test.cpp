@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "engine/compiler.hpp"
+#include "engine/tune_job.hpp"
 #include "kernels_templated/gemm/gemm_family.hpp"
 
 namespace ktune {
@@ -16,6 +17,7 @@ struct Sample {
   const char* problem;
   std::size_t count;
   std::uint64_t seed;
+  const char* require = nullptr;  ///< optional sub-space (a --require expression)
 };
 
 void compile_samples(const std::vector<Sample>& samples) {
@@ -26,7 +28,9 @@ void compile_samples(const std::vector<Sample>& samples) {
   std::vector<KernelSource> sources;
   for (const Sample& s : samples) {
     const Problem p = parse_problem(family, s.problem);
-    const auto sample = family.space(p, d).sample(s.count, s.seed);
+    Space space = family.space(p, d);
+    if (s.require) restrict_space(space, {s.require});
+    const auto sample = space.sample(s.count, s.seed);
     ASSERT_EQ(sample.size(), s.count) << s.problem;
     for (const Config& c : sample) {
       problems.push_back(p);
@@ -89,7 +93,9 @@ TEST(GemmCompile, WgmmaSampleCompilesWithoutSpills) {
   compile_samples({{"m=4096,n=4096,k=4096,layout=nt", 30, 401},
                    {"m=127,n=131,k=257,layout=nt,out=fp32,epilogue=bias_gelu", 8, 402},
                    {"m=128,n=4096,k=4096,layout=nt,dtype=fp16", 8, 403},
-                   {"m=1000,n=1000,k=1000,layout=nt,beta=1,epilogue=bias", 6, 404}});
+                   {"m=1000,n=1000,k=1000,layout=nt,beta=1,epilogue=bias", 6, 404},
+                   {"m=4096,n=4096,k=4096,layout=nt", 6, 405, "PINGPONG"},
+                   {"m=1000,n=1000,k=1000,layout=nt,out=fp32,epilogue=bias_relu", 4, 406, "PINGPONG"}});
 }
 
 TEST(GemmCompile, TensorCoreFp16AndTf32SamplesCompile) {

@@ -52,18 +52,25 @@ TEST(GemmWgmma, SpaceHoldsOnlyRunnableConfigurations) {
   const Problem p = problem("m=4096,n=4096,k=4096,layout=nt");
   const Space s = gemm_family().space(p, h200);
   const GemmProblem gp = GemmProblem::from(p);
-  std::size_t count = 0;
+  std::size_t count = 0, pingpong = 0;
   for (const Config& c : s.enumerate()) {
     ++count;
     const GemmKnobs k = GemmKnobs::from(c);
     EXPECT_TRUE(k.wgmma);
-    const int consumers = k.block_m / k.warp_m;
+    // Pingpong: two consumers, each owning the whole tile of a persistent grid.
+    const int consumers = k.pingpong ? 2 : k.block_m / k.warp_m;
+    if (k.pingpong) {
+      ++pingpong;
+      EXPECT_EQ(k.warp_m, k.block_m) << c.key();
+      EXPECT_TRUE(k.persistent) << c.key();
+    }
     EXPECT_TRUE(consumers == 1 || consumers == 2) << c.key();
     EXPECT_LE((k.warp_m / 64) * (k.block_n / 2), 128) << c.key();
     EXPECT_LE(GemmFamily::smem_bytes(gp, k), h200.smem_per_block_optin) << c.key();
-    EXPECT_EQ(k.threads(), 128 * (consumers + 1));
+    EXPECT_EQ(k.threads(), 128 * (consumers + 1)) << c.key();
   }
   EXPECT_GT(count, 500u);
+  EXPECT_GT(pingpong, 0u);
   EXPECT_TRUE(s.is_valid(gemm_family().default_config(p, h200)));
   // The mma.sync space stays reachable for the same problem.
   const Space mma = gemm_family().space(problem("m=4096,n=4096,k=4096,layout=nt,path=mma"), h200);
@@ -116,7 +123,7 @@ TEST(GemmWgmma, SourceNamesTheWgmmaKernelAndAsksForSm90a) {
   EXPECT_TRUE(s.needs_arch_specific);
   ASSERT_EQ(s.kernels.size(), 2u);
   EXPECT_EQ(s.kernels[0], "ktune_gemm::splitk_prescale<1>");
-  EXPECT_EQ(s.kernels[1], "ktune_gemm::gemm_wgmma<__nv_bfloat16, float, 128, 128, 64, 4, 1, 8, 2, 1>");
+  EXPECT_EQ(s.kernels[1], "ktune_gemm::gemm_wgmma<__nv_bfloat16, float, 128, 128, 64, 4, 1, 8, 2, 1, false>");
   EXPECT_NE(s.source.find("gemm_wgmma.cuh"), std::string::npos);
 }
 
