@@ -3,7 +3,8 @@
 // written), % of the device-to-device copy bandwidth measured in the same run,
 // and the ratio to PyTorch eager on the same shapes (python3 + torch, timed
 // with CUDA events, median). Every timed configuration was verified first.
-// Usage: bench_rowwise_bench [--out DIR] [--sample N] [--neighbours N] [--only TEXT]... [--warm JSON] [--no-torch] [--list]
+// Usage: bench_rowwise_bench [--out DIR] [--sample N] [--neighbours N] [--only TEXT]... [--warm JSON]
+//        [--seeds-only] [--no-torch] [--list]
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -90,7 +91,8 @@ struct ShapeOutcome {
 
 class Bench {
  public:
-  Bench(int sample, int neighbours) : sample_(sample), neighbours_(neighbours), compiler_(options()) {
+  Bench(int sample, int neighbours, bool seeds_only)
+      : sample_(sample), neighbours_(neighbours), seeds_only_(seeds_only), compiler_(options()) {
     device_ = *find_builtin_device("h200");
     int dev = 0;
     cudaDeviceProp prop{};
@@ -177,6 +179,24 @@ class Bench {
     std::vector<Config> first;
     for (const Config& c : seeds)
       if (space.is_valid(c)) first.push_back(c);
+    if (seeds_only_) {
+      // Exactly the given configurations, in order (A/B timing, profiling).
+      for (const Config& c : seeds)
+        if (!space.is_valid(c)) std::printf("  seed not valid for this shape: %s\n", c.key().c_str());
+      std::set<std::string> seen;
+      std::vector<Config> batch;
+      for (const Config& c : first)
+        if (seen.insert(c.key()).second) batch.push_back(c);
+      out.measured = evaluate(f, out.problem, *harness, batch);
+      for (const Measured& m : out.measured) {
+        if (m.ok)
+          std::printf("  seed %7.0f GB/s  %s\n", out.min_bytes / m.seconds / 1e9, m.config.key().c_str());
+        else
+          std::printf("  seed FAILED (%s)  %s\n", m.failure.c_str(), m.config.key().c_str());
+        out.failures += m.ok ? 0 : 1;
+      }
+      return out;
+    }
     const std::size_t want_lean = static_cast<std::size_t>(sample_) * 2 / 3;
     for (std::size_t i = 0; i < lean.size() && first.size() < want_lean; i += std::max<std::size_t>(1, lean.size() / want_lean))
       first.push_back(lean[i]);
@@ -317,6 +337,7 @@ class Bench {
     return o;
   }
   int sample_, neighbours_;
+  bool seeds_only_;
   Compiler compiler_;
   DeviceSpec device_;
   cudaStream_t stream_ = nullptr;
@@ -402,6 +423,9 @@ int main(int argc, char** argv) {
                  "a previous run's rowwise-bench.json; its best configurations seed every shape of the same "
                  "family (timed again here)");
   app.add_flag("--no-torch", no_torch, "skip the PyTorch comparison");
+  bool seeds_only = false;
+  app.add_flag("--seeds-only", seeds_only,
+               "time only the --warm configurations valid for each shape (no sample, on-chip seeds or neighbours)");
   bool list = false;
   app.add_flag("--list", list, "print the shapes --only selects and exit (no GPU needed)");
   CLI11_PARSE(app, argc, argv);
@@ -425,7 +449,11 @@ int main(int argc, char** argv) {
   }
   fs::create_directories(out_dir);
   const auto t0 = std::chrono::steady_clock::now();
-  Bench bench(sample, neighbours);
+  if (seeds_only && warm.empty()) {
+    std::fprintf(stderr, "--seeds-only needs --warm JSON (the configurations to time)\n");
+    return 2;
+  }
+  Bench bench(sample, neighbours, seeds_only);
   const double copy_gbps = bench.copy_bandwidth();
   std::printf("device %s, %d SMs; D2D copy %.0f GB/s (read + write)\n", bench.device().name.c_str(),
               bench.device().sm_count, copy_gbps);
