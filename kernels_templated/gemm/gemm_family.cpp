@@ -249,14 +249,19 @@ int GemmFamily::register_estimate(const GemmProblem& p, const GemmKnobs& k) {
     return tm * tn + tm + tn + staged + per_vector * static_cast<int>(ceil_div(staged, k.vec)) + 32;
   }
   const int tiles_m = k.warp_m / 16, tiles_n = k.warp_n / 8;
-  const int fragments = tiles_m * 4 + tiles_n * 2;
+  // Operand fragments of one k-step, double-buffered (gemm_tc.cuh loads the
+  // next k-step's while the current one's mma run).
+  const int fragments = 2 * (tiles_m * 4 + tiles_n * 2);
   // ptxas hoists the per-copy address arithmetic out of the K loop: about
   // three registers per copy of a stage (64-bit address, predicate/size),
   // plus the value for register-staged 2-byte copies. Without this term,
   // configs with many small copies spilled hundreds of bytes (H200 run,
   // 2026-11-29: 64x128x64 VEC=4 128 threads, 1156 bytes).
   const long long copies = ceil_div(static_cast<long long>(k.block_m + k.block_n) * k.block_k / k.vec, threads);
-  const int staged = static_cast<int>(copies * (k.vec * p.in_bytes() < 4 ? 4 : 3));
+  // Copies under 8 bytes are many and ptxas keeps about one more register per
+  // copy live (CI compile test, 2026-11-29, with double-buffered fragments:
+  // 4-byte copies, 24 per thread, 254 registers against an estimate of 184).
+  const int staged = static_cast<int>(copies * (k.vec * p.in_bytes() < 8 ? 4 : 3));
   return tiles_m * tiles_n * 4 + fragments + staged + 40;
 }
 

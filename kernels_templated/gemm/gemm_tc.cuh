@@ -105,100 +105,131 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MIN_BLOCKS)
 #pragma unroll
       for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.f;
 
-  auto compute_stage = [&](int stage) {
+  // The warp's operand fragments for one mma k-step.
+  struct Fragments {
+    unsigned a[kTilesM][4];
+    unsigned b[kTilesN][2];
+  };
+  // Reads the fragments of k-step `kk` (an element offset inside BLOCK_K) of a stage.
+  auto load_fragments = [&](Fragments& f, int stage, int kk) {
     const TIn* sa = smem_a + stage * TileA::kElems;
     const TIn* sb = smem_b + stage * TileB::kElems;
+    if constexpr (!kTf32) {
+      const int q = lane / 8;  // which 8x8 matrix of an x4 load this lane addresses
 #pragma unroll
-    for (int kk = 0; kk < BK; kk += kMmaK) {
-      unsigned a[kTilesM][4];
-      unsigned b[kTilesN][2];
-      if constexpr (!kTf32) {
-        const int q = lane / 8;  // which 8x8 matrix of an x4 load this lane addresses
-#pragma unroll
-        for (int i = 0; i < kTilesM; ++i) {
-          if constexpr (!A_T) {
-            const int row = wm0 + i * 16 + lane % 16;
-            const int col = kk + (lane / 16) * 8;
-            ldmatrix_x4(smem_addr(sa + TileA::offset(row, col)), a[i][0], a[i][1], a[i][2], a[i][3]);
-          } else {
-            const int row = kk + (q / 2) * 8 + lane % 8;
-            const int col = wm0 + i * 16 + (q % 2) * 8;
-            ldmatrix_x4_trans(smem_addr(sa + TileA::offset(row, col)), a[i][0], a[i][1], a[i][2], a[i][3]);
-          }
+      for (int i = 0; i < kTilesM; ++i) {
+        if constexpr (!A_T) {
+          const int row = wm0 + i * 16 + lane % 16;
+          const int col = kk + (lane / 16) * 8;
+          ldmatrix_x4(smem_addr(sa + TileA::offset(row, col)), f.a[i][0], f.a[i][1], f.a[i][2], f.a[i][3]);
+        } else {
+          const int row = kk + (q / 2) * 8 + lane % 8;
+          const int col = wm0 + i * 16 + (q % 2) * 8;
+          ldmatrix_x4_trans(smem_addr(sa + TileA::offset(row, col)), f.a[i][0], f.a[i][1], f.a[i][2], f.a[i][3]);
         }
+      }
 #pragma unroll
-        for (int j = 0; j < kTilesN; j += 2) {
-          if constexpr (B_T) {
-            const int row = wn0 + j * 8 + (q / 2) * 8 + lane % 8;
-            const int col = kk + (q % 2) * 8;
-            ldmatrix_x4(smem_addr(sb + TileB::offset(row, col)), b[j][0], b[j][1], b[j + 1][0], b[j + 1][1]);
-          } else {
-            const int row = kk + (q % 2) * 8 + lane % 8;
-            const int col = wn0 + j * 8 + (q / 2) * 8;
-            ldmatrix_x4_trans(smem_addr(sb + TileB::offset(row, col)), b[j][0], b[j][1], b[j + 1][0],
-                              b[j + 1][1]);
-          }
+      for (int j = 0; j < kTilesN; j += 2) {
+        if constexpr (B_T) {
+          const int row = wn0 + j * 8 + (q / 2) * 8 + lane % 8;
+          const int col = kk + (q % 2) * 8;
+          ldmatrix_x4(smem_addr(sb + TileB::offset(row, col)), f.b[j][0], f.b[j][1], f.b[j + 1][0], f.b[j + 1][1]);
+        } else {
+          const int row = kk + (q % 2) * 8 + lane % 8;
+          const int col = wn0 + j * 8 + (q / 2) * 8;
+          ldmatrix_x4_trans(smem_addr(sb + TileB::offset(row, col)), f.b[j][0], f.b[j][1], f.b[j + 1][0],
+                            f.b[j + 1][1]);
         }
+      }
+    } else {
+      // tf32: fragments are 32-bit, ldmatrix.trans cannot transpose them; read words.
+      const int g = lane / 4;
+      const int t = lane % 4;
+      auto elem_a = [&](int m, int k) {
+        return reinterpret_cast<const float*>(sa)[A_T ? TileA::offset(k, m) : TileA::offset(m, k)];
+      };
+      auto elem_b = [&](int k, int n) {
+        return reinterpret_cast<const float*>(sb)[B_T ? TileB::offset(n, k) : TileB::offset(k, n)];
+      };
 #pragma unroll
-        for (int i = 0; i < kTilesM; ++i)
+      for (int i = 0; i < kTilesM; ++i) {
+        const int m = wm0 + i * 16 + g;
+        f.a[i][0] = to_tf32(elem_a(m, kk + t));
+        f.a[i][1] = to_tf32(elem_a(m + 8, kk + t));
+        f.a[i][2] = to_tf32(elem_a(m, kk + t + 4));
+        f.a[i][3] = to_tf32(elem_a(m + 8, kk + t + 4));
+      }
 #pragma unroll
-          for (int j = 0; j < kTilesN; ++j) mma_16816<TIn>(acc[i][j], a[i], b[j]);
-      } else {
-        // tf32: fragments are 32-bit, ldmatrix.trans cannot transpose them; read words.
-        const int g = lane / 4;
-        const int t = lane % 4;
-        auto elem_a = [&](int m, int k) {
-          return reinterpret_cast<const float*>(sa)[A_T ? TileA::offset(k, m) : TileA::offset(m, k)];
-        };
-        auto elem_b = [&](int k, int n) {
-          return reinterpret_cast<const float*>(sb)[B_T ? TileB::offset(n, k) : TileB::offset(k, n)];
-        };
-#pragma unroll
-        for (int i = 0; i < kTilesM; ++i) {
-          const int m = wm0 + i * 16 + g;
-          a[i][0] = to_tf32(elem_a(m, kk + t));
-          a[i][1] = to_tf32(elem_a(m + 8, kk + t));
-          a[i][2] = to_tf32(elem_a(m, kk + t + 4));
-          a[i][3] = to_tf32(elem_a(m + 8, kk + t + 4));
-        }
-#pragma unroll
-        for (int j = 0; j < kTilesN; ++j) {
-          const int n = wn0 + j * 8 + g;
-          b[j][0] = to_tf32(elem_b(kk + t, n));
-          b[j][1] = to_tf32(elem_b(kk + t + 4, n));
-        }
-#pragma unroll
-        for (int i = 0; i < kTilesM; ++i)
-#pragma unroll
-          for (int j = 0; j < kTilesN; ++j) mma_1688_tf32(acc[i][j], a[i], b[j]);
+      for (int j = 0; j < kTilesN; ++j) {
+        const int n = wn0 + j * 8 + g;
+        f.b[j][0] = to_tf32(elem_b(kk + t, n));
+        f.b[j][1] = to_tf32(elem_b(kk + t + 4, n));
       }
     }
   };
+  auto multiply = [&](const Fragments& f) {
+#pragma unroll
+    for (int i = 0; i < kTilesM; ++i)
+#pragma unroll
+      for (int j = 0; j < kTilesN; ++j) {
+        if constexpr (kTf32) mma_1688_tf32(acc[i][j], f.a[i], f.b[j]);
+        else mma_16816<TIn>(acc[i][j], f.a[i], f.b[j]);
+      }
+  };
 
+  constexpr int kSteps = BK / kMmaK;  // mma k-steps per stage
   if constexpr (STAGES == 1) {
+    Fragments f;
     for (int kt = 0; kt < k_tiles; ++kt) {
       load_stage(0, kt);
       cp_async_commit();
       cp_async_wait<0>();
       __syncthreads();
-      compute_stage(0);
+#pragma unroll
+      for (int step = 0; step < kSteps; ++step) {
+        load_fragments(f, 0, step * kMmaK);
+        multiply(f);
+      }
       __syncthreads();
     }
   } else {
+    // Multistage: STAGES - 1 tiles in flight. Fragments are double-buffered in
+    // registers: a k-step's mma run while the next k-step's fragments load,
+    // across stage boundaries too, so the barrier and the copy issue of a
+    // stage hide behind the tensor cores instead of stalling them.
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
       if (s < k_tiles) load_stage(s, s);
       cp_async_commit();
     }
+    cp_async_wait<STAGES - 2>();
+    __syncthreads();
+    Fragments frag[2];
+    if (k_tiles > 0) load_fragments(frag[0], 0, 0);
     for (int kt = 0; kt < k_tiles; ++kt) {
-      cp_async_wait<STAGES - 2>();
-      // Everyone's copies of stage kt landed, and everyone finished computing
-      // on the stage that the next copy overwrites (read at kt - 1).
-      __syncthreads();
-      const int next = kt + STAGES - 1;
-      if (next < k_tiles) load_stage(next % STAGES, next);
-      cp_async_commit();
-      compute_stage(kt % STAGES);
+      const int stage = kt % STAGES;
+#pragma unroll
+      for (int step = 0; step < kSteps; ++step) {
+        if (step == 0) {
+          // Refill the slot read during iteration kt - 1: every warp loaded its
+          // last fragments from it before that iteration's barrier.
+          const int next = kt + STAGES - 1;
+          if (next < k_tiles) load_stage(next % STAGES, next);
+          cp_async_commit();
+        }
+        if (step == kSteps - 1) {
+          // Tile kt + 1 landed (all but the STAGES - 2 newest groups are done)
+          // and is visible to every warp before its first fragments are read.
+          cp_async_wait<STAGES - 2>();
+          __syncthreads();
+        }
+        const bool last = step == kSteps - 1;
+        load_fragments(frag[(step + 1) % 2], last ? (kt + 1) % STAGES : stage, last ? 0 : (step + 1) * kMmaK);
+        multiply(frag[step % 2]);
+      }
+      // An odd number of k-steps would leave the next stage's first fragments
+      // in frag[1]; the loop over tiles is not unrolled, so move them.
+      if constexpr (kSteps % 2 == 1) frag[0] = frag[1];
     }
     cp_async_wait<0>();
   }
