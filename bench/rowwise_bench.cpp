@@ -441,6 +441,10 @@ int main(int argc, char** argv) {
       if (selected(s)) std::printf("%s %s\n", s.family.c_str(), s.problem.c_str());
     return 0;
   }
+  if (seeds_only && warm.empty()) {
+    std::fprintf(stderr, "--seeds-only needs --warm JSON (the configurations to time)\n");
+    return 2;
+  }
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
@@ -449,10 +453,6 @@ int main(int argc, char** argv) {
   }
   fs::create_directories(out_dir);
   const auto t0 = std::chrono::steady_clock::now();
-  if (seeds_only && warm.empty()) {
-    std::fprintf(stderr, "--seeds-only needs --warm JSON (the configurations to time)\n");
-    return 2;
-  }
   Bench bench(sample, neighbours, seeds_only);
   const double copy_gbps = bench.copy_bandwidth();
   std::printf("device %s, %d SMs; D2D copy %.0f GB/s (read + write)\n", bench.device().name.c_str(),
@@ -516,9 +516,13 @@ int main(int argc, char** argv) {
   std::ostringstream md;
   md << "Device: " << bench.device().name << " (" << bench.device().sm_count << " SMs); date " << today()
      << "; ktune " << tool_version() << "\n\n"
-     << "Search per shape: a guided sample of " << sample << ", up to " << neighbours
-     << " neighbours in 3 rounds around the three fastest, the bests of the family's earlier shapes"
-     << (warm.empty() ? std::string() : ", and the bests of a previous run (--warm " + warm.filename().string() + ")")
+     << (seeds_only ? "Configurations per shape: exactly those of --warm " + warm.filename().string() +
+                          " valid for it (--seeds-only)"
+                    : "Search per shape: a guided sample of " + std::to_string(sample) + ", up to " +
+                          std::to_string(neighbours) +
+                          " neighbours in 3 rounds around the three fastest, the bests of the family's earlier shapes" +
+                          (warm.empty() ? std::string()
+                                        : ", and the bests of a previous run (--warm " + warm.filename().string() + ")"))
      << "; every configuration verified, then timed here (median of 15 launches).\n\n"
      << "D2D copy bandwidth (cudaMemcpy of 1 GiB, read + write, median of 20): " << std::fixed
      << std::setprecision(0) << copy_gbps << " GB/s\n\n"

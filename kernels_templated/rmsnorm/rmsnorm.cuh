@@ -24,7 +24,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) rmsnorm_kernel(
   for_each_segment<Cfg>(a, [&](const Segment s) {
     const T* w = static_cast<const T*>(a.w) + s.col0;
     T* y = static_cast<T*>(a.y) + s.row * a.cols + s.col0;
-    RowShare<Cfg> row = row_share<Cfg>(a, s, iteration);
+    RowShare<Cfg> row = row_share<Cfg>(a, s);
     row.fill(prefetched);
 
     float ss = 0.f;
@@ -52,9 +52,12 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) rmsnorm_kernel(
       };
       if constexpr (kRefill) {
         const Segment n = next_segment<Cfg>(a, s);
-        // The weights of UNROLL vectors are loaded at once, then each slot is
-        // written out and refilled with the next segment's.
-        row.template walk_with<true>(w, static_cast<const T*>(a.x) + n.row * a.cols + n.col0, n.len, write);
+        row.visit_refilling(static_cast<const T*>(a.x) + n.row * a.cols + n.col0, n.len,
+                            [&](long long offset, const float(&v)[VEC]) {
+                              float wv[VEC];
+                              load_vec<T, VEC, kCacheDefault>(w + offset, wv);
+                              write(offset, v, wv);
+                            });
         prefetched = true;
       } else {
         row.visit_with(w, write);

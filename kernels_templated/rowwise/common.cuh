@@ -19,10 +19,6 @@ enum CacheHint { kCacheDefault = 0, kCacheNc = 1, kCacheNcNoAlloc = 2, kCacheEvi
 /// RowCfg::CHUNKS value of a segment held in (dynamic) shared memory in the
 /// input dtype, filled by cp.async; > 0 counts register-held accesses; 0 streams.
 constexpr int kSharedHeld = -1;
-/// RowCfg::CHUNKS value of a segment held in shared memory with a second
-/// buffer: a row group's next segment is copied into the other buffer as
-/// soon as this segment starts, so its loads have a whole iteration to land.
-constexpr int kSharedHeldDouble = -2;
 enum ReduceOp { kOpSum = 0, kOpMax = 1 };
 /// Which part of a split row a kernel does: the whole row; the partial
 /// statistics of one segment into RowwiseArgs::ws; the output of one segment
@@ -112,10 +108,10 @@ struct VecBytes {
 
 /// Loads VEC consecutive elements of T (one access of VEC*sizeof(T) bytes,
 /// which the caller guarantees is aligned) and widens them to float.
-/// Loads the raw words of VEC consecutive elements of T (one aligned access).
 template <typename T, int VEC, int CACHE>
-__device__ __forceinline__ void load_raw(const T* p, unsigned (&w)[VecBytes<T, VEC>::kWords]) {
+__device__ __forceinline__ void load_vec(const T* p, float (&out)[VEC]) {
   constexpr int kBytes = VecBytes<T, VEC>::kBytes;
+  unsigned w[VecBytes<T, VEC>::kWords];
   if constexpr (kBytes == 16) {
     ld16<CACHE>(p, reinterpret_cast<unsigned(&)[4]>(w));
   } else if constexpr (kBytes == 8) {
@@ -125,12 +121,6 @@ __device__ __forceinline__ void load_raw(const T* p, unsigned (&w)[VecBytes<T, V
   } else {
     w[0] = ld2<CACHE>(p);
   }
-}
-
-template <typename T, int VEC, int CACHE>
-__device__ __forceinline__ void load_vec(const T* p, float (&out)[VEC]) {
-  unsigned w[VecBytes<T, VEC>::kWords];
-  load_raw<T, VEC, CACHE>(p, w);
   widen<T, VEC>(w, out);
 }
 
@@ -508,25 +498,16 @@ struct RowShare {
   static constexpr int VEC = Cfg::VEC, SPAN = Cfg::SPAN;
   static constexpr bool kRegisters = Cfg::CHUNKS > 0;
   static constexpr bool kShared = Cfg::CHUNKS == kSharedHeld;
-  static constexpr bool kDouble = Cfg::CHUNKS == kSharedHeldDouble;
-  static constexpr bool kHeld = kRegisters || kShared || kDouble;
+  static constexpr bool kHeld = kRegisters || kShared;
 
   const T* x;
   long long len;
   int lane;
-  T* held;  ///< this row group's shared-memory segment (kShared, kDouble: this iteration's buffer)
+  T* held;  ///< this row group's shared-memory segment (kShared)
   /// kShared: copies of this segment may still be in flight, one cp.async
   /// group per vector of this thread in visiting order; the first visit
-  /// waits for each vector's group just before reading it. kDouble: this
-  /// segment's copies are one group, the next segment's a newer one.
+  /// waits for each vector's group just before reading it.
   bool landing;
-  /// kDouble: the group's next segment in the grid-stride loop (next_len 0:
-  /// none), its buffer, and whether this is the loop's first segment (whose
-  /// own copies nobody issued yet).
-  const T* next_x;
-  long long next_len;
-  T* next_held;
-  bool first;
   float v[kRegisters ? Cfg::CHUNKS : 1][VEC];
 
   /// Vectors of this thread in a segment of `n` elements.
@@ -541,21 +522,7 @@ struct RowShare {
   /// land (its work overlaps the later loads). `prefetched`: the copies were
   /// issued by visit_refilling over the previous segment, in the same groups.
   __device__ __forceinline__ void fill(bool prefetched = false) {
-    if constexpr (kDouble) {
-      // This segment's copies were issued one iteration ago (except on the
-      // first); the next segment's go into the other buffer now, which the
-      // previous segment's last visit (this thread's own slots) has left.
-      // Two groups at most in flight: visiting waits for all but the newest.
-      if (first) {
-        for (long long i = static_cast<long long>(lane) * VEC; i < len; i += SPAN)
-          cp_async<VecBytes<T, VEC>::kBytes, Cfg::CACHE>(held + i, x + i);
-        cp_async_commit();
-      }
-      for (long long i = static_cast<long long>(lane) * VEC; i < next_len; i += SPAN)
-        cp_async<VecBytes<T, VEC>::kBytes, Cfg::CACHE>(next_held + i, next_x + i);
-      cp_async_commit();
-      landing = true;
-    } else if constexpr (kRegisters) {
+    if constexpr (kRegisters) {
 #pragma unroll
       for (int c = 0; c < Cfg::CHUNKS; ++c) {
         const long long idx = static_cast<long long>(c * Cfg::TPR + lane) * VEC;
@@ -606,24 +573,13 @@ struct RowShare {
     if constexpr (kShared) {
       if (landing) cp_async_wait_all();
       landing = false;
-    } else if constexpr (kDouble) {
-      if (landing) cp_async_wait_pending(1);  // all but the next segment's group
-      landing = false;
     }
   }
 
   /// f(offset, const float (&)[VEC]) for each vector of the share.
   template <typename F>
   __device__ __forceinline__ void visit(F&& f) {
-    if constexpr (kDouble) {
-      settle();
-#pragma unroll 4
-      for (long long i = static_cast<long long>(lane) * VEC; i < len; i += SPAN) {
-        float t[VEC];
-        load_vec_shared<T, VEC>(held + i, t);
-        f(i, t);
-      }
-    } else if constexpr (kRegisters) {
+    if constexpr (kRegisters) {
 #pragma unroll
       for (int c = 0; c < Cfg::CHUNKS; ++c) {
         const long long idx = static_cast<long long>(c * Cfg::TPR + lane) * VEC;
@@ -657,62 +613,11 @@ struct RowShare {
     }
   }
 
-  /// Walks a shared-memory segment in batches of Cfg::UNROLL vectors: the
-  /// batch's `w` vectors are loaded first, all in flight at once (one at a
-  /// time, each vector waited a whole L2 round trip for its weights), then
-  /// each slot is read and f(offset, x vector, w vector) called. REFILL: each
-  /// slot, once used, is refilled with the same slot of the next segment
-  /// (next_x, next_len), in slot order like fill() (see visit_refilling).
-  template <bool REFILL, typename F>
-  __device__ __forceinline__ void walk_with(const T* w, const T* next_x_, long long next_len_, F&& f) {
-    static_assert(kShared || kDouble, "a walk over a segment held in shared memory");
-    constexpr int U = Cfg::UNROLL;
-    settle();
-    const long long first_offset = static_cast<long long>(lane) * VEC;
-    long long i = first_offset;
-#pragma unroll(U >= 4 ? 1 : 4 / U)
-    for (; i < len; i += static_cast<long long>(U) * SPAN) {
-      // Raw words in flight (fewer registers than widened floats).
-      unsigned wr[U][VecBytes<T, VEC>::kWords];
-#pragma unroll
-      for (int u = 0; u < U; ++u)
-        if (i + u * SPAN < len) load_raw<T, VEC, kCacheDefault>(w + i + u * SPAN, wr[u]);
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const long long o = i + static_cast<long long>(u) * SPAN;
-        if (o < len) {
-          float t[VEC], wv[VEC];
-          load_vec_shared<T, VEC>(held + o, t);
-          widen<T, VEC>(wr[u], wv);
-          f(o, t, wv);
-          if (REFILL && o < next_len_) {
-            cp_async<VecBytes<T, VEC>::kBytes, Cfg::CACHE>(held + o, next_x_ + o);
-            cp_async_commit();
-          }
-        }
-      }
-    }
-    if constexpr (REFILL) {
-      // The next segment's slots past this one's end, in slot order.
-      long long o = len > first_offset ? first_offset + (len - first_offset + SPAN - 1) / SPAN * SPAN : first_offset;
-      for (; o < next_len_; o += SPAN) {
-        cp_async<VecBytes<T, VEC>::kBytes, Cfg::CACHE>(held + o, next_x_ + o);
-        cp_async_commit();
-      }
-    }
-  }
-
   /// f(offset, x vector, w vector) with the matching elements of `w` (a
   /// per-column vector that stays in cache); streaming loads both in one
   /// unrolled batch.
   template <typename F>
   __device__ __forceinline__ void visit_with(const T* w, F&& f) {
-    if constexpr (kDouble || kShared) {
-      if (kDouble || !landing) {
-        walk_with<false>(w, nullptr, 0, f);
-        return;
-      }
-    }
     if constexpr (kHeld) {
       visit([&](long long offset, const float(&t)[VEC]) {
         float wv[VEC];
@@ -739,10 +644,8 @@ struct RowShare {
 };
 
 /// The row share of the calling thread's group for segment s.
-/// `iteration` counts the block's segments so far (kDouble alternates its
-/// two buffers by it and issues the first segment's own copies at 0).
 template <typename Cfg>
-__device__ __forceinline__ RowShare<Cfg> row_share(const RowwiseArgs& a, const Segment& s, int iteration = 0) {
+__device__ __forceinline__ RowShare<Cfg> row_share(const RowwiseArgs& a, const Segment& s) {
   using T = typename Cfg::T;
   RowShare<Cfg> r;
   r.x = static_cast<const T*>(a.x) + s.row * a.cols + s.col0;
@@ -750,24 +653,8 @@ __device__ __forceinline__ RowShare<Cfg> row_share(const RowwiseArgs& a, const S
   r.lane = threadIdx.x % Cfg::TPR;
   r.held = nullptr;
   r.landing = false;
-  r.next_x = nullptr;
-  r.next_len = 0;
-  r.next_held = nullptr;
-  r.first = iteration == 0;
-  const long long group = threadIdx.x / Cfg::TPR;
   if constexpr (Cfg::CHUNKS == kSharedHeld)
-    r.held = reinterpret_cast<T*>(dynamic_smem()) + group * a.seg_len;
-  if constexpr (Cfg::CHUNKS == kSharedHeldDouble) {
-    // Buffer b of group g at (2g + b) segments; iteration i uses buffer i & 1.
-    T* base = reinterpret_cast<T*>(dynamic_smem()) + 2 * group * a.seg_len;
-    r.held = base + (iteration & 1) * a.seg_len;
-    r.next_held = base + ((iteration + 1) & 1) * a.seg_len;
-    if (Cfg::STRIDE) {
-      const Segment n = next_segment<Cfg>(a, s);
-      r.next_x = static_cast<const T*>(a.x) + n.row * a.cols + n.col0;
-      r.next_len = n.len;
-    }
-  }
+    r.held = reinterpret_cast<T*>(dynamic_smem()) + static_cast<long long>(threadIdx.x / Cfg::TPR) * a.seg_len;
   return r;
 }
 

@@ -95,21 +95,17 @@ LaunchPlan column_plan(const Problem& p, const Config& c, const PlanDevice&) {
 }
 
 // Blocks of `threads` threads and `smem` bytes of shared memory one SM holds
-// at once; a shared-memory row also by registers at `row_registers` per
-// thread (0: not a shared-memory row; its kernel's __launch_bounds__
-// minimum, so ptxas keeps to that budget).
-long long resident_blocks(const PlanDevice& d, long long threads, long long smem, int row_registers) {
+// at once; a shared-memory row also by registers at kSharedRowRegisterFloor
+// (its kernel's __launch_bounds__ minimum, so ptxas keeps to that budget).
+long long resident_blocks(const PlanDevice& d, long long threads, long long smem, bool shared_row) {
   const long long by_smem = d.smem_per_sm / (smem + kReservedSmemPerBlock);
   const long long by_threads = d.max_threads_per_sm / threads;
-  const long long by_registers = row_registers > 0 ? kRegistersPerSm / (threads * row_registers) : d.max_blocks_per_sm;
+  const long long by_registers =
+      shared_row ? kRegistersPerSm / (threads * kSharedRowRegisterFloor) : d.max_blocks_per_sm;
   return std::max<long long>(1, std::min<long long>({d.max_blocks_per_sm, by_threads, by_smem, by_registers}));
 }
 
 }  // namespace
-
-int shared_row_registers(long long unroll, long long access_bytes) {
-  return kSharedRowRegisterFloor + (unroll > 1 ? static_cast<int>(unroll * std::max<long long>(1, access_bytes / 4)) : 0);
-}
 
 int rowwise_static_smem(Kind kind, long long threads_per_row, long long rows_per_block, const std::string& reduction) {
   const int slot_bytes = kind == Kind::softmax ? 12 : 4;  // softmax keeps a float and a (max, sum) pair
@@ -136,22 +132,15 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
   LaunchPlan plan;
   plan.split = static_cast<int>(split);
   plan.seg_len = segment_length(cols, split, vec);
-  const bool shared_row = hold == "smem" || hold == "smem2";
   plan.chunks = hold == "registers" ? static_cast<int>(register_chunks(plan.seg_len, tpr, vec))
-                : hold == "smem"    ? kSharedHeldChunks
-                : hold == "smem2"   ? kSharedHeldDoubleChunks
-                                    : 0;
+                                    : (hold == "smem" ? kSharedHeldChunks : 0);
   plan.threads = static_cast<int>(rpb * tpr);
   plan.cluster = static_cast<int>(cluster);
   plan.smem_bytes = rowwise_static_smem(kind, tpr, rpb, c.text("reduction"));
-  plan.dynamic_smem =
-      shared_row ? static_cast<int>((hold == "smem2" ? 2 : 1) * rpb * plan.seg_len * dtype_bytes(p.text("dtype"))) : 0;
+  plan.dynamic_smem = hold == "smem" ? static_cast<int>(rpb * plan.seg_len * dtype_bytes(p.text("dtype"))) : 0;
   const long long vrows = rows * split;
   const long long needed = ceil_div(vrows, rpb);
-  // unroll over a shared-memory row (rmsnorm) keeps that many weight vectors' raw words in flight.
-  const long long row_unroll = hold == "none" || (kind == Kind::rmsnorm && shared_row) ? unroll : 1;
-  const int row_registers = shared_row ? shared_row_registers(row_unroll, vec * dtype_bytes(p.text("dtype"))) : 0;
-  plan.resident_per_sm = resident_blocks(d, plan.threads, plan.smem_bytes + plan.dynamic_smem, row_registers);
+  plan.resident_per_sm = resident_blocks(d, plan.threads, plan.smem_bytes + plan.dynamic_smem, hold == "smem");
   long long blocks = needed;
   if (stride) {
     // A persistent grid of whole clusters (a cluster's blocks walk the same rows).
@@ -163,15 +152,14 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
   const std::string cfg = "ktune_rw::RowCfg<" + type + ", " +
                           joined({rpb, tpr, vec, reduction_code(c.text("reduction")),
                                   cache_code(c.text("cache")), persistent ? 2 : (stride ? 1 : 0),
-                                  row_unroll,  // streaming loops; rmsnorm's weights over a shared-memory row
+                                  hold == "none" ? unroll : 1,
                                   plan.chunks}) +
                           // RowCfg's MINB (shared-memory rows): the blocks per SM of the reference
                           // device, so the source does not depend on the device's figures; the
                           // register floor keeps it spill-free on any device.
-                          (shared_row
+                          (hold == "smem"
                                ? ", " + std::to_string(resident_blocks(PlanDevice{}, plan.threads,
-                                                                       plan.smem_bytes + plan.dynamic_smem,
-                                                                       row_registers))
+                                                                       plan.smem_bytes + plan.dynamic_smem, true))
                                : std::string()) +
                           ">";
   const int first_phase = cluster > 1 ? 3 : (split > 1 ? 1 : 0);

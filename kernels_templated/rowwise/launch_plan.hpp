@@ -35,13 +35,11 @@ struct LaunchPlan {
   long long seg_len = 0;         ///< RowwiseArgs::seg_len (axis=last); 0 for axis=rows
   long long workspace_floats = 0;///< fp32 partials the kernels exchange (0 without split)
   long long counters = 0;        ///< zeroed unsigned counters the kernel needs (RowwiseArgs::counters; it leaves them zero)
-  int chunks = 0;                ///< accesses per thread held in registers (0: streaming; -1: held in shared memory;
-                                 ///< -2: in shared memory with a second buffer)
+  int chunks = 0;                ///< accesses per thread held in registers (0: streaming; -1: held in shared memory)
   int threads = 0;               ///< threads per block of the main kernel
   long long main_blocks = 0;     ///< blocks of the main kernel
   int smem_bytes = 0;            ///< static shared memory of the main kernel (estimate)
-  int dynamic_smem = 0;          ///< dynamic shared memory of the main kernel (row segments held there; two per
-                                 ///< row group for row_cache=smem2)
+  int dynamic_smem = 0;          ///< dynamic shared memory of the main kernel (row segments held there)
   int cluster = 1;               ///< blocks per cluster of the main kernel
   long long resident_per_sm = 1; ///< blocks of the main kernel one SM holds at once (threads, blocks, shared memory;
                                  ///< rows in shared memory: registers at kSharedRowRegisterFloor too)
@@ -49,9 +47,6 @@ struct LaunchPlan {
 
 /// RowCfg's CHUNKS value for a segment held in shared memory (rowwise/common.cuh kSharedHeld).
 constexpr int kSharedHeldChunks = -1;
-/// RowCfg's CHUNKS value for a segment held in shared memory with a second
-/// buffer for the next row's copies (row_cache=smem2; common.cuh kSharedHeldDouble).
-constexpr int kSharedHeldDoubleChunks = -2;
 
 /// Device facts the geometry depends on.
 struct PlanDevice {
@@ -73,10 +68,6 @@ constexpr int kRegistersPerSm = 65536;
 /// at 32), and ptxas keeps some back: 25 blocks of 64 threads (40.96 per
 /// thread) got 32 and spilled, 24 blocks got 40. Counting 42 leaves >= 40.
 constexpr int kSharedRowRegisterFloor = 42;
-/// Registers per thread the plan counts for a shared-memory-row kernel:
-/// kSharedRowRegisterFloor, plus the raw words of the `unroll` weight
-/// vectors (accesses of `access_bytes`) rmsnorm keeps in flight when unroll > 1.
-int shared_row_registers(long long unroll, long long access_bytes);
 
 /// Static shared memory of a row-wise kernel (reduction slots; the cluster slot).
 int rowwise_static_smem(Kind kind, long long threads_per_row, long long rows_per_block, const std::string& reduction);

@@ -242,10 +242,9 @@ Space RowwiseFamily::space(const Problem& raw, const DeviceSpec& d) const {
             });
   if (kind_ != Kind::reduce) {
     const Kind kind = kind_;
-    s.add(Parameter::categorical("row_cache", {"none", "registers", "smem", "smem2"}, "none",
+    s.add(Parameter::categorical("row_cache", {"none", "registers", "smem"}, "none",
                                  "hold the segment in registers (fp32) or shared memory (input dtype, cp.async): "
-                                 "one read; or read it again; smem2: shared memory with a second buffer that "
-                                 "receives the next row's copies as this row starts (grid-stride loops)"));
+                                 "one read; or read it again"));
     s.add(Parameter::list("cluster", {std::int64_t{1}, std::int64_t{2}, std::int64_t{4}, std::int64_t{8}, std::int64_t{16}},
                           std::int64_t{1},
                           "blocks of a thread-block cluster sharing one row, one segment each (partials through "
@@ -277,25 +276,16 @@ Space RowwiseFamily::space(const Problem& raw, const DeviceSpec& d) const {
               {"row_cache", "vec", "dtype_bytes", "rows_per_block", "threads_per_row", "cols", "split", "cluster",
                "reduction", "smem_limit"},
               [kind](const Assignment& a) {
-                const std::string& hold = a.s("row_cache");
-                if (hold != "smem" && hold != "smem2") return true;
-                const long long segment_bytes = cluster_seg_len_of(a) * a.i("dtype_bytes") * (hold == "smem2" ? 2 : 1);
+                if (a.s("row_cache") != "smem") return true;
+                const long long segment_bytes = cluster_seg_len_of(a) * a.i("dtype_bytes");
                 return a.i("vec") * a.i("dtype_bytes") >= 4 &&
                        a.i("rows_per_block") * segment_bytes +
                                rowwise_static_smem(kind, a.i("threads_per_row"), a.i("rows_per_block"),
                                                    a.s("reduction")) <=
                            a.i("smem_limit");
               });
-    s.require("smem2 (a second buffer for the next row) needs a grid-stride loop (grid=stride|persistent)",
-              {"row_cache", "grid"},
-              [](const Assignment& a) { return a.s("row_cache") != "smem2" || a.s("grid") != "rows"; });
-    // rmsnorm also unrolls the weight loads over a shared-memory row.
-    s.require("unroll applies to streaming loops (and rmsnorm's weights over a shared-memory row) only",
-              {"row_cache", "unroll"}, [kind](const Assignment& a) {
-                const std::string& hold = a.s("row_cache");
-                return hold == "none" || a.i("unroll") == 1 ||
-                       (kind == Kind::rmsnorm && (hold == "smem" || hold == "smem2"));
-              });
+    s.require("unroll applies to streaming loops only", {"row_cache", "unroll"},
+              [](const Assignment& a) { return a.s("row_cache") == "none" || a.i("unroll") == 1; });
   }
   if (kind_ == Kind::softmax)
     s.add(Parameter::categorical("stats", {"online", "two_pass"}, "online",
@@ -403,22 +393,6 @@ std::vector<Config> RowwiseFamily::on_chip_row_configs(const Problem& raw, const
           c.set("threads_per_row", threads);
           c.set("grid", std::string(grid));
           c.set("cache", std::string(cache));
-          if (s.is_valid(c)) out.push_back(c);
-        }
-  // Double-buffered rows on a persistent grid: each block's next row is in
-  // flight for a whole row's time (rmsnorm: its weights 1 or 4 vectors at a time).
-  for (std::int64_t cluster : {2, 4, 8, 16})
-    for (std::int64_t threads : {256, 512, 1024})
-      for (std::int64_t unroll : {1, 4})
-        for (const char* cache : {"default", "evict_first"}) {
-          if (unroll > 1 && kind_ != Kind::rmsnorm) continue;
-          Config c = base;
-          c.set("row_cache", std::string("smem2"));
-          c.set("cluster", cluster);
-          c.set("threads_per_row", threads);
-          c.set("grid", std::string("persistent"));
-          c.set("cache", std::string(cache));
-          c.set("unroll", unroll);
           if (s.is_valid(c)) out.push_back(c);
         }
   return out;

@@ -29,7 +29,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) softmax_kernel(
 
   for_each_segment<Cfg>(a, [&](const Segment s) {
     typename Cfg::T* y = static_cast<typename Cfg::T*>(a.y) + s.row * a.cols + s.col0;
-    Share row = row_share<Cfg>(a, s, iteration);
+    Share row = row_share<Cfg>(a, s);
     row.fill(prefetched);
     MaxSum stat;
 

@@ -101,15 +101,6 @@ std::vector<Config> configs_for(const Space& s, const Config& def) {
   return out;
 }
 
-/// Every (a, b) of two lists, a outer.
-template <typename A, typename B>
-std::vector<std::pair<A, B>> pairs(const std::vector<A>& as, const std::vector<B>& bs) {
-  std::vector<std::pair<A, B>> out;
-  for (const A& a : as)
-    for (const B& b : bs) out.emplace_back(a, b);
-  return out;
-}
-
 /// What verify_all saw: the configurations verified, and the non-portable
 /// clusters the device could not schedule.
 struct Tally {
@@ -192,11 +183,11 @@ TEST(RowwiseGpu, SampledConfigurationsMatchTheFp64Reference) {
   cudaStreamDestroy(stream);
 }
 
-// Grid-stride loops over rows held in shared memory, one or two segments per
-// row group (grid=persistent: on the grid the device holds at once, loading
-// the next segment while writing the current one); the sampled shapes above
-// are mostly covered by one iteration, so these take several (more rows than
-// the planned grid holds), with odd lengths and a cluster among them.
+// Grid-stride loops over rows held in shared memory (grid=persistent: on the
+// grid the device holds at once, loading the next segment while writing the
+// current one); the sampled shapes above are mostly covered by one
+// iteration, so these take several (more rows than the planned grid holds),
+// with odd lengths and a cluster among them.
 TEST(RowwiseGpu, PersistentSharedMemoryRowsAcrossIterations) {
   std::string why;
   if (!have_gpu(why)) GTEST_SKIP() << why;
@@ -216,27 +207,18 @@ TEST(RowwiseGpu, PersistentSharedMemoryRowsAcrossIterations) {
       {"rows=12001,cols=1002,dtype=fp16", "threads_per_row=64,rows_per_block=2,vec=2,cluster=1,reduction=smem"},
       {"rows=1000,cols=2048,dtype=fp32", "threads_per_row=1024,rows_per_block=1,vec=1,cluster=2,reduction=shuffle"},
   };
-  // Holds: one shared-memory segment (refilled slot by slot in the
-  // persistent loop), two (smem2: the next row copied into the second while
-  // this one is used); rmsnorm also with its weights 4 vectors at a time.
-  struct Hold {
-    const char* row_cache;
-    std::int64_t unroll;
-  };
-  const std::vector<Hold> holds = {{"smem", 1}, {"smem2", 1}, {"smem", 4}, {"smem2", 4}};
   int checked = 0;
   for (const char* family : {"softmax", "rmsnorm"}) {
     for (const char* grid : {"stride", "persistent"}) {
-      for (const auto& [pc, hold] : pairs(cases, holds)) {
-        if (hold.unroll > 1 && std::string(family) != "rmsnorm") continue;
+      for (const Persistent& pc : cases) {
         const KernelFamily& f = find_family(family);
         const Problem p = parse_problem(f, pc.problem);
         Config c = f.default_config(p, d);
         for (const auto& [key, value] : ValueMap::parse(pc.knobs)) c.set(key, value);
         c.set("grid", std::string(grid));
-        c.set("row_cache", std::string(hold.row_cache));
+        c.set("row_cache", std::string("smem"));
         c.set("split", std::int64_t{1});
-        c.set("unroll", hold.unroll);
+        c.set("unroll", std::int64_t{1});
         SCOPED_TRACE(std::string(family) + " " + p.key() + " | " + c.key());
         ASSERT_TRUE(f.space(p, d).is_valid(c));
         auto harness = make_harness(family);

@@ -189,7 +189,7 @@ TEST(RowwiseDescriptors, ClusterRowsAreSingleKernelLaunchesOfWholeClusters) {
       EXPECT_DOUBLE_EQ(f.estimate(p, c, d).dram_bytes, f.min_bytes(p));
     }
   }
-  EXPECT_EQ(holds, (std::set<std::string>{"none", "registers", "smem", "smem2"}));
+  EXPECT_EQ(holds, (std::set<std::string>{"none", "registers", "smem"}));
   EXPECT_TRUE(sizes.count(16));
   EXPECT_GT(strided, 0);
   // Too short for a cluster of 4: every block would hold < 1024 elements.
@@ -243,12 +243,11 @@ TEST(RowwiseDescriptors, LongRowsHaveOnChipClusterConfigurations) {
     const char* family;
     const char* problem;
     std::set<long long> clusters;
-    int double_buffered;  ///< smem2 seeds: clusters whose two segments fit x 3 thread counts x 2 caches (x 2 unrolls)
   };
   const std::vector<Want> wants = {
-      {"softmax", "rows=256,cols=524288,dtype=bf16", {8, 16}, 1 * 3 * 2},             // 128 KiB / 64 KiB segments
-      {"rmsnorm", "rows=1024,cols=131072,dtype=bf16", {2, 4, 8, 16}, 3 * 3 * 2 * 2},  // 128 KiB .. 16 KiB
-      {"rmsnorm", "rows=37,cols=131070,dtype=bf16", {2, 4, 8, 16}, 3 * 3 * 2 * 2},    // odd length: 4-byte accesses
+      {"softmax", "rows=256,cols=524288,dtype=bf16", {8, 16}},        // 128 KiB / 64 KiB segments
+      {"rmsnorm", "rows=1024,cols=131072,dtype=bf16", {2, 4, 8, 16}},  // 128 KiB .. 16 KiB
+      {"rmsnorm", "rows=37,cols=131070,dtype=bf16", {2, 4, 8, 16}},    // odd length: 4-byte accesses
   };
   for (const Want& w : wants) {
     SCOPED_TRACE(std::string(w.family) + " " + w.problem);
@@ -258,16 +257,10 @@ TEST(RowwiseDescriptors, LongRowsHaveOnChipClusterConfigurations) {
     const std::vector<Config> configs = f.on_chip_row_configs(p, d);
     ASSERT_FALSE(configs.empty());
     std::set<long long> clusters;
-    int double_buffered = 0;
     for (const Config& c : configs) {
       SCOPED_TRACE(c.key());
       EXPECT_TRUE(s.is_valid(c));
-      const bool twice = c.text("row_cache") == "smem2";
-      EXPECT_TRUE(c.text("row_cache") == "smem" || twice);
-      if (twice) {
-        ++double_buffered;
-        EXPECT_EQ(c.text("grid"), "persistent");
-      }
+      EXPECT_EQ(c.text("row_cache"), "smem");
       clusters.insert(c.integer("cluster"));
       const rowwise::LaunchPlan plan = rowwise::plan_launch(f.kind(), p, c, rowwise::plan_device(d));
       ASSERT_EQ(plan.kernels.size(), 1u);  // one kernel: no second read of the row
@@ -275,13 +268,9 @@ TEST(RowwiseDescriptors, LongRowsHaveOnChipClusterConfigurations) {
       EXPECT_EQ(plan.seg_len, rowwise::segment_length(p.integer("cols"), plan.cluster, c.integer("vec")));
       EXPECT_GE(plan.seg_len * plan.cluster, p.integer("cols"));  // the cluster holds the whole row
       EXPECT_LE(plan.dynamic_smem + plan.smem_bytes, d.smem_per_block_optin);
-      // smem2: two segments per block (this row's and the next row's).
-      EXPECT_EQ(plan.dynamic_smem, (twice ? 2 : 1) * plan.seg_len * rowwise::dtype_bytes(p.text("dtype")));
-      EXPECT_EQ(plan.chunks, twice ? rowwise::kSharedHeldDoubleChunks : rowwise::kSharedHeldChunks);
       EXPECT_EQ(f.estimate(p, c, d).dram_bytes, f.min_bytes(p));
     }
     EXPECT_EQ(clusters, w.clusters);
-    EXPECT_EQ(double_buffered, w.double_buffered);
   }
   // Rows that fit one block, and reductions, get none.
   const auto& softmax = static_cast<const rowwise::RowwiseFamily&>(find_family("softmax"));
