@@ -250,18 +250,23 @@ int GemmFamily::register_estimate(const GemmProblem& p, const GemmKnobs& k) {
   }
   const int tiles_m = k.warp_m / 16, tiles_n = k.warp_n / 8;
   // Operand fragments of one k-step, double-buffered (gemm_tc.cuh loads the
-  // next k-step's while the current one's mma run).
-  const int fragments = 2 * (tiles_m * 4 + tiles_n * 2);
+  // next k-step's while the current one's mma run). Counted one and a half
+  // times: a fragment dies after its last mma, so both buffers are never
+  // whole at once (ptxas, 2026-11-29: 128x128x32 with 64x64 warp tiles, 255
+  // registers and no spill; estimate 240, with two whole buffers 256).
+  const int one_step = tiles_m * 4 + tiles_n * 2;
+  const int fragments = one_step + one_step / 2;
   // ptxas hoists the per-copy address arithmetic out of the K loop: about
   // three registers per copy of a stage (64-bit address, predicate/size),
   // plus the value for register-staged 2-byte copies. Without this term,
   // configs with many small copies spilled hundreds of bytes (H200 run,
   // 2026-11-29: 64x128x64 VEC=4 128 threads, 1156 bytes).
   const long long copies = ceil_div(static_cast<long long>(k.block_m + k.block_n) * k.block_k / k.vec, threads);
-  // Copies under 8 bytes are many and ptxas keeps about one more register per
-  // copy live (CI compile test, 2026-11-29, with double-buffered fragments:
-  // 4-byte copies, 24 per thread, 254 registers against an estimate of 184).
-  const int staged = static_cast<int>(copies * (k.vec * p.in_bytes() < 8 ? 4 : 3));
+  // Copies under 16 bytes are many and ptxas keeps about one more register
+  // per copy live (CI compile test, 2026-11-29, with double-buffered
+  // fragments: 4- and 8-byte copies, 20-24 per thread, 254-255 registers and
+  // a few bytes spilled against estimates of 198-200).
+  const int staged = static_cast<int>(copies * (k.vec * p.in_bytes() < 16 ? 4 : 3));
   return tiles_m * tiles_n * 4 + fragments + staged + 40;
 }
 
@@ -289,6 +294,13 @@ bool GemmFamily::predicted_spill_free(const Problem& raw, const Config& c, const
   // registers and 12 bytes spilled).
   if (p.simt() && k.threads() < 128 &&
       ceil_div(static_cast<long long>(k.block_m + k.block_n) * k.block_k / k.vec, k.threads()) > 8)
+    return false;
+  // Tensor-core threads issuing more than 16 copies per stage: with the
+  // fragment double buffer ptxas spilled a few bytes under the margin (CI
+  // compile test, 2026-11-29: 64x32x32 with two warps, 24 four-byte copies,
+  // 254 registers and 8 bytes spilled at an estimate of 198).
+  if (!p.simt() && !k.wgmma &&
+      ceil_div(static_cast<long long>(k.block_m + k.block_n) * k.block_k / k.vec, k.threads()) > 16)
     return false;
   // wgmma consumers raise their budget with setmaxnreg (232 with two consumers, 240 with one).
   if (k.wgmma) return register_estimate(p, k) * 5 / 4 <= (k.consumers() == 1 ? 240 : 232);
