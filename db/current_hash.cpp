@@ -163,7 +163,7 @@ RehashSummary rehash_results(Store& store, const std::string& family, const std:
       drop.reset();
       s.rehashed += n;
       s.duplicates += dup;
-      moved[to] += n;
+      if (n > 0) moved[to] += n;
     }
     if (tx) tx->commit();
   } catch (const SQLite::Exception& e) {
