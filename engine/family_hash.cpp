@@ -73,6 +73,7 @@ CurrentHash current_hash_resolver() {
   struct Memo {
     std::mutex mutex;
     std::map<std::tuple<std::string, std::string, std::string, std::string>, std::string> hashes;
+    std::map<std::pair<std::string, std::vector<std::string>>, std::string> by_files;  // files read once
   };
   auto memo = std::make_shared<Memo>();
   return [memo](const std::string& family_name, const Problem& problem, const std::string& device,
@@ -96,7 +97,16 @@ CurrentHash current_hash_resolver() {
       } catch (const std::exception&) {
         files = family->template_files();  // a problem this build cannot read: the whole family
       }
-      hash = hash_of_files(*family, files);  // unreadable templates throw: the caller names the file
+      auto files_key = std::make_pair(family_name, files);
+      {
+        std::lock_guard lock(memo->mutex);
+        if (auto it = memo->by_files.find(files_key); it != memo->by_files.end()) hash = it->second;
+      }
+      if (hash.empty()) {
+        hash = hash_of_files(*family, files);  // unreadable templates throw: the caller names the file
+        std::lock_guard lock(memo->mutex);
+        memo->by_files.emplace(std::move(files_key), hash);
+      }
     }
     std::lock_guard lock(memo->mutex);
     memo->hashes.emplace(std::move(key), hash);
