@@ -14,6 +14,7 @@
 #include "db/current_hash.hpp"
 #include "db/lookup.hpp"
 #include "db/store.hpp"
+#include "tests/db/db_test_support.hpp"
 #include "engine/family_hash.hpp"
 #include "engine/tune_job.hpp"
 
@@ -188,18 +189,10 @@ TEST(PerPathHash, ATuneJobKeysItsResultsByThePathHash) {
   }
 }
 
-// A fresh database file, removed at scope exit.
+/// A fresh database file in a temporary folder, removed at scope exit.
 struct TempDb {
-  fs::path dir = fs::temp_directory_path() / ("ktune_rehash_" + std::to_string(::getpid()));
-  TempDb() {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~TempDb() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string path() const { return (dir / "legacy.db").string(); }
+  ktune::testing::TempDir dir;
+  std::string path() const { return dir.file("legacy.db"); }
 };
 
 Result synthetic_ok(const Config& c, double seconds) {

@@ -11,6 +11,7 @@
 
 #include "../ktune_process.hpp"
 #include "db/store.hpp"
+#include "tests/db/db_test_support.hpp"
 #include "engine/compiler.hpp"
 
 namespace ktune {
@@ -21,17 +22,10 @@ using test::ktune_path;
 using test::quote;
 using test::shell;
 
+/// A fresh database file in a temporary folder, removed at scope exit.
 struct CliDb {
-  fs::path dir = fs::temp_directory_path() / ("ktune_rehash_cli_" + std::to_string(::getpid()));
-  CliDb() {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~CliDb() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string path() const { return (dir / "legacy.db").string(); }
+  ktune::testing::TempDir dir;
+  std::string path() const { return dir.file("legacy.db"); }
 };
 
 TEST(RehashCli, ReKeysLegacyRowsOnceAndLookupServesThemAsFresh) {
