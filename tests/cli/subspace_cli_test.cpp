@@ -11,6 +11,7 @@
 #include "engine/tune_job.hpp"
 #include "kernels_templated/family.hpp"
 #include "space/device_spec.hpp"
+#include "tests/db/db_test_support.hpp"
 #include "tests/engine/subspace_recording.hpp"
 #include "tests/ktune_process.hpp"
 
@@ -37,17 +38,8 @@ long long evaluated_count(const std::string& tune_output) {
 class SubSpaceCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           (std::string("ktune_subspace_cli_") +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
     db_ = (dir_ / "tune.db").string();
     testing::write_grid_recording(dir_ / "grid.json", dir_ / "grid_space.json");
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
   }
   std::string tune(const std::string& extra) const {
     return "tune --replay " + quote((dir_ / "grid.json").string()) + " --db " + quote(db_) +
@@ -57,7 +49,8 @@ class SubSpaceCli : public ::testing::Test {
     return "space --space " + quote((dir_ / "grid_space.json").string()) + " " + extra;
   }
 
-  fs::path dir_;
+  testing::TempDir temp_;  // removed with its files after each test
+  fs::path dir_ = temp_.path();
   std::string db_;
 };
 

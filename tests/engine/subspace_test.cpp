@@ -13,6 +13,7 @@
 #include "engine/sweep.hpp"
 #include "engine/tune_job.hpp"
 #include "subspace_recording.hpp"
+#include "tests/db/db_test_support.hpp"
 
 namespace ktune {
 namespace {
@@ -80,16 +81,7 @@ TEST(RestrictSpace, AnEmptySubSpaceNamesTheExpressions) {
 class SubSpaceTune : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           (std::string("ktune_subspace_test_") +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
     testing::write_grid_recording(dir_ / "grid.json");
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
   }
 
   TuneSpec exhaustive(std::vector<std::string> require) const {
@@ -107,7 +99,8 @@ class SubSpaceTune : public ::testing::Test {
     return s.count_valid();
   }
 
-  fs::path dir_;
+  testing::TempDir temp_;  // removed with its files after each test
+  fs::path dir_ = temp_.path();
 };
 
 TEST_F(SubSpaceTune, ExhaustiveEvaluatesExactlyTheSubSpaceAndResumesInsideIt) {
