@@ -49,7 +49,7 @@ std::string real(double d) {
 std::string emit_dispatch_header(const Store& store, const DispatchOptions& options) {
   if (options.family.empty() || options.device.empty())
     throw std::invalid_argument("emit-dispatch needs a kernel family and a device (name or arch)");
-  std::vector<BestRow> rows = best_per_problem(store, {options.family, options.device, ""});
+  std::vector<BestRow> rows = best_per_problem(store, {options.family, options.device, "", options.current});
   // Several GPU models of one arch: the fastest measurement of each problem.
   std::map<std::string, BestRow> per_problem;
   for (auto& row : rows) {
@@ -130,7 +130,16 @@ std::string emit_dispatch_header(const Store& store, const DispatchOptions& opti
     << " problem on " << options.device << " to its tuned configuration. Do not edit; regenerate.\n";
   h << "// Source: " << (options.source_label.empty() ? store.path() : options.source_label) << "; "
     << points.size() << " tuned problems, " << buckets.size() << " shape buckets";
-  if (!per_problem.empty()) h << ", template hash " << per_problem.begin()->second.family_hash;
+  std::set<std::string> hashes;  // one per kernel path the tuned problems take
+  for (const auto& [unused, row] : per_problem) hashes.insert(row.family_hash);
+  if (!hashes.empty()) {
+    h << (hashes.size() == 1 ? ", template hash " : ", template hashes ");
+    const char* sep = "";
+    for (const auto& x : hashes) {
+      h << sep << x;
+      sep = " ";
+    }
+  }
   h << ".\n// Order: exact shape, then the shape bucket (same shape class, same floor(log2) of";
   for (const auto& k : keys) h << " " << k;
   h << "), then the default.\n#pragma once\n\n#include <cmath>\n#include <cstring>\n\n";

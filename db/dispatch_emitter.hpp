@@ -17,6 +17,8 @@ struct DispatchOptions {
   /// Shape keys in parameter order; empty: those stored with the problems.
   std::vector<std::string> shape_keys;
   std::string source_label;            ///< named in the header comment (e.g. the database path)
+  /// Current hash per stored row (BestQuery::current); unset: the newest-measured hash.
+  CurrentHash current;
 };
 
 /// Text of the header. Its namespace is ktune_dispatch::<family>_<device>, with

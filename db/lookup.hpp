@@ -32,8 +32,12 @@ struct LookupRequest {
   std::vector<std::string> shape_keys;
   /// KernelFamily::shape_class(problem). Empty: the problem minus its shape keys.
   std::string shape_class;
-  /// Template hash that is current. Empty: per family, the hash with the newest
-  /// measurement across the open databases; other hashes are stale, never served.
+  /// Template hash that is current for this problem on this device: for a
+  /// family versioned per kernel path (gemm), the hash of the path the problem
+  /// takes there (engine: family_source_hash(family, problem, device); `ktune
+  /// lookup` sets it). Empty: per family, the hash with the newest measurement
+  /// across the open databases, which serves only one path of such a family.
+  /// Other hashes are stale, never served.
   std::string family_hash;
   /// The family's safe default (KernelFamily::default_config); without it a
   /// request that nothing measured fits gets no answer.

@@ -20,7 +20,8 @@ WITH per_hash AS (
   FROM families f WHERE (?1 = '' OR f.name = ?1)),
 current AS (
   SELECT p.family_id FROM per_hash p
-  WHERE (?3 <> '' AND p.hash = ?3)
+  WHERE ?3 = '*'
+     OR (?3 <> '' AND p.hash = ?3)
      OR (?3 = '' AND p.newest IS NOT NULL AND p.newest = (SELECT max(q.newest) FROM per_hash q WHERE q.name = p.name))),
 wrong AS (
   SELECT DISTINCT d.name AS dname, r.family_id, r.problem_id, r.config_id
@@ -44,7 +45,17 @@ WHERE ok.rn = 1
 ORDER BY f.name, ok.dname, p.key)sql");
   q.bind(1, query.family);
   q.bind(2, query.device);
-  q.bind(3, query.family_hash);
+  // With a per-row current hash every version's best is read, and only the
+  // rows whose version is current for them are kept (wrong results and counts
+  // are per version already).
+  const bool per_row = query.family_hash.empty() && query.current;
+  q.bind(3, per_row ? std::string("*") : query.family_hash);
+  std::map<std::string, std::string> newest;  // family -> newest-measured hash, for unknown rows
+  if (per_row) {
+    SQLite::Statement n(db, "SELECT f.name, f.source_hash FROM families f JOIN results r ON r.family_id = f.id "
+                            "GROUP BY f.id ORDER BY max(r.measured_at)");
+    while (n.executeStep()) newest[n.getColumn(0).getString()] = n.getColumn(1).getString();
+  }
   std::vector<BestRow> out;
   while (q.executeStep()) {
     BestRow row;
@@ -66,6 +77,11 @@ ORDER BY f.name, ok.dname, p.key)sql");
     row.provenance.tool_version = q.getColumn(15).getString();
     row.provenance.source = q.getColumn(16).getString();
     row.provenance.measured_at = q.getColumn(17).getString();
+    if (per_row) {
+      std::string now = query.current(row.family, row.problem, row.device, row.arch);
+      if (now.empty()) now = newest[row.family];
+      if (row.family_hash != now) continue;
+    }
     out.push_back(std::move(row));
   }
   return out;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "db/current_hash.hpp"
 #include "db/store.hpp"
 
 namespace ktune {
@@ -31,6 +32,11 @@ struct BestQuery {
   /// Template hash to serve; empty: per family, the hash with the newest
   /// measurement (results of other hashes are stale and never shown).
   std::string family_hash;
+  /// When set (and family_hash is empty), the current hash per row: a row is
+  /// served when its hash is current(family, problem, device, arch), or, where
+  /// that answer is empty, the family's newest-measured hash (per-path hashes:
+  /// one family has several current hashes, one per kernel path).
+  CurrentHash current;
 };
 
 /// Best `ok` configuration per (family, device name, problem), never one with

@@ -71,5 +71,10 @@ std::string default_compile_cache_dir();
 /// template_files() lists them), the family's version key: stable_hash_hex.
 /// Throws std::runtime_error naming a file that cannot be read.
 std::string family_source_hash(const KernelFamily& family);
+/// The version key of the kernel path (normalized problem, device) takes: the
+/// hash of family.template_files_for(problem, device). What every result of
+/// that problem on that device is stored and looked up under. Equal to
+/// family_source_hash(family) for families with one path. Throws like it.
+std::string family_source_hash(const KernelFamily& family, const Problem& normalized, const DeviceSpec& device);
 
 }  // namespace ktune

@@ -507,7 +507,7 @@ GpuEvaluator::GpuEvaluator(const KernelFamily& family, Problem problem, GpuEvalu
   if (m.options.profile) m.profiler.emplace(m.options.device);
   m.nvrtc = Compiler::nvrtc_version();
   m.space.emplace(family.space(m.problem, m.live.spec));
-  m.source_hash = family_source_hash(family);
+  m.source_hash = family_source_hash(family, m.problem, m.live.spec);
   m.flops = family.flops(m.problem);
   m.min_bytes = family.min_bytes(m.problem);
   m.harness = make_harness(family.name());

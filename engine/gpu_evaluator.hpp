@@ -76,7 +76,8 @@ class GpuEvaluator : public Evaluator {
   /// returned...) has poisoned this process' context: nothing can run on the
   /// GPU any more and the process must restart (IsolatedEvaluator does).
   bool context_lost() const;
-  /// The family's template hash (family_source_hash), for the database key.
+  /// The template hash of this problem's kernel path on this GPU
+  /// (family_source_hash(family, problem, device)), for the database key.
   const std::string& family_hash() const;
   const Problem& problem() const;
 

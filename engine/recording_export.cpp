@@ -24,11 +24,16 @@ RecordedSpace recording_from_store(const Store& store, const RecordingSelection&
   std::map<std::string, Latest> latest;  // by config key
   std::set<std::string> devices;
   DeviceSpec device;
+  std::string hash;  // of the measurements kept (one device: one kernel path, one version)
   store.for_each([&](const Measurement& m) {
     if (m.key.family != sel.family || m.key.problem != sel.problem) return true;
     if (!sel.family_hash.empty() && m.key.family_hash != sel.family_hash) return true;
     if (!device_matches(m.key.device, sel.device)) return true;
+    if (sel.family_hash.empty() && sel.current &&
+        m.key.family_hash != sel.current(m.key.family, m.key.problem, m.key.device.name, m.key.device.arch()))
+      return true;
     devices.insert(m.key.device.name);
+    hash = m.key.family_hash;
     device = m.key.device;
     auto& slot = latest[m.result.config.key()];
     if (slot.measured_at.empty() || m.provenance.measured_at >= slot.measured_at)
@@ -58,7 +63,7 @@ RecordedSpace recording_from_store(const Store& store, const RecordingSelection&
   r.format = RecordingFormat::ktune;
   r.source = "tuning database";
   r.provenance = {{"tool", tool_version()},
-                  {"family_hash", sel.family_hash},
+                  {"family_hash", sel.family_hash.empty() ? hash : sel.family_hash},
                   {"measurements", results.size()},
                   {"space", "exactly the recorded configurations"}};
   // space_from_recorded normalises configurations in place, so the result

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "db/current_hash.hpp"
 #include "db/store.hpp"
 #include "search/recorded_space.hpp"
 
@@ -15,6 +16,9 @@ struct RecordingSelection {
   Problem problem;          ///< normalized
   std::string device;       ///< GPU name or arch; empty when the DB holds one device for the problem
   std::string family_hash;  ///< only measurements of this template version
+  /// When family_hash is empty: only measurements whose hash is current for
+  /// their device (per kernel path); unset too: every version.
+  CurrentHash current;
 };
 
 /// The latest measurement of every configuration stored for the selection,

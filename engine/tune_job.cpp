@@ -271,7 +271,7 @@ std::unique_ptr<PreparedTune> prepare_tune(const TuneSpec& spec, const PrepareHo
     restrict_space(*job->space, spec.require);
     if (!hooks.evaluator) job->evaluator = make_gpu_evaluator(*job->family, job->problem, spec);
     job->key.family = std::string(job->family->name());
-    job->key.family_hash = family_source_hash(*job->family);
+    job->key.family_hash = family_source_hash(*job->family, job->problem, job->device);
   }
 
   job->key.device = job->device;

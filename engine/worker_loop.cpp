@@ -46,9 +46,8 @@ int run_worker(std::istream& in, int fd) {
     const DeviceSpec* device;
     if (fake_mode && *fake_mode) {
       fake = std::make_unique<FakeWorkerBackend>(std::string(fake_mode) == "crash");
-      family.normalize(problem);
-      hash = family_source_hash(family);
       device = &fake->device();
+      hash = family_source_hash(family, family.normalize(problem), *device);
     } else {
       gpu = std::make_unique<GpuEvaluator>(family, problem, options);
       hash = gpu->family_hash();

@@ -38,6 +38,16 @@ class KernelFamily {
   /// Template files (relative to kernels_templated/) whose text, hashed, is the
   /// family's version: results measured with other text are stale.
   virtual std::vector<std::string> template_files() const = 0;
+  /// The template files the kernel path chosen for this (normalized) problem
+  /// on this device includes, in template_files() order: the version key of
+  /// that path's results (family_source_hash(family, problem, device)), so an
+  /// edit to another path leaves them fresh. Default: every template file.
+  /// template_files() stays the whole family (compile cache, tools).
+  virtual std::vector<std::string> template_files_for(const Problem& normalized, const DeviceSpec& d) const {
+    (void)normalized;
+    (void)d;
+    return template_files();
+  }
 
   /// Checks a problem and fills defaulted keys (e.g. lda from the layout).
   /// Throws ProblemError naming the bad key (zero or negative sizes included).

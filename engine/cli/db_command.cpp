@@ -1,5 +1,5 @@
-// `ktune db`: stats, query, diff, export, import, merge, prune, emit-dispatch
-// and migrate over tuning databases.
+// `ktune db`: stats, query, diff, export, import, merge, prune, rehash,
+// emit-dispatch and migrate over tuning databases.
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "db/current_hash.hpp"
 #include "db/dispatch_emitter.hpp"
 #include "db/exchange.hpp"
 #include "db/merge.hpp"
@@ -14,7 +15,7 @@
 #include "db/schema.hpp"
 #include "db/store.hpp"
 #include "engine/cli/command.hpp"
-#include "engine/compiler.hpp"
+#include "engine/family_hash.hpp"
 #include "kernels_templated/family.hpp"
 
 namespace ktune::cli {
@@ -27,6 +28,24 @@ std::string format_time(double seconds) {
   else if (seconds < 1) std::snprintf(buf, sizeof buf, "%.3f ms", seconds * 1e3);
   else std::snprintf(buf, sizeof buf, "%.3f s", seconds);
   return buf;
+}
+
+// The current hash of each stored row: the hash of its kernel path's template
+// text in this build. Where the templates cannot be read (a binary without
+// them), "" after one note: the family's newest-measured version is current.
+CurrentHash lenient_current_hash() {
+  auto strict = current_hash_resolver();
+  auto noted = std::make_shared<bool>(false);
+  return [strict, noted](const std::string& family, const Problem& problem, const std::string& device,
+                         const std::string& arch) -> std::string {
+    try {
+      return strict(family, problem, device, arch);
+    } catch (const std::runtime_error& e) {
+      if (!*noted) std::fprintf(stderr, "note: %s; the newest-measured template version counts as current\n", e.what());
+      *noted = true;
+      return "";
+    }
+  };
 }
 
 nlohmann::json best_row_json(const BestRow& r) {
@@ -51,7 +70,7 @@ void print_best_table(const std::vector<BestRow>& rows) {
 int run_stats(const std::string& path, bool as_json) {
   Store store = Store::open_read_only(path);
   StoreStats s = store.stats();
-  auto stale = store.stale("", "");
+  auto stale = stale_results(store, "", lenient_current_hash());
   if (as_json) {
     nlohmann::json j{{"database", path},        {"schema_version", store.schema_version()},
                      {"devices", s.devices},    {"families", s.families},
@@ -86,7 +105,7 @@ int run_stats(const std::string& path, bool as_json) {
 
 int run_query(const std::string& path, const std::string& kernel, const std::string& device, bool as_json) {
   Store store = Store::open_read_only(path);
-  auto rows = best_per_problem(store, {kernel, device, ""});
+  auto rows = best_per_problem(store, {kernel, device, "", lenient_current_hash()});
   if (as_json) {
     nlohmann::json j = nlohmann::json::array();
     for (const auto& r : rows) j.push_back(best_row_json(r));
@@ -99,7 +118,7 @@ int run_query(const std::string& path, const std::string& kernel, const std::str
 
 int run_diff(const std::string& a, const std::string& b, const std::string& kernel,
              const std::string& device, bool as_json) {
-  BestDiff d = diff_best(Store::open_read_only(a), Store::open_read_only(b), {kernel, device, ""});
+  BestDiff d = diff_best(Store::open_read_only(a), Store::open_read_only(b), {kernel, device, "", lenient_current_hash()});
   if (as_json) {
     nlohmann::json j{{"same", d.same}, {"only_a", nlohmann::json::array()},
                      {"only_b", nlohmann::json::array()}, {"changed", nlohmann::json::array()}};
@@ -179,7 +198,26 @@ int run_merge(const std::vector<std::string>& inputs, const std::string& output)
 int run_prune(const std::string& path, const std::string& kernel, std::string hash, bool stale_flag, bool dry_run) {
   if (!stale_flag) throw UsageError("prune removes stale results only: pass --stale");
   if (kernel.empty()) throw UsageError("prune --stale needs --kernel FAMILY");
-  if (hash.empty()) hash = family_source_hash(find_family(kernel));
+  if (hash.empty()) {
+    // Stale per row: not the hash of the current text of its kernel path.
+    find_family(kernel);  // an unknown family is a usage error, not "everything is stale"
+    const CurrentHash current = current_hash_resolver();
+    if (dry_run) {
+      Store store = Store::open_read_only(path);
+      for (const auto& st : stale_results(store, kernel, current))
+        std::printf("would remove %s@%s: %lld results\n", st.family.c_str(), st.family_hash.c_str(),
+                    (long long)st.results);
+      return 0;
+    }
+    Store store = Store::open(path);
+    for (const auto& st : stale_results(store, kernel, current))
+      std::printf("removing %s@%s: %lld results\n", st.family.c_str(), st.family_hash.c_str(), (long long)st.results);
+    std::int64_t n = prune_stale_results(store, kernel, current);
+    std::printf("removed %lld stale results of %s (current: each kernel path's template hash)\n", (long long)n,
+                kernel.c_str());
+    return 0;
+  }
+  // One explicit current hash for every row of the family.
   if (dry_run) {
     Store store = Store::open_read_only(path);
     for (const auto& st : store.stale(kernel, hash))
@@ -214,6 +252,7 @@ int run_emit(const std::string& path, const std::string& kernel, const std::stri
     }
   }
   o.source_label = path;
+  o.current = lenient_current_hash();
   std::string header = emit_dispatch_header(store, o);
   if (output.empty() || output == "-") {
     std::cout << header;
@@ -226,6 +265,25 @@ int run_emit(const std::string& path, const std::string& kernel, const std::stri
   return 0;
 }
 
+int run_rehash(const std::string& path, const std::string& kernel, std::string from, bool dry_run) {
+  const KernelFamily& family = find_family(kernel);
+  const bool given = !from.empty();
+  if (!given) from = family_source_hash(family);  // the legacy whole-family hash of this build's text
+  Store store = dry_run ? Store::open_read_only(path) : Store::open(path);
+  RehashSummary s = rehash_results(store, kernel, from, current_hash_resolver(), dry_run);
+  std::printf("%s %s results keyed by %s (%s) to their kernel path's hash in %s\n",
+              dry_run ? "would re-key" : "re-keyed", kernel.c_str(), from.c_str(),
+              given ? "given with --from" : "whole-family hash of the current templates", path.c_str());
+  for (const auto& [h, n] : s.by_new_hash) std::printf("  -> %s: %lld results\n", h.c_str(), (long long)n);
+  std::printf("  %lld results %s", (long long)s.rehashed, dry_run ? "would move" : "moved");
+  if (s.duplicates) std::printf(", %lld duplicate copies removed", (long long)s.duplicates);
+  std::printf("; %lld already under their path's hash; %lld with no known path (left alone)\n",
+              (long long)s.already_current, (long long)s.unknown);
+  for (const auto& [h, n] : s.left_alone)
+    std::printf("  left alone: %s@%s: %lld results (another hash)\n", kernel.c_str(), h.c_str(), (long long)n);
+  return 0;
+}
+
 int run_migrate(const std::string& path) {
   Store store = Store::open(path);  // migrates forward on open
   std::printf("%s is at schema version %d\n", path.c_str(), store.schema_version());
@@ -234,11 +292,11 @@ int run_migrate(const std::string& path) {
 
 const CommandRegistrar registrar(70, [](CLI::App& app) {
   auto* db = app.add_subcommand("db", "Inspect, share and maintain tuning databases: stats, query, diff, "
-                                      "export, import, merge, prune, emit-dispatch, migrate");
+                                      "export, import, merge, prune, rehash, emit-dispatch, migrate");
   db->require_subcommand(1);
 
   struct Options {
-    std::string db = default_db_path(), kernel, device, file, format, output, hash, default_config, shape_keys;
+    std::string db = default_db_path(), kernel, device, file, format, output, hash, from, default_config, shape_keys;
     std::vector<std::string> inputs;
     bool json = false, stale = false, dry_run = false;
   };
@@ -288,9 +346,20 @@ const CommandRegistrar registrar(70, [](CLI::App& app) {
   db_option(prune);
   prune->add_flag("--stale", o->stale, "Remove results whose template hash is not the current one");
   prune->add_option("--kernel", o->kernel, "Kernel family")->required();
-  prune->add_option("--hash", o->hash, "Current template hash (default: computed from this build's templates)");
+  prune->add_option("--hash", o->hash, "One current template hash for every result (default: per result, the "
+                                       "hash of this build's templates of the kernel path its problem and GPU take)");
   prune->add_flag("--dry-run", o->dry_run, "List what would be removed");
   prune->callback([o] { set_exit_code(run_prune(o->db, o->kernel, o->hash, o->stale, o->dry_run)); });
+
+  auto* rehash = db->add_subcommand(
+      "rehash", "Re-key results stored under a legacy whole-family template hash to the per-kernel-path hash of "
+                "their problem and GPU (one transaction; other hashes are left alone and counted)");
+  db_option(rehash);
+  rehash->add_option("--kernel", o->kernel, "Kernel family, e.g. gemm")->required();
+  rehash->add_option("--from", o->from, "Hash to re-key (default: the whole-family hash of this build's "
+                                        "templates); asserts each path's files are unchanged since it was measured");
+  rehash->add_flag("--dry-run", o->dry_run, "Count what would be re-keyed, write nothing");
+  rehash->callback([o] { set_exit_code(run_rehash(o->db, o->kernel, o->from, o->dry_run)); });
 
   auto* emit = db->add_subcommand("emit-dispatch", "Generate a dependency-free C++ header routing a problem "
                                                    "to its tuned configuration (exact, shape bucket, default)");

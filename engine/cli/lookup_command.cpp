@@ -9,6 +9,7 @@
 
 #include "db/lookup.hpp"
 #include "engine/cli/command.hpp"
+#include "engine/compiler.hpp"
 #include "engine/device_query.hpp"
 #include "kernels_templated/family.hpp"
 
@@ -67,6 +68,16 @@ int run_lookup(const LookupOptions& o) {
   if (family && spec.cc_major == 0 && !req.arch.empty())
     if (auto b = find_builtin_device(req.arch)) spec = *b;
   if (family && spec.cc_major > 0) req.default_config = family->default_config(req.problem, spec);
+  // Served: results of the current text of the kernel path this problem takes
+  // on this GPU (an edit to another path leaves them fresh). Without the
+  // templates or the GPU's arch, the family's newest-measured version.
+  if (family && spec.cc_major > 0) {
+    try {
+      req.family_hash = family_source_hash(*family, req.problem, spec);
+    } catch (const std::runtime_error& e) {
+      std::fprintf(stderr, "note: %s; serving the newest-measured template version\n", e.what());
+    }
+  }
 
   auto a = lookup.best(req);
   if (!a) {

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "engine/cli/command.hpp"
-#include "engine/compiler.hpp"
+#include "engine/family_hash.hpp"
 #include "engine/recording_export.hpp"
 #include "kernels_templated/family.hpp"
 
@@ -22,8 +22,8 @@ struct RecordOptions {
 
 int run_record(const RecordOptions& o) {
   const KernelFamily& family = find_family(o.kernel);
-  RecordingSelection sel{o.kernel, parse_problem(family, o.problem), o.device,
-                         family_source_hash(family)};
+  // Only measurements of the current text of the kernel path each device takes.
+  RecordingSelection sel{o.kernel, parse_problem(family, o.problem), o.device, "", current_hash_resolver()};
   Store store = Store::open_read_only(o.db);
   RecordedSpace r = recording_from_store(store, sel);
   if (!o.note.empty()) r.provenance["note"] = o.note;

@@ -128,6 +128,18 @@ std::vector<std::string> GemmFamily::template_files() const {
           "gemm/gemm_repack.cuh"};
 }
 
+std::vector<std::string> GemmFamily::template_files_for(const Problem& normalized, const DeviceSpec& d) const {
+  // The files the path's source() text includes, directly or through its
+  // headers; split-K and repack kernels can be launched by every path.
+  const GemmProblem p = GemmProblem::from(normalized);
+  if (uses_wgmma(p, d))
+    return {"gemm/gemm_common.cuh", "gemm/gemm_splitk.cuh", "gemm/gemm_wgmma.cuh", "gemm/gemm_wgmma_ops.cuh",
+            "gemm/gemm_repack.cuh"};
+  if (p.simt()) return {"gemm/gemm_common.cuh", "gemm/gemm_simt.cuh", "gemm/gemm_splitk.cuh", "gemm/gemm_repack.cuh"};
+  return {"gemm/gemm_common.cuh", "gemm/gemm_tile.cuh", "gemm/gemm_tc.cuh", "gemm/gemm_splitk.cuh",
+          "gemm/gemm_repack.cuh"};
+}
+
 std::string_view GemmFamily::problem_help() const { return kHelp; }
 
 Problem GemmFamily::normalize(const Problem& raw) const {

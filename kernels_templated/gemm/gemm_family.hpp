@@ -101,6 +101,9 @@ class GemmFamily final : public KernelFamily {
   std::string_view name() const override { return "gemm"; }
   std::string_view description() const override;
   std::vector<std::string> template_files() const override;
+  /// The chosen path's files: wgmma (uses_wgmma), SIMT (fp32) or mma.sync,
+  /// each with gemm_common, gemm_splitk and gemm_repack.
+  std::vector<std::string> template_files_for(const Problem& normalized, const DeviceSpec& d) const override;
   Problem normalize(const Problem& p) const override;
   std::string_view problem_help() const override;
   std::vector<std::string> shape_keys() const override { return {"m", "n", "k"}; }

@@ -7,6 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "engine/compiler.hpp"
 #include "engine/device_query.hpp"
 #include "engine/gpu_evaluator.hpp"
 #include "engine/isolated_evaluator.hpp"
@@ -53,6 +54,8 @@ TEST_F(Isolation, FakeWorkerAnswersInOrder) {
   IsolatedEvaluator ev(family, problem, fake_options());
   EXPECT_NE(ev.device().name.find("synthetic"), std::string::npos);
   EXPECT_EQ(ev.family_hash().size(), 16u);
+  EXPECT_EQ(ev.family_hash(), family_source_hash(family, family.normalize(problem), ev.device()))
+      << "the worker keys results by the kernel path's hash";
   std::vector<Config> configs = {faulty("normal", 256), faulty("wrong"), faulty("normal", 128)};
   auto results = ev.evaluate(configs);
   ASSERT_EQ(results.size(), 3u);

@@ -67,6 +67,7 @@ TEST_F(ReplayFamily, AKnownFamilyGetsThroughputAndRooflineFractions) {
   EXPECT_EQ(job->key.shape_keys, gemm.shape_keys());
   EXPECT_EQ(job->provenance.source, "replay:gemm_synthetic.json");
   EXPECT_NE(job->key.family_hash, family_source_hash(gemm)) << "a replay never poses as the current templates";
+  EXPECT_NE(job->key.family_hash, family_source_hash(gemm, problem, *h200)) << "nor as its kernel path's";
 
   Store store = Store::open(":memory:");
   TuneReport report = run_prepared_tune(*job, store, nullptr);

@@ -1,0 +1,181 @@
+// Per-row freshness over a tuning database: which results are stale when the
+// current template hash depends on each row's (problem, device), pruning
+// them, and re-keying legacy whole-family hashes to per-row ones.
+#include "db/current_hash.hpp"
+
+#include <map>
+#include <stdexcept>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+#include "db/store_impl.hpp"
+
+namespace ktune {
+namespace {
+
+// Results of one (family version, device, problem): the unit every decision here is made for.
+struct RowGroup {
+  std::int64_t family_id = 0, device_id = 0, problem_id = 0;
+  std::string family, hash, device, arch;
+  std::string problem_json;
+  std::int64_t results = 0;
+};
+
+std::vector<RowGroup> row_groups(SQLite::Database& db, const std::string& family, const std::string& only_hash) {
+  SQLite::Statement q(db,
+                      "SELECT r.family_id, r.device_id, r.problem_id, f.name, f.source_hash, d.name, d.arch, "
+                      "p.json, count(*) FROM results r JOIN families f ON f.id = r.family_id "
+                      "JOIN devices d ON d.id = r.device_id JOIN problems p ON p.id = r.problem_id "
+                      "WHERE (?1 = '' OR f.name = ?1) AND (?2 = '' OR f.source_hash = ?2) "
+                      "GROUP BY r.family_id, r.device_id, r.problem_id "
+                      "ORDER BY f.name, f.source_hash, r.device_id, r.problem_id");
+  q.bind(1, family);
+  q.bind(2, only_hash);
+  std::vector<RowGroup> out;
+  while (q.executeStep()) {
+    RowGroup g;
+    g.family_id = q.getColumn(0).getInt64();
+    g.device_id = q.getColumn(1).getInt64();
+    g.problem_id = q.getColumn(2).getInt64();
+    g.family = q.getColumn(3).getString();
+    g.hash = q.getColumn(4).getString();
+    g.device = q.getColumn(5).getString();
+    g.arch = q.getColumn(6).getString();
+    g.problem_json = q.getColumn(7).getString();
+    g.results = q.getColumn(8).getInt64();
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+// Per family name, the hash with the newest measurement (the rule for rows
+// whose current hash is unknown).
+std::unordered_map<std::string, std::string> newest_hashes(SQLite::Database& db) {
+  SQLite::Statement q(db,
+                      "SELECT f.name, f.source_hash, max(r.measured_at) FROM families f "
+                      "JOIN results r ON r.family_id = f.id GROUP BY f.id");
+  std::unordered_map<std::string, std::pair<std::string, std::string>> best;  // name -> (time, hash)
+  while (q.executeStep()) {
+    std::string name = q.getColumn(0).getString(), hash = q.getColumn(1).getString();
+    std::string t = q.getColumn(2).isNull() ? "" : q.getColumn(2).getString();
+    auto [it, fresh] = best.try_emplace(name, t, hash);
+    if (!fresh && t > it->second.first) it->second = {t, hash};
+  }
+  std::unordered_map<std::string, std::string> out;
+  for (auto& [name, th] : best) out.emplace(name, th.second);
+  return out;
+}
+
+std::string current_of(const RowGroup& g, const CurrentHash& current) {
+  if (!current) return "";
+  return current(g.family, ValueMap::from_json(nlohmann::json::parse(g.problem_json)), g.device, g.arch);
+}
+
+std::vector<RowGroup> stale_groups(SQLite::Database& db, const std::string& family, const CurrentHash& current) {
+  auto newest = newest_hashes(db);
+  std::vector<RowGroup> out;
+  for (auto& g : row_groups(db, family, "")) {
+    std::string now = current_of(g, current);
+    if (now.empty()) now = newest[g.family];
+    if (g.hash != now) out.push_back(std::move(g));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<StaleSummary> stale_results(const Store& store, const std::string& family, const CurrentHash& current) {
+  std::map<std::pair<std::string, std::string>, std::int64_t> counts;
+  for (const auto& g : stale_groups(store.impl().db, family, current)) counts[{g.family, g.hash}] += g.results;
+  std::vector<StaleSummary> out;
+  for (const auto& [k, n] : counts) out.push_back({k.first, k.second, n});
+  return out;
+}
+
+std::int64_t prune_stale_results(Store& store, const std::string& family, const CurrentHash& current) {
+  if (family.empty()) throw std::invalid_argument("pruning stale results needs a family");
+  Store::Impl& impl = store.impl();
+  if (impl.read_only) throw DatabaseError("'" + impl.path + "' is open read-only");
+  try {
+    SQLite::Transaction tx(impl.db, SQLite::TransactionBehavior::IMMEDIATE);
+    SQLite::Statement del(impl.db, "DELETE FROM results WHERE family_id = ? AND device_id = ? AND problem_id = ?");
+    std::int64_t n = 0;
+    for (const auto& g : stale_groups(impl.db, family, current)) {
+      del.bind(1, g.family_id);
+      del.bind(2, g.device_id);
+      del.bind(3, g.problem_id);
+      n += del.exec();
+      del.reset();
+    }
+    tx.commit();
+    return n;
+  } catch (const SQLite::Exception& e) {
+    throw DatabaseError("cannot prune '" + impl.path + "': " + e.what());
+  }
+}
+
+RehashSummary rehash_results(Store& store, const std::string& family, const std::string& from_hash,
+                             const CurrentHash& current, bool dry_run) {
+  if (family.empty() || from_hash.empty())
+    throw std::invalid_argument("rehash needs a family and the hash to re-key");
+  if (!current) throw std::invalid_argument("rehash needs the current hash of each row");
+  Store::Impl& impl = store.impl();
+  if (!dry_run && impl.read_only) throw DatabaseError("'" + impl.path + "' is open read-only");
+  RehashSummary s;
+  std::map<std::string, std::int64_t> moved, others;
+  try {
+    std::optional<SQLite::Transaction> tx;
+    if (!dry_run) tx.emplace(impl.db, SQLite::TransactionBehavior::IMMEDIATE);
+    for (const auto& g : row_groups(impl.db, family, ""))
+      if (g.hash != from_hash) others[g.hash] += g.results;
+    SQLite::Statement move(impl.db,
+                           "UPDATE OR IGNORE results SET family_id = ? "
+                           "WHERE family_id = ? AND device_id = ? AND problem_id = ?");
+    SQLite::Statement drop(impl.db, "DELETE FROM results WHERE family_id = ? AND device_id = ? AND problem_id = ?");
+    for (const auto& g : row_groups(impl.db, family, from_hash)) {
+      const std::string to = current_of(g, current);
+      if (to.empty()) {
+        s.unknown += g.results;
+        continue;
+      }
+      if (to == from_hash) {
+        s.already_current += g.results;
+        continue;
+      }
+      if (dry_run) {
+        s.rehashed += g.results;
+        moved[to] += g.results;
+        continue;
+      }
+      move.bind(1, impl.family_id(family, to));
+      move.bind(2, g.family_id);
+      move.bind(3, g.device_id);
+      move.bind(4, g.problem_id);
+      const std::int64_t n = move.exec();
+      move.reset();
+      // What could not move is a measurement already stored under the new
+      // hash (same device, problem, configuration, source, host and time).
+      drop.bind(1, g.family_id);
+      drop.bind(2, g.device_id);
+      drop.bind(3, g.problem_id);
+      const std::int64_t dup = drop.exec();
+      drop.reset();
+      s.rehashed += n;
+      s.duplicates += dup;
+      if (n > 0) moved[to] += n;
+    }
+    if (tx) tx->commit();
+  } catch (const SQLite::Exception& e) {
+    impl.forget_ids();
+    throw DatabaseError("cannot rehash '" + impl.path + "': " + e.what());
+  } catch (...) {
+    impl.forget_ids();
+    throw;
+  }
+  s.by_new_hash.assign(moved.begin(), moved.end());
+  s.left_alone.assign(others.begin(), others.end());
+  return s;
+}
+
+}  // namespace ktune

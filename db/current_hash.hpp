@@ -1,0 +1,48 @@
+// Per-row freshness: stale counting, pruning and re-keying of results when the
+// current template hash depends on each result's (problem, device), as it does
+// for families whose kernel paths are versioned separately (gemm).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "db/store.hpp"
+
+namespace ktune {
+
+/// The current template hash of `family` for results of `problem` (as stored,
+/// normalized) measured on the GPU `device` of arch `arch`. An empty answer
+/// means "unknown" (e.g. a family this build does not know): such rows are
+/// judged by the old rule, the family's newest-measured hash is current.
+using CurrentHash = std::function<std::string(const std::string& family, const Problem& problem,
+                                              const std::string& device, const std::string& arch)>;
+
+/// Results, per (family, hash), whose hash is not the current one of their
+/// row. `family` empty: every family. Ordered by family, hash.
+std::vector<StaleSummary> stale_results(const Store& store, const std::string& family, const CurrentHash& current);
+
+/// Deletes exactly the results stale_results(store, family, current) counts,
+/// in one transaction; returns how many. `family` must not be empty.
+std::int64_t prune_stale_results(Store& store, const std::string& family, const CurrentHash& current);
+
+/// What rehash_results did (or would do).
+struct RehashSummary {
+  std::int64_t rehashed = 0;        ///< results moved from `from_hash` to their row's current hash
+  std::int64_t duplicates = 0;      ///< legacy copies of measurements already stored under the new hash (removed)
+  std::int64_t already_current = 0;  ///< results of `from_hash` whose current hash is `from_hash` itself
+  std::int64_t unknown = 0;         ///< results of `from_hash` whose current hash is unknown (left alone)
+  std::vector<std::pair<std::string, std::int64_t>> by_new_hash;  ///< new hash -> results moved there
+  std::vector<std::pair<std::string, std::int64_t>> left_alone;   ///< the family's other hashes -> results
+};
+
+/// Re-keys the results of `family` stored under `from_hash` to the current hash
+/// of their (problem, device), all in one transaction (all or nothing). Results
+/// under other hashes are untouched (counted in left_alone). `dry_run`: counts
+/// only, nothing is written (duplicates are then counted as rehashed).
+/// Throws std::invalid_argument for an empty family or hash, DatabaseError on failure.
+RehashSummary rehash_results(Store& store, const std::string& family, const std::string& from_hash,
+                             const CurrentHash& current, bool dry_run);
+
+}  // namespace ktune
