@@ -7,6 +7,8 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <regex>
+#include <set>
 #include <sstream>
 
 #include <unistd.h>
@@ -15,6 +17,7 @@
 #include "db/lookup.hpp"
 #include "db/store.hpp"
 #include "tests/db/db_test_support.hpp"
+#include "engine/compiler.hpp"
 #include "engine/family_hash.hpp"
 #include "engine/tune_job.hpp"
 
@@ -96,6 +99,44 @@ TEST(PerPathHash, GemmPathsListTheirOwnFilesAndTheSharedOnes) {
   auto all = p.gemm.template_files();
   for (const auto* files : {&wgmma, &mma, &simt})
     for (const auto& f : *files) EXPECT_TRUE(has(all, f)) << f;
+}
+
+/// The kernels_templated/ files `text` includes, directly or through them.
+void collect_includes(const std::string& text, std::set<std::string>& out) {
+  static const std::regex include_line(R"re(#include\s+"kernels_templated/([^"]+)")re");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), include_line); it != std::sregex_iterator(); ++it) {
+    const std::string rel = (*it)[1];
+    if (!out.insert(rel).second) continue;
+    std::ifstream in(fs::path(Compiler::kernel_dir()) / rel);
+    ASSERT_TRUE(in) << rel;
+    std::stringstream body;
+    body << in.rdbuf();
+    collect_includes(body.str(), out);
+  }
+}
+
+// A path's list must cover every template its kernels' source includes
+// (split-K and repack included), or an edit to a missing file would leave
+// that path's results looking fresh.
+TEST(PerPathHash, EveryPathListsEveryTemplateItsKernelsInclude) {
+  PathProblems p;
+  const std::vector<std::pair<Problem, const char*>> cases = {
+      {p.wgmma, "wgmma"},
+      {p.mma, "mma"},
+      {p.simt, "simt"},
+      {parse_problem(p.gemm, "m=100,n=200,k=300,dtype=bf16,layout=nt,lda=301,path=mma"), "mma misaligned"},
+      {parse_problem(p.gemm, "m=100,n=200,k=300,dtype=bf16,layout=nt,lda=301"), "wgmma misaligned"}};
+  for (const auto& [problem, what] : cases) {
+    const auto listed = p.gemm.template_files_for(problem, h200());
+    std::set<std::string> included;
+    // Sampled configurations reach split-K (both reductions) and repacking.
+    for (const Config& c : p.gemm.space(problem, h200()).sample(60, 7))
+      collect_includes(p.gemm.source(problem, c).source, included);
+    EXPECT_GT(included.size(), 2u) << what;
+    for (const auto& f : included)
+      EXPECT_NE(std::find(listed.begin(), listed.end(), f), listed.end())
+          << what << " includes " << f << ", which its list lacks";
+  }
 }
 
 TEST(PerPathHash, WgmmaAndMmaOfTheSameShapeDiffer) {
