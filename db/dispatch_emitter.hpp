@@ -18,7 +18,7 @@ struct DispatchOptions {
   std::vector<std::string> shape_keys;
   std::string source_label;            ///< named in the header comment (e.g. the database path)
   /// Current hash per stored row (BestQuery::current); unset: the newest-measured hash.
-  CurrentHash current;
+  CurrentHash current{};
 };
 
 /// Text of the header. Its namespace is ktune_dispatch::<family>_<device>, with

@@ -144,6 +144,13 @@ struct Lookup::Impl {
   std::vector<Layer> layers;
   std::unordered_map<std::string, std::string> current_hash;  // family -> hash
   std::unordered_map<std::string, std::string> newest_time;   // family -> measured_at of current
+  // For requests without a hash: per family, shape class and arch, the hash
+  // of the newest measurement (measured_at, hash), so that each kernel path
+  // of a family versioned per path keeps its own current hash; and the
+  // family's shape keys, to derive a request's shape class.
+  std::unordered_map<std::string, std::pair<std::string, std::string>> newest_by_class;
+  std::unordered_map<std::string, std::vector<std::string>> family_shape_keys;
+  std::unordered_map<std::string, std::string> problem_class;  // family, problem key -> stored shape class
   std::unordered_set<std::string> wrong;  // family, hash, device, problem key, config key
   std::unordered_map<std::string, std::string> device_arch;
   std::unordered_map<std::string, int> device_index;  // GPU name -> small integer, all layers
@@ -164,6 +171,8 @@ struct Lookup::Impl {
 
   void load(const std::string& path);
   std::shared_ptr<const LookupAnswer> compute(const LookupRequest& req) const;
+  /// The hash served to a request that names none (see newest_by_class).
+  std::string current_hash_without_request(const LookupRequest& req, const std::string& arch) const;
   bool usable(const LookupAnswer& cand, const std::string& family, const std::string& hash,
               const std::string& device, const std::string& problem_key) const {
     if (device.empty() || wrong.empty()) return true;
@@ -303,6 +312,12 @@ void Lookup::Impl::load(const std::string& path) {
       e->candidates.push_back(std::move(a));
     }
     fi.by_problem[e->problem_key].push_back(e.get());
+    for (const auto& c : e->candidates) {
+      auto& newest = newest_by_class[fam.name + kSep + e->shape_class + kSep + e->arch];
+      if (c->provenance.measured_at > newest.first) newest = {c->provenance.measured_at, fam.hash};
+    }
+    if (!e->shape_keys.empty()) family_shape_keys.try_emplace(fam.name, e->shape_keys);
+    problem_class.try_emplace(fam.name + kSep + e->problem_key, e->shape_class);
     auto& group = fi.by_class_arch[e->shape_class + kSep + e->arch];
     if (group.list.empty()) group.shape_keys = e->shape_keys;
     if (e->shape_keys != group.shape_keys || e->log_shape.size() != e->shape_keys.size()) group.uniform = false;
@@ -320,15 +335,34 @@ void Lookup::Impl::load(const std::string& path) {
   layers.push_back(std::move(layer));
 }
 
+std::string Lookup::Impl::current_hash_without_request(const LookupRequest& req, const std::string& arch) const {
+  // The newest hash among results of the request's shape class (one kernel
+  // path), else the family's newest hash. The class: the request's, else the
+  // one stored with the same problem, else the problem minus its shape keys.
+  std::string shape_class = req.shape_class;
+  if (shape_class.empty()) {
+    if (auto it = problem_class.find(req.family + kSep + req.problem.key()); it != problem_class.end()) {
+      shape_class = it->second;
+    } else {
+      auto keys_it = family_shape_keys.find(req.family);
+      const std::vector<std::string> none;
+      shape_class = derived_shape_class(
+          req.problem, !req.shape_keys.empty() ? req.shape_keys : keys_it != family_shape_keys.end() ? keys_it->second : none);
+    }
+  }
+  if (auto it = newest_by_class.find(req.family + kSep + shape_class + kSep + arch); it != newest_by_class.end())
+    return it->second.second;
+  auto it = current_hash.find(req.family);
+  return it != current_hash.end() ? it->second : std::string();
+}
+
 std::shared_ptr<const LookupAnswer> Lookup::Impl::compute(const LookupRequest& req) const {
-  auto hash_it = current_hash.find(req.family);
-  std::string hash = !req.family_hash.empty() ? req.family_hash
-                     : hash_it != current_hash.end() ? hash_it->second : std::string();
   std::string arch = req.arch;
   if (arch.empty() && !req.device.empty()) {
     if (auto it = device_arch.find(req.device); it != device_arch.end()) arch = it->second;
     else if (auto b = find_builtin_device(req.device)) arch = b->arch();
   }
+  std::string hash = req.family_hash.empty() ? current_hash_without_request(req, arch) : req.family_hash;
   const std::string problem_key = req.problem.key();
   int wanted_device = -2;  // matches no entry
   if (auto it = device_index.find(req.device); it != device_index.end()) wanted_device = it->second;

@@ -35,9 +35,11 @@ struct LookupRequest {
   /// Template hash that is current for this problem on this device: for a
   /// family versioned per kernel path (gemm), the hash of the path the problem
   /// takes there (engine: family_source_hash(family, problem, device); `ktune
-  /// lookup` sets it). Empty: per family, the hash with the newest measurement
-  /// across the open databases, which serves only one path of such a family.
-  /// Other hashes are stale, never served.
+  /// lookup` sets it). Empty: per family, shape class and arch, the hash with
+  /// the newest measurement across the open databases (so each kernel path
+  /// keeps its own; the class is shape_class, else the one stored with the
+  /// same problem, else the problem minus its shape keys). Other hashes are
+  /// stale, never served.
   std::string family_hash;
   /// The family's safe default (KernelFamily::default_config); without it a
   /// request that nothing measured fits gets no answer.

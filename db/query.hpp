@@ -36,7 +36,7 @@ struct BestQuery {
   /// served when its hash is current(family, problem, device, arch), or, where
   /// that answer is empty, the family's newest-measured hash (per-path hashes:
   /// one family has several current hashes, one per kernel path).
-  CurrentHash current;
+  CurrentHash current{};
 };
 
 /// Best `ok` configuration per (family, device name, problem), never one with

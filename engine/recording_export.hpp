@@ -18,7 +18,7 @@ struct RecordingSelection {
   std::string family_hash;  ///< only measurements of this template version
   /// When family_hash is empty: only measurements whose hash is current for
   /// their device (per kernel path); unset too: every version.
-  CurrentHash current;
+  CurrentHash current{};
 };
 
 /// The latest measurement of every configuration stored for the selection,

@@ -173,5 +173,32 @@ TEST(PerRowHash, ALookupPinnedToThePathHashFindsTheRehashedRow) {
   EXPECT_EQ(a->family_hash, "hash-path-a");
 }
 
+// A request without a hash (an application that cannot compute one) gets, per
+// shape class and arch, the newest hash: each path's fresh rows, never the
+// stale ones, although path B holds the newest measurement overall.
+TEST(PerRowHash, RequestsWithoutAHashSeeEachPathsNewestRows) {
+  Fixture f;
+  {
+    Store store = Store::open(f.path);
+    f.fill(store);
+  }
+  Lookup lookup = Lookup::open(f.path);
+  auto ask = [&](const Problem& p) {
+    return lookup.best(LookupRequest{"gemm", p, "Synthetic GPU A", "", {"m", "n", "k"}, "", "", std::nullopt});
+  };
+  auto a = ask(f.bf16);
+  ASSERT_TRUE(a) << "path A's rows are older than path B's but still current for bf16";
+  EXPECT_EQ(a->source, LookupSource::exact);
+  EXPECT_EQ(a->config, f.a);
+  auto b = ask(f.fp32);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->config, f.b) << "the stale, faster row of path B is never served";
+  EXPECT_EQ(b->family_hash, "hash-path-b");
+  auto near = ask(gemm_problem(600, 600, 600, "bf16"));
+  ASSERT_TRUE(near);
+  EXPECT_EQ(near->source, LookupSource::nearest);
+  EXPECT_EQ(near->config, f.a);
+}
+
 }  // namespace
 }  // namespace ktune
