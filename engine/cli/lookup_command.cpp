@@ -18,6 +18,7 @@ namespace {
 
 struct LookupOptions {
   std::string kernel, problem, device, db, system_db;
+  std::string hash;  ///< serve this template version instead of the current templates'
   bool json = false;
 };
 
@@ -71,7 +72,9 @@ int run_lookup(const LookupOptions& o) {
   // Served: results of the current text of the kernel path this problem takes
   // on this GPU (an edit to another path leaves them fresh). Without the
   // templates or the GPU's arch, the family's newest-measured version.
-  if (family && spec.cc_major > 0) {
+  if (!o.hash.empty()) {
+    req.family_hash = o.hash;
+  } else if (family && spec.cc_major > 0) {
     try {
       req.family_hash = family_source_hash(*family, req.problem, spec);
     } catch (const std::runtime_error& e) {
@@ -140,6 +143,9 @@ const CommandRegistrar registrar(60, [](CLI::App& app) {
   cmd->add_option("--db", o->db, "User tuning database; its results win (default $KTUNE_DB or ./ktune.db)");
   cmd->add_option("--system-db", o->system_db, "Shipped read-only database filling the gaps "
                                                "(default $KTUNE_SYSTEM_DB or tuning_db/ktune.db)");
+  cmd->add_option("--hash", o->hash,
+                  "Serve results of this template hash (`ktune db stats` lists them) instead of the current "
+                  "templates' path hash: a replayed recording, or a database measured with other kernel text");
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->callback([o] { set_exit_code(run_lookup(*o)); });
 });

@@ -61,6 +61,10 @@ TEST(RehashCli, ReKeysLegacyRowsOnceAndLookupServesThemAsFresh) {
     return j.value("source", "");
   };
   EXPECT_EQ(source_of(), "default") << "a legacy row is stale against its path's hash";
+  auto pinned = shell(lookup + " --hash an-older-text");
+  EXPECT_EQ(pinned.code, 0) << pinned.output;
+  EXPECT_EQ(nlohmann::json::parse(pinned.output.substr(pinned.output.find('{'))).value("source", ""), "exact")
+      << "--hash serves the rows of that template version";
 
   auto dry = shell(k + " db rehash --kernel gemm --dry-run --db " + d);
   EXPECT_EQ(dry.code, 0) << dry.output;
