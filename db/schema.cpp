@@ -132,32 +132,40 @@ FileInspection inspect_file(const std::string& path) {
       throw DatabaseError("'" + path + "' is not a ktune database (not an SQLite file); left untouched");
   }
   try {
-    SQLite::Database db(path, SQLite::OPEN_READONLY);
-    int app_id = read_int_pragma(db, "application_id");
-    int version = read_int_pragma(db, "user_version");
-    int tables = db.execAndGet("SELECT count(*) FROM sqlite_master").getInt();
-    if (app_id != kApplicationId) {
-      if (app_id == 0 && version == 0 && tables == 0) {
-        out.exists_with_content = false;  // an empty SQLite file: ours to initialise
-        return out;
+    return retry_while_busy([&] {
+      SQLite::Database db(path, SQLite::OPEN_READONLY, kBusyTimeoutMs);
+      // One statement, one snapshot: another process may be creating the file
+      // right now, and separate reads could see its schema without its id.
+      SQLite::Statement q(db,
+                          "SELECT (SELECT application_id FROM pragma_application_id), "
+                          "(SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)");
+      q.executeStep();
+      const int app_id = q.getColumn(0).getInt();
+      const int version = q.getColumn(1).getInt();
+      const int tables = q.getColumn(2).getInt();
+      FileInspection found = out;
+      if (app_id != kApplicationId) {
+        if (app_id == 0 && version == 0 && tables == 0) {
+          found.exists_with_content = false;  // an empty SQLite file: ours to initialise
+          return found;
+        }
+        throw DatabaseError("'" + path + "' is not a ktune database (application_id " +
+                            std::to_string(app_id) + ", expected " + std::to_string(kApplicationId) +
+                            "); left untouched");
       }
-      throw DatabaseError("'" + path + "' is not a ktune database (application_id " +
-                          std::to_string(app_id) + ", expected " + std::to_string(kApplicationId) +
-                          "); left untouched");
-    }
-    if (version > kSchemaVersion)
-      throw DatabaseError("'" + path + "' has schema version " + std::to_string(version) +
-                          ", newer than this build's " + std::to_string(kSchemaVersion) +
-                          "; upgrade ktune to read it (file left untouched)");
-    std::string check = db.execAndGet("PRAGMA quick_check(1)").getString();
-    if (check != "ok")
-      throw DatabaseError("'" + path + "' is corrupt (integrity check: " + check +
-                          "); left untouched");
-    out.version = version;
+      if (version > kSchemaVersion)
+        throw DatabaseError("'" + path + "' has schema version " + std::to_string(version) +
+                            ", newer than this build's " + std::to_string(kSchemaVersion) +
+                            "; upgrade ktune to read it (file left untouched)");
+      std::string check = db.execAndGet("PRAGMA quick_check(1)").getString();
+      if (check != "ok")
+        throw DatabaseError("'" + path + "' is corrupt (integrity check: " + check + "); left untouched");
+      found.version = version;
+      return found;
+    });
   } catch (const SQLite::Exception& e) {
     throw DatabaseError("'" + path + "' is corrupt or unreadable (" + e.what() + "); left untouched");
   }
-  return out;
 }
 
 void create_database_at_version(const std::string& path, int version) {

@@ -19,8 +19,6 @@
 namespace ktune {
 namespace {
 
-constexpr int kBusyTimeoutMs = 60000;
-
 std::string device_cache_key(const DeviceSpec& d) {
   return d.name + '\x1f' + d.arch() + '\x1f' + std::to_string(d.sm_count) + '\x1f' + d.driver +
          '\x1f' + d.cuda_runtime;
@@ -294,12 +292,14 @@ Store::~Store() = default;
 Store Store::open(const std::string& path) {
   if (path != ":memory:") inspect_file(path);  // throws before a byte is written
   try {
-    SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE, kBusyTimeoutMs);
-    if (path != ":memory:") db.exec("PRAGMA journal_mode = WAL");
-    db.exec("PRAGMA synchronous = NORMAL");
-    db.exec("PRAGMA foreign_keys = ON");
-    migrate(db, kSchemaVersion);
-    return Store(std::make_unique<Impl>(path, false, std::move(db)));
+    return retry_while_busy([&] {
+      SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE, kBusyTimeoutMs);
+      if (path != ":memory:") db.exec("PRAGMA journal_mode = WAL");
+      db.exec("PRAGMA synchronous = NORMAL");
+      db.exec("PRAGMA foreign_keys = ON");
+      migrate(db, kSchemaVersion);
+      return Store(std::make_unique<Impl>(path, false, std::move(db)));
+    });
   } catch (const SQLite::Exception& e) {
     throw DatabaseError("cannot open '" + path + "' for writing: " + e.what());
   }
