@@ -18,7 +18,7 @@ using nlohmann::json;
 // Keys a run and "defaults" share (the tuning options).
 const std::vector<std::string> kOptionKeys = {"strategy", "budget", "time",   "batch",  "patience", "seed",
                                               "resume",   "warm_start", "source", "profile", "device", "require",
-                                              "comment"};
+                                              "start",    "comment"};
 const std::vector<std::string> kRunOnlyKeys = {"kernel", "problems", "replay"};
 const std::vector<std::string> kTopKeys = {"db", "defaults", "runs", "comment"};
 
@@ -62,10 +62,10 @@ class Checker {
     return v.get<bool>();
   }
 
-  /// A list of sub-space expressions; their meaning is checked when the space is known.
-  std::vector<std::string> expressions(const json& v, const std::string& where) const {
-    if (!v.is_array())
-      fail(where, "expected a list of expressions (strings such as \"VEC == 8\"), found " + v.dump());
+  /// A list of strings (sub-space expressions, configuration keys: `what`);
+  /// their meaning is checked when the space is known.
+  std::vector<std::string> strings(const json& v, const std::string& where, const std::string& what) const {
+    if (!v.is_array()) fail(where, "expected a list of " + what + ", found " + v.dump());
     std::vector<std::string> out;
     for (std::size_t i = 0; i < v.size(); ++i) out.push_back(text(v[i], where + "[" + std::to_string(i) + "]"));
     return out;
@@ -85,7 +85,9 @@ class Checker {
       else if (key == "warm_start") spec.options.warm_start = flag(v, at);
       else if (key == "profile") spec.profile = flag(v, at);
       else if (key == "source") spec.source = text(v, at);
-      else if (key == "require") spec.require = expressions(v, at);  // a run's list replaces the defaults'
+      // A run's list replaces the defaults'; both are checked against each problem's space.
+      else if (key == "require") spec.require = strings(v, at, "expressions (strings such as \"VEC == 8\")");
+      else if (key == "start") spec.start = strings(v, at, "configuration keys (strings such as \"BLOCK_M=128,...\")");
       else if (key == "time") {
         if (v.is_number() && v.get<double>() > 0) {
           spec.options.time_limit_s = v.get<double>();

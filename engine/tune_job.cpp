@@ -112,6 +112,23 @@ void check_bounded(const TuneSpec& spec) {
 
 }  // namespace
 
+std::vector<Config> start_configs(const Space& space, const std::vector<std::string>& keys) {
+  std::vector<Config> out;
+  for (const std::string& key : keys) {
+    Config c;
+    try {
+      c = ValueMap::parse(key);
+    } catch (const std::exception& e) {
+      throw std::invalid_argument("bad start configuration '" + key + "': " + e.what());
+    }
+    std::string why;
+    if (!space.is_valid(c, &why))
+      throw std::invalid_argument("start configuration '" + key + "' is not in this run's space: " + why);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 void restrict_space(Space& space, const std::vector<std::string>& expressions) {
   if (expressions.empty()) return;
   for (const std::string& expression : expressions) {
@@ -281,6 +298,7 @@ std::unique_ptr<PreparedTune> prepare_tune(const TuneSpec& spec, const PrepareHo
     job->key.shape_class = job->family->shape_class(job->problem);
   }
   job->label = job->key.family + " " + job->problem.key();
+  job->spec.options.start_configs = start_configs(*job->space, spec.start);
 
   SearchContext context;
   context.space = job->space.get();

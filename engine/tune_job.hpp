@@ -41,7 +41,15 @@ struct TuneSpec {
   /// "VEC == 8 && SMEM == 'xor'". Every one must hold. Stored results outside
   /// the sub-space are not part of the run (not reused, not its best).
   std::vector<std::string> require;
+  /// Configurations (canonical keys, e.g. from `ktune lookup` or a bench) to
+  /// evaluate first: a known good point the searcher then builds on. Each
+  /// must be valid in the (sub-)space; they count against the budget.
+  std::vector<std::string> start;
 };
+
+/// Parses and checks `keys` (TuneSpec::start) against `space`; throws
+/// std::invalid_argument naming the first key that is malformed or not valid.
+std::vector<Config> start_configs(const Space& space, const std::vector<std::string>& keys);
 
 /// Narrows `space` to a sub-space: each expression becomes one more
 /// constraint. Throws std::invalid_argument naming the expression for a

@@ -107,6 +107,7 @@ TuneReport Tuner::run() {
     if (!prior.empty()) report.warm_started = warm_start(*in_.searcher, *in_.space, prior);
   }
 
+  std::size_t next_start = 0;  // start configurations go first
   int empty_rounds = 0;
   for (;;) {
     const std::size_t evaluated = report.measured.size();
@@ -131,6 +132,12 @@ TuneReport Tuner::run() {
 
     std::vector<Config> batch;
     std::unordered_set<std::string> batch_keys;
+    while (batch.size() < want && next_start < opt_.start_configs.size()) {
+      const Config& c = opt_.start_configs[next_start++];
+      std::string key = c.key();
+      if (measured_keys.count(key) || !batch_keys.insert(key).second) continue;
+      batch.push_back(c);
+    }
     bool searcher_empty = false;
     if (batch.size() < want) {
       std::vector<Config> proposed = in_.searcher->propose(want - batch.size());

@@ -65,6 +65,10 @@ struct TuneOptions {
   bool resume = true;           ///< feed stored results to the searcher and never re-measure them
   bool warm_start = false;      ///< give the searcher the log's related results as priors (observe_prior)
   std::size_t warm_start_limit = 16;  ///< at most this many prior results
+  /// Configurations evaluated first, in order, before the searcher proposes
+  /// (valid in the run's space; already measured ones are skipped). They
+  /// count against the budget and the searcher observes them like its own.
+  std::vector<Config> start_configs;
   std::string label;            ///< shown on the progress line
 };
 

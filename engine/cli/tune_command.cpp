@@ -119,6 +119,10 @@ const CommandRegistrar registrar(20, [](CLI::App& app) {
                   "Tune only the sub-space where this expression holds, in the space's expression language "
                   "(e.g. \"VEC == 8 && SMEM == 'xor'\"; repeatable, all must hold; see `ktune space`)")
       ->allow_extra_args(false);
+  cmd->add_option("--start", args->spec.start,
+                  "Evaluate this configuration first (a canonical key, e.g. from `ktune lookup` or a bench; "
+                  "repeatable, in order; must be valid in the space; counts against the budget)")
+      ->allow_extra_args(false);
   cmd->add_option("--batch", args->spec.options.batch_size, "Configurations per batch (one DB transaction each)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);

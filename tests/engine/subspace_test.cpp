@@ -1,6 +1,8 @@
 // Tests of tuning a sub-space (TuneSpec::require, "require" in sweep files):
 // expressions narrow the space or fail naming themselves, an exhaustive run
 // evaluates exactly the sub-space, and resuming reuses only what lies inside it.
+// Also start configurations (TuneSpec::start, "start"): evaluated first,
+// within the budget, checked against the (sub-)space.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -202,6 +204,54 @@ TEST_F(SubSpaceTune, SweepRejectsABadRequireNamingTheEntry) {
                       {"runs", json::array({{{"replay", "grid.json"}, {"budget", 5}}})}};
   std::string defaults_error = sweep_error(in_defaults, dir_);
   EXPECT_NE(defaults_error.find("defaults.require"), std::string::npos) << defaults_error;
+}
+
+TEST_F(SubSpaceTune, StartConfigurationsGoFirstWithinTheBudget) {
+  Store store = Store::open(":memory:");
+  TuneSpec spec = exhaustive({});
+  spec.strategy = "random";
+  spec.options.budget = 3;
+  spec.options.batch_size = 2;
+  spec.start = {"a=0,b=p,c=false", "a=2,b=q,c=true"};
+  auto job = prepare_tune(spec);
+  TuneReport report = run_prepared_tune(*job, store, nullptr);
+  ASSERT_EQ(report.measured.size(), 3u);
+  EXPECT_EQ(report.measured[0].config.key(), "a=0,b=p,c=false");
+  EXPECT_EQ(report.measured[1].config.key(), "a=2,b=q,c=true");
+  ASSERT_TRUE(report.best.has_value());
+  EXPECT_EQ(report.best->config.key(), "a=0,b=p,c=false");  // the grid's fastest
+
+  // Resumed, a start configuration already measured is not measured again.
+  spec.options.budget = 1;
+  spec.start = {"a=0,b=p,c=false"};
+  auto again = prepare_tune(spec);
+  TuneReport second = run_prepared_tune(*again, store, nullptr);
+  ASSERT_EQ(second.measured.size(), 1u);
+  EXPECT_NE(second.measured[0].config.key(), "a=0,b=p,c=false");
+}
+
+TEST_F(SubSpaceTune, AStartConfigurationOutsideTheSpaceIsRefusedByName) {
+  auto error_for = [&](std::vector<std::string> start, std::vector<std::string> require) {
+    TuneSpec spec = exhaustive(std::move(require));
+    spec.start = std::move(start);
+    try {
+      prepare_tune(spec);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  std::string broken = error_for({"a=3,b=r,c=false"}, {});  // the grid's constraint
+  EXPECT_NE(broken.find("'a=3,b=r,c=false' is not in this run's space"), std::string::npos) << broken;
+  std::string outside = error_for({"a=0,b=p,c=false"}, {"a >= 4"});
+  EXPECT_NE(outside.find("'a=0,b=p,c=false'"), std::string::npos) << outside;
+  std::string unknown = error_for({"a=0,b=p,c=false,zz=1"}, {});
+  EXPECT_NE(unknown.find("zz"), std::string::npos) << unknown;
+
+  std::string not_a_list = sweep_error(
+      json{{"runs", json::array({{{"replay", "grid.json"}, {"start", "a=0,b=p,c=false"}}})}}, dir_);
+  EXPECT_NE(not_a_list.find("runs[0].start"), std::string::npos) << not_a_list;
+  EXPECT_NE(not_a_list.find("expected a list of configuration keys"), std::string::npos) << not_a_list;
 }
 
 }  // namespace
