@@ -39,7 +39,7 @@ int split_mode(const GemmKnobs& k) {
 }
 
 /// Shared-memory tile elements (rows x padded stride) of the tensor-core path,
-/// mirroring SmemTile in gemm_tile.cuh.
+/// mirroring SmemTile in gemm_smem_layout.cuh.
 long long tc_tile_elems(int rows, int cols, bool swizzle, int elem_bytes) {
   const int chunk = 16 / elem_bytes;
   return static_cast<long long>(rows) * (swizzle ? cols : cols + chunk);
@@ -123,8 +123,9 @@ std::string_view GemmFamily::description() const {
 }
 
 std::vector<std::string> GemmFamily::template_files() const {
-  return {"gemm/gemm_common.cuh", "gemm/gemm_tile.cuh",   "gemm/gemm_tc.cuh",        "gemm/gemm_simt.cuh",
-          "gemm/gemm_splitk.cuh", "gemm/gemm_wgmma.cuh", "gemm/gemm_wgmma_ops.cuh", "gemm/gemm_repack.cuh"};
+  return {"gemm/gemm_common.cuh", "gemm/gemm_smem_layout.cuh", "gemm/gemm_tile.cuh",   "gemm/gemm_tc.cuh",
+          "gemm/gemm_simt.cuh",   "gemm/gemm_splitk.cuh",      "gemm/gemm_wgmma.cuh", "gemm/gemm_wgmma_ops.cuh",
+          "gemm/gemm_repack.cuh"};
 }
 
 std::vector<std::string> GemmFamily::template_files_for(const Problem& normalized, const DeviceSpec& d) const {
@@ -135,8 +136,8 @@ std::vector<std::string> GemmFamily::template_files_for(const Problem& normalize
     return {"gemm/gemm_common.cuh", "gemm/gemm_splitk.cuh", "gemm/gemm_wgmma.cuh", "gemm/gemm_wgmma_ops.cuh",
             "gemm/gemm_repack.cuh"};
   if (p.simt()) return {"gemm/gemm_common.cuh", "gemm/gemm_simt.cuh", "gemm/gemm_splitk.cuh", "gemm/gemm_repack.cuh"};
-  return {"gemm/gemm_common.cuh", "gemm/gemm_tile.cuh", "gemm/gemm_tc.cuh", "gemm/gemm_splitk.cuh",
-          "gemm/gemm_repack.cuh"};
+  return {"gemm/gemm_common.cuh", "gemm/gemm_smem_layout.cuh", "gemm/gemm_tile.cuh", "gemm/gemm_tc.cuh",
+          "gemm/gemm_splitk.cuh", "gemm/gemm_repack.cuh"};
 }
 
 std::string_view GemmFamily::problem_help() const { return kHelp; }

@@ -110,39 +110,41 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MIN_BLOCKS)
     unsigned a[kTilesM][4];
     unsigned b[kTilesN][2];
   };
+  // Per-lane ldmatrix offsets inside a stage, computed once: in the loop a
+  // load's address is the stage's address plus a constant (and, for a
+  // swizzled K-contiguous tile, an XOR with a constant per k-step).
+  const int q = lane / 8;  // which 8x8 matrix of an x4 load this lane addresses
+  const OperandFragments<TileA, A_T, kTilesM> frag_a(A_T ? (q / 2) * 8 + lane % 8 : wm0 + lane % 16,
+                                                     A_T ? wm0 + (q % 2) * 8 : lane / 16);
+  const OperandFragments<TileB, !B_T, kTilesN / 2> frag_b(B_T ? wn0 + (q / 2) * 8 + lane % 8 : (q % 2) * 8 + lane % 8,
+                                                          B_T ? q % 2 : wn0 + (q / 2) * 8);
+  const unsigned smem_a_addr = smem_addr(smem_a);
+  const unsigned smem_b_addr = smem_addr(smem_b);
+  constexpr unsigned kStageBytesA = TileA::kElems * sizeof(TIn);
+  constexpr unsigned kStageBytesB = TileB::kElems * sizeof(TIn);
+
   // Reads the fragments of k-step `kk` (an element offset inside BLOCK_K) of a stage.
   auto load_fragments = [&](Fragments& f, int stage, int kk) {
-    const TIn* sa = smem_a + stage * TileA::kElems;
-    const TIn* sb = smem_b + stage * TileB::kElems;
     if constexpr (!kTf32) {
-      const int q = lane / 8;  // which 8x8 matrix of an x4 load this lane addresses
+      const unsigned sa = smem_a_addr + stage * kStageBytesA;
+      const unsigned sb = smem_b_addr + stage * kStageBytesB;
+      const int s = kk / 16;
 #pragma unroll
       for (int i = 0; i < kTilesM; ++i) {
-        if constexpr (!A_T) {
-          const int row = wm0 + i * 16 + lane % 16;
-          const int col = kk + (lane / 16) * 8;
-          ldmatrix_x4(smem_addr(sa + TileA::offset(row, col)), f.a[i][0], f.a[i][1], f.a[i][2], f.a[i][3]);
-        } else {
-          const int row = kk + (q / 2) * 8 + lane % 8;
-          const int col = wm0 + i * 16 + (q % 2) * 8;
-          ldmatrix_x4_trans(smem_addr(sa + TileA::offset(row, col)), f.a[i][0], f.a[i][1], f.a[i][2], f.a[i][3]);
-        }
+        const unsigned addr = sa + frag_a.offset(i, s) * sizeof(TIn);
+        if constexpr (!A_T) ldmatrix_x4(addr, f.a[i][0], f.a[i][1], f.a[i][2], f.a[i][3]);
+        else ldmatrix_x4_trans(addr, f.a[i][0], f.a[i][1], f.a[i][2], f.a[i][3]);
       }
 #pragma unroll
       for (int j = 0; j < kTilesN; j += 2) {
-        if constexpr (B_T) {
-          const int row = wn0 + j * 8 + (q / 2) * 8 + lane % 8;
-          const int col = kk + (q % 2) * 8;
-          ldmatrix_x4(smem_addr(sb + TileB::offset(row, col)), f.b[j][0], f.b[j][1], f.b[j + 1][0], f.b[j + 1][1]);
-        } else {
-          const int row = kk + (q % 2) * 8 + lane % 8;
-          const int col = wn0 + j * 8 + (q / 2) * 8;
-          ldmatrix_x4_trans(smem_addr(sb + TileB::offset(row, col)), f.b[j][0], f.b[j][1], f.b[j + 1][0],
-                            f.b[j + 1][1]);
-        }
+        const unsigned addr = sb + frag_b.offset(j / 2, s) * sizeof(TIn);
+        if constexpr (B_T) ldmatrix_x4(addr, f.b[j][0], f.b[j][1], f.b[j + 1][0], f.b[j + 1][1]);
+        else ldmatrix_x4_trans(addr, f.b[j][0], f.b[j][1], f.b[j + 1][0], f.b[j + 1][1]);
       }
     } else {
       // tf32: fragments are 32-bit, ldmatrix.trans cannot transpose them; read words.
+      const TIn* sa = smem_a + stage * TileA::kElems;
+      const TIn* sb = smem_b + stage * TileB::kElems;
       const int g = lane / 4;
       const int t = lane % 4;
       auto elem_a = [&](int m, int k) {

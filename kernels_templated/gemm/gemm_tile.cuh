@@ -1,37 +1,12 @@
-// gemm_tile.cuh: shared-memory tile layouts (padding or XOR swizzle) and the
-// global -> shared tile copy of the tensor-core path (cp.async with zero-fill
-// predication, or register staging where a vector is under 4 bytes).
+// gemm_tile.cuh: the global -> shared tile copy of the tensor-core path
+// (cp.async with zero-fill predication, or register staging where a vector is
+// under 4 bytes) into the layouts of gemm_smem_layout.cuh.
 #pragma once
 
 #include "kernels_templated/gemm/gemm_common.cuh"
+#include "kernels_templated/gemm/gemm_smem_layout.cuh"
 
 namespace ktune_gemm {
-
-/// A ROWS x COLS tile of T in shared memory, COLS contiguous. Rows are split
-/// into 16-byte chunks; SWIZZLE permutes a row's chunks by XOR with a function
-/// of the row so that the 8 rows one ldmatrix reads fall in 8 different bank
-/// groups; otherwise each row is padded by one chunk, which does the same.
-template <typename T, int ROWS, int COLS, bool SWIZZLE>
-struct SmemTile {
-  static constexpr int kChunk = 16 / static_cast<int>(sizeof(T));  // elements per 16 bytes
-  static constexpr int kChunks = COLS / kChunk;
-  static_assert(COLS % kChunk == 0, "a tile row must be a whole number of 16-byte chunks");
-  static constexpr int kStride = SWIZZLE ? COLS : COLS + kChunk;
-  static constexpr int kElems = ROWS * kStride;
-  // Rows sharing one 128-byte line (when a row is shorter) are told apart by
-  // row / kRowDiv; kXorMod distinct XOR values cover the 8 bank groups.
-  static constexpr int kRowDiv = kChunks >= 8 ? 1 : 8 / kChunks;
-  static constexpr int kXorMod = kChunks >= 8 ? 8 : kChunks;
-
-  __device__ __forceinline__ static int offset(int row, int col) {
-    if constexpr (SWIZZLE) {
-      const int phys = (col / kChunk) ^ ((row / kRowDiv) % kXorMod);
-      return row * kStride + phys * kChunk + col % kChunk;
-    } else {
-      return row * kStride + col;
-    }
-  }
-};
 
 /// Copies the ROWS x COLS tile at (row0, col0) of a row-major global matrix
 /// (leading dimension ld, elements) into `tile`, VEC elements per copy. With
