@@ -128,14 +128,21 @@ constexpr int wgmma_smem_bytes() {
 /// that wrote into the stage (the whole cluster when B is multicast). A wgmma
 /// is one operation of the whole warpgroup, so any of its warps may signal;
 /// warp r of the group signals block r, spreading the remote arrivals.
+///
+/// The remote arrival has CTA-scope release semantics on purpose: the only
+/// accesses it orders are the wgmma reads of the stage, which wgmma.wait_group
+/// has already completed, so a cluster-scope release (which waits for this
+/// thread's earlier memory operations to become visible to the whole cluster)
+/// buys nothing and stalls the warpgroup's next wgmma on every stage.
 template <int CLUSTER>
 __device__ __forceinline__ void release_stage(unsigned long long* empty_bar, int warp_in_group, int lane) {
   if (lane != 0 || warp_in_group >= CLUSTER) return;
   if constexpr (CLUSTER == 1) {
     cuda::ptx::mbarrier_arrive(reinterpret_cast<cuda::std::uint64_t*>(empty_bar));
   } else {
-    cuda::ptx::mbarrier_arrive(cuda::ptx::sem_release, cuda::ptx::scope_cluster, cuda::ptx::space_cluster,
-                               static_cast<cuda::std::uint64_t*>(__cluster_map_shared_rank(empty_bar, warp_in_group)));
+    unsigned remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(smem_addr(empty_bar)), "r"(warp_in_group));
+    asm volatile("mbarrier.arrive.release.cta.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
   }
 }
 
