@@ -108,7 +108,7 @@ Config tc(int bm, int bn, int bk, int wm, int wn, int st, int group) {
 }
 
 Config wg(int bm, int bn, int wm, int stages, int group, bool persistent, int split = 1, int cluster = 1,
-          bool pingpong = false) {
+          bool pingpong = false, bool stage_c = false) {
   Config c;
   c.set("PATH", std::string("wgmma"));
   c.set("BLOCK_M", std::int64_t{bm});
@@ -119,6 +119,7 @@ Config wg(int bm, int bn, int wm, int stages, int group, bool persistent, int sp
   c.set("GROUP_M", std::int64_t{group});
   c.set("PERSISTENT", persistent);
   c.set("PINGPONG", pingpong);
+  c.set("STAGE_C", stage_c);
   c.set("CLUSTER_M", std::int64_t{cluster});
   c.set("SPLIT_K", std::int64_t{split});
   c.set("REDUCE", std::string("workspace"));
@@ -341,7 +342,11 @@ std::string run_hopper_suite(Bench& b, bool with_llm, const std::vector<Config>&
                                      // pingpong: one consumer's epilogue under the other's main loop
                                      wg(128, 128, 128, 6, 8, true, 1, 1, true), wg(128, 128, 128, 6, 8, true, 1, 2, true),
                                      wg(64, 256, 64, 5, 8, true, 1, 1, true),   wg(64, 256, 64, 5, 8, true, 1, 2, true),
-                                     wg(128, 128, 128, 6, 16, true, 1, 2, true)};
+                                     wg(128, 128, 128, 6, 16, true, 1, 2, true),
+                                     // C staged through shared memory (16-byte row segments)
+                                     wg(128, 256, 64, 4, 8, true, 1, 1, false, true), wg(128, 256, 64, 4, 8, true, 1, 2, false, true),
+                                     wg(128, 128, 128, 6, 8, true, 1, 2, true, true), wg(128, 128, 128, 6, 8, true, 1, 1, true, true),
+                                     wg(128, 224, 64, 4, 8, false, 1, 1, false, true)};
   const DeviceSpec& d = b.device;
   std::vector<CaseResult> square;
   const Problem p4k = problem("m=4096,n=4096,k=4096,dtype=bf16,layout=nt");
@@ -376,6 +381,8 @@ std::string run_hopper_suite(Bench& b, bool with_llm, const std::vector<Config>&
     llm_seeds.push_back(wg(128, 128, 64, 6, 8, true, split, 2));
     llm_seeds.push_back(wg(128, 128, 128, 6, 8, true, split, 2, true));
   }
+  llm_seeds.push_back(wg(128, 128, 128, 6, 8, true, 1, 2, true, true));
+  llm_seeds.push_back(wg(64, 128, 64, 8, 8, true, 1, 1, false, true));
   std::vector<CaseResult> llm;
   std::uint64_t seed = 30;
   for (int m : with_llm ? std::vector<int>{128, 512, 2048, 8192} : std::vector<int>{})

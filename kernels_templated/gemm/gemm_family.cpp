@@ -104,6 +104,7 @@ GemmKnobs GemmKnobs::from(const Config& c) {
     k.persistent = c.contains("PERSISTENT") && c.boolean("PERSISTENT");
     k.pingpong = c.contains("PINGPONG") && c.boolean("PINGPONG");  // absent in results stored before the knob
     k.cluster_m = static_cast<int>(c.integer_or("CLUSTER_M", 1));
+    k.stage_c = c.contains("STAGE_C") && c.boolean("STAGE_C");  // absent before the knob
     return k;
   }
   k.block_k = static_cast<int>(c.integer("BLOCK_K"));
@@ -233,8 +234,12 @@ std::string GemmFamily::shape_class(const Problem& raw) const {
 }
 
 int GemmFamily::smem_bytes(const GemmProblem& p, const GemmKnobs& k) {
-  if (k.wgmma)  // the ring, full/empty barriers, 1 KB to align the ring (gemm_wgmma.cuh)
-    return k.stages * (k.block_m + k.block_n) * k.block_k * p.in_bytes() + 2 * k.stages * 8 + 1024;
+  if (k.wgmma) {
+    // The ring, full/empty barriers, 1 KB to align the ring; STAGE_C: a 2 KB
+    // staging buffer per consumer warp, 128-byte aligned (gemm_wgmma.cuh).
+    const int ring = k.stages * (k.block_m + k.block_n) * k.block_k * p.in_bytes() + 2 * k.stages * 8 + 1024;
+    return ring + (k.stage_c ? 128 + k.consumers() * 4 * 2048 : 0);
+  }
   if (p.simt()) {
     const int pad = k.smem == "pad" ? 4 : 0;
     return 2 * k.block_k * (k.block_m + pad + k.block_n + pad) * 4;
@@ -646,7 +651,7 @@ KernelSource GemmFamily::source(const Problem& raw, const Config& c) const {
   if (k.wgmma) {
     main << "ktune_gemm::gemm_wgmma<" << tin << ", " << tout << ", " << k.block_m << ", " << k.block_n << ", "
          << k.warp_m << ", " << k.stages << ", " << k.cluster_m << ", " << k.group_m << ", " << mode << ", " << epi
-         << ", " << b(k.pingpong) << ">";
+         << ", " << b(k.pingpong) << ", " << b(k.stage_c) << ">";
   } else if (p.simt()) {
     main << "ktune_gemm::gemm_simt<" << k.block_m << ", " << k.block_n << ", " << k.block_k << ", " << k.warp_m
          << ", " << k.warp_n << ", " << k.vec << ", " << b(k.smem == "pad") << ", " << b(p.a_t()) << ", "

@@ -54,6 +54,7 @@ struct GemmKnobs {
   bool persistent = false;        ///< wgmma: grid of at most one block per SM, looping over tiles
   bool pingpong = false;          ///< wgmma: two consumers on alternate whole tiles (WARP_M = BLOCK_M)
   int cluster_m = 1;              ///< wgmma: blocks per cluster along M, sharing (multicasting) B tiles
+  bool stage_c = false;           ///< wgmma: C leaves through shared memory as 16-byte row segments
   int block_m = 0, block_n = 0, block_k = 0;
   int warp_m = 0, warp_n = 0;
   int stages = 2;

@@ -116,11 +116,72 @@ __device__ __forceinline__ void store_result_pair(const GemmParams& p, int m, in
   if (n + 1 < p.N) store_result<TOut, EPI, SPLIT_MODE>(p, m, n + 1, v1);
 }
 
-/// Shared memory the kernel needs: the ring, the barriers, and 1 KB of slack to
-/// align the ring to the swizzle atom (dynamic shared memory is 16-byte aligned).
-template <typename T, int BM, int BN, int STAGES>
-constexpr int wgmma_smem_bytes() {
-  return STAGES * (BM + BN) * kWgmmaBlockK * static_cast<int>(sizeof(T)) + 2 * STAGES * 8 + 1024;
+/// STAGE_C epilogue: each consumer warp owns a 16-row x 128-byte staging
+/// buffer (2 KB) after the ring's barriers. The host's smem_bytes() adds them.
+constexpr int kStagingRowBytes = 128;
+constexpr int kStagingBytesPerWarp = 16 * kStagingRowBytes;
+
+/// Byte offset of byte b of staging row r: 16-byte segments XOR-swizzled by
+/// the row, so the accumulator layout (8 rows x 4 lanes per store) and the
+/// row-segment reads (8 lanes per row) both hit 32 distinct banks.
+__device__ __forceinline__ int staged_offset(int row, int byte) {
+  return row * kStagingRowBytes + ((((byte >> 4) ^ row) & 7) << 4) + (byte & 15);
+}
+
+/// Finishes one warp's 16 rows x BN columns of C (rows row0 + 0..15 of an m64
+/// block, columns col0 + 0..BN-1) through its staging buffer: the finished
+/// values go to shared memory in the accumulator layout and leave as 16-byte
+/// row segments, so each global store fills whole sectors (stores straight
+/// from the accumulators write 4- or 8-byte pieces of eight rows at once).
+/// Elements past M or N are skipped; rows that are not 16-byte aligned
+/// (ldc not a multiple of 16 bytes) or segments cut by N go element-wise.
+template <typename TOut, int EPI, int BN>
+__device__ __forceinline__ void store_rows_staged(const GemmParams& p, const float* acc, int row0, int col0,
+                                                  unsigned char* staging, int lane) {
+  constexpr int kOut = static_cast<int>(sizeof(TOut));
+  constexpr int kPassCols = kStagingRowBytes / kOut;  // columns staged per pass: 64 (16-bit) or 32 (fp32)
+  constexpr int kVec = 16 / kOut;                     // elements per 16-byte segment
+  const bool rows_aligned = p.ldc % kVec == 0 && reinterpret_cast<unsigned long long>(p.C) % 16 == 0;
+  const int quad = lane % 4;
+#pragma unroll
+  for (int pass = 0; pass < (BN + kPassCols - 1) / kPassCols; ++pass) {
+    const int pass_cols = min(BN - pass * kPassCols, kPassCols);
+#pragma unroll
+    for (int j = pass * kPassCols / 8; j < pass * kPassCols / 8 + pass_cols / 8; ++j) {
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int row = lane / 4 + 8 * half;
+        const int local_col = 8 * j + 2 * quad - pass * kPassCols;
+        const int n = col0 + 8 * j + 2 * quad;
+        float v[2];
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          // Out-of-range elements are staged but never stored; do not read C or bias there.
+          const bool inside = row0 + row < p.M && n + e < p.N;
+          const float old = (p.beta != 0.f && inside)
+                                ? to_float(static_cast<const TOut*>(p.C)[static_cast<long long>(row0 + row) * p.ldc + n + e])
+                                : 0.f;
+          v[e] = inside ? epilogue_value<TOut, EPI>(p, acc[4 * j + 2 * half + e], old, n + e) : 0.f;
+        }
+        store_two<TOut>(reinterpret_cast<TOut*>(staging + staged_offset(row, local_col * kOut)), v[0], v[1]);
+      }
+    }
+    __syncwarp();
+    const int segments = pass_cols / kVec;  // per row
+    for (int s = lane; s < 16 * segments; s += 32) {
+      const int row = s / segments, segment = s % segments;
+      const int m = row0 + row, n = col0 + pass * kPassCols + segment * kVec;
+      if (m >= p.M || n >= p.N) continue;
+      const unsigned char* staged = staging + staged_offset(row, segment * 16);
+      TOut* c = static_cast<TOut*>(p.C) + static_cast<long long>(m) * p.ldc + n;
+      if (rows_aligned && n + kVec <= p.N) {
+        *reinterpret_cast<uint4*>(c) = *reinterpret_cast<const uint4*>(staged);
+      } else {
+        for (int e = 0; e < kVec && n + e < p.N; ++e) c[e] = reinterpret_cast<const TOut*>(staged)[e];
+      }
+    }
+    __syncwarp();  // the next pass overwrites the buffer
+  }
 }
 
 /// Releases a ring stage once the calling warpgroup's wgmma on it completed:
@@ -163,9 +224,11 @@ __device__ __forceinline__ void named_barrier_sync(unsigned id, unsigned threads
 /// consumers. PINGPONG: WM = BM, two consumers on alternate tiles. Plus one
 /// producer warpgroup. Grid: (blocks, 1, splits), launched in clusters of
 /// CLUSTER blocks along x; cluster c walks the cluster tiles (CLUSTER x 1
-/// tiles) c, c + clusters, ...
+/// tiles) c, c + clusters, ... STAGE_C: C leaves through shared memory as
+/// 16-byte row segments (store_rows_staged), else straight from the
+/// accumulators in pairs.
 template <typename T, typename TOut, int BM, int BN, int WM, int STAGES, int CLUSTER, int GROUP_M, int SPLIT_MODE,
-          int EPI, bool PINGPONG>
+          int EPI, bool PINGPONG, bool STAGE_C>
 __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
     gemm_wgmma(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b, const GemmParams p) {
   constexpr int CONSUMERS = PINGPONG ? 2 : BM / WM;
@@ -183,6 +246,7 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
   static_assert(BN % 32 == 0 && BN >= 64 && BN <= 256, "wgmma N");
   static_assert(STAGES >= 2, "the ring needs two stages to overlap");
   static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of one or two blocks");
+  static_assert(!STAGE_C || SPLIT_MODE == kSplitNone, "split-K partials are fp32 sums, not finished C");
   constexpr int B_PART = BN / CLUSTER;  // rows of the B tile this block loads (and multicasts)
 
   extern __shared__ unsigned char smem_raw[];
@@ -191,6 +255,8 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
   T* ring_b = ring_a + STAGES * A_STAGE;
   auto* full = reinterpret_cast<unsigned long long*>(ring_b + STAGES * B_STAGE);
   auto* empty = full + STAGES;
+  // STAGE_C: one staging buffer per consumer warp, 128-byte aligned.
+  unsigned char* staging = smem + ((reinterpret_cast<unsigned char*>(empty + STAGES) - smem + 127) & ~127);
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
@@ -326,12 +392,18 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
       // rows l/4 and l/4 + 8, columns 8j + 2(l%4) and +1 of every n8 slice j.
 #pragma unroll
       for (int mb = 0; mb < M_BLOCKS; ++mb) {
-        const int row = tile_m * BM + rows_before + mb * 64 + warp * 16 + lane / 4;
+        const int warp_row0 = tile_m * BM + rows_before + mb * 64 + warp * 16;
+        if constexpr (STAGE_C) {
+          store_rows_staged<TOut, EPI, BN>(p, acc[mb], warp_row0, tile_n * BN,
+                                           staging + (consumer * 4 + warp) * kStagingBytesPerWarp, lane);
+        } else {
+          const int row = warp_row0 + lane / 4;
 #pragma unroll
-        for (int j = 0; j < BN / 8; ++j) {
-          const int col = tile_n * BN + j * 8 + (lane % 4) * 2;
-          store_result_pair<TOut, EPI, SPLIT_MODE>(p, row, col, acc[mb][4 * j], acc[mb][4 * j + 1]);
-          store_result_pair<TOut, EPI, SPLIT_MODE>(p, row + 8, col, acc[mb][4 * j + 2], acc[mb][4 * j + 3]);
+          for (int j = 0; j < BN / 8; ++j) {
+            const int col = tile_n * BN + j * 8 + (lane % 4) * 2;
+            store_result_pair<TOut, EPI, SPLIT_MODE>(p, row, col, acc[mb][4 * j], acc[mb][4 * j + 1]);
+            store_result_pair<TOut, EPI, SPLIT_MODE>(p, row + 8, col, acc[mb][4 * j + 2], acc[mb][4 * j + 3]);
+          }
         }
       }
     }

@@ -49,6 +49,9 @@ Space GemmFamily::wgmma_space(const GemmProblem& p, const DeviceSpec& d) {
   s.add(Parameter::boolean("PINGPONG", false,
                             "two consumer warpgroups on alternate whole tiles, one's epilogue overlapping the "
                             "other's main loop (persistent grid, WARP_M = BLOCK_M)"));
+  s.add(Parameter::boolean("STAGE_C", false,
+                            "epilogue through shared memory: C leaves as 16-byte row segments (whole sectors) "
+                            "instead of pairs straight from the accumulators; costs 8 KB per consumer"));
   s.add(Parameter::list("CLUSTER_M", {i64(1), i64(2)}, i64(1),
                         "blocks per cluster along M; 2 multicasts each B tile to both (TMA multicast)"));
   s.add(Parameter::list("SPLIT_K", {i64(1), i64(2), i64(4), i64(8), i64(16)}, i64(1),
@@ -73,15 +76,21 @@ Space GemmFamily::wgmma_space(const GemmProblem& p, const DeviceSpec& d) {
             });
   s.require("accumulators per consumer thread (WARP_M/64 x BLOCK_N/2) at most 128", {"WARP_M", "BLOCK_N"},
             [](const Assignment& a) { return (a.i("WARP_M") / 64) * (a.i("BLOCK_N") / 2) <= kMaxAccumulators; });
+  s.require("a staged epilogue writes finished C, not split-K partials (SPLIT_K = 1)", {"STAGE_C", "SPLIT_K"},
+            [](const Assignment& a) { return !a.b("STAGE_C") || a.i("SPLIT_K") == 1; });
   const GemmProblem problem = p;
-  s.require("stages x (A + B tiles) fit the opt-in shared memory", {"BLOCK_M", "BLOCK_N", "STAGES", "smem_max"},
+  s.require("stages x (A + B tiles), plus the C staging buffers, fit the opt-in shared memory",
+            {"BLOCK_M", "BLOCK_N", "WARP_M", "STAGES", "PINGPONG", "STAGE_C", "smem_max"},
             [problem](const Assignment& a) {
               GemmKnobs k;
               k.wgmma = true;
               k.block_m = static_cast<int>(a.i("BLOCK_M"));
               k.block_n = static_cast<int>(a.i("BLOCK_N"));
+              k.warp_m = static_cast<int>(a.i("WARP_M"));
               k.block_k = kWgmmaBlockK;
               k.stages = static_cast<int>(a.i("STAGES"));
+              k.pingpong = a.b("PINGPONG");
+              k.stage_c = a.b("STAGE_C");
               return smem_bytes(problem, k) <= a.i("smem_max");
             });
   add_split_constraints(s, p);
@@ -101,6 +110,7 @@ Config GemmFamily::wgmma_default_config(const GemmProblem& p) {
   c.set("GROUP_M", i64(8));
   c.set("PERSISTENT", false);
   c.set("PINGPONG", false);
+  c.set("STAGE_C", false);
   c.set("CLUSTER_M", i64(1));
   c.set("SPLIT_K", i64(1));
   c.set("REDUCE", std::string("workspace"));

@@ -51,6 +51,9 @@ std::vector<Config> pick_configs(const Problem& p, const DeviceSpec& d, std::uin
   // Pingpong consumers: alone and with B multicast across a cluster pair.
   first([](const Config& c) { return c.contains("PINGPONG") && c.boolean("PINGPONG") && c.integer("CLUSTER_M") == 1; });
   first([](const Config& c) { return c.contains("PINGPONG") && c.boolean("PINGPONG") && c.integer("CLUSTER_M") == 2; });
+  // C staged through shared memory: cooperative and pingpong consumers.
+  first([](const Config& c) { return c.contains("STAGE_C") && c.boolean("STAGE_C") && !c.boolean("PINGPONG"); });
+  first([](const Config& c) { return c.contains("STAGE_C") && c.boolean("STAGE_C") && c.boolean("PINGPONG"); });
   // KTUNE_GEMM_CONFIGS_PER_PROBLEM=N keeps the first N (default, then split-K
   // and fast-path ones come last): for slow runs under compute-sanitizer.
   if (const char* limit = std::getenv("KTUNE_GEMM_CONFIGS_PER_PROBLEM"))

@@ -95,7 +95,9 @@ TEST(GemmCompile, WgmmaSampleCompilesWithoutSpills) {
                    {"m=128,n=4096,k=4096,layout=nt,dtype=fp16", 8, 403},
                    {"m=1000,n=1000,k=1000,layout=nt,beta=1,epilogue=bias", 6, 404},
                    {"m=4096,n=4096,k=4096,layout=nt", 6, 405, "PINGPONG"},
-                   {"m=1000,n=1000,k=1000,layout=nt,out=fp32,epilogue=bias_relu", 4, 406, "PINGPONG"}});
+                   {"m=1000,n=1000,k=1000,layout=nt,out=fp32,epilogue=bias_relu", 4, 406, "PINGPONG"},
+                   {"m=4096,n=4096,k=4096,layout=nt", 6, 407, "STAGE_C"},
+                   {"m=127,n=131,k=257,layout=nt,out=fp32,beta=1,epilogue=bias_gelu", 4, 408, "STAGE_C"}});
 }
 
 TEST(GemmCompile, TensorCoreFp16AndTf32SamplesCompile) {

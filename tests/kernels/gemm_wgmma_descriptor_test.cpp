@@ -52,7 +52,7 @@ TEST(GemmWgmma, SpaceHoldsOnlyRunnableConfigurations) {
   const Problem p = problem("m=4096,n=4096,k=4096,layout=nt");
   const Space s = gemm_family().space(p, h200);
   const GemmProblem gp = GemmProblem::from(p);
-  std::size_t count = 0, pingpong = 0;
+  std::size_t count = 0, pingpong = 0, staged = 0;
   for (const Config& c : s.enumerate()) {
     ++count;
     const GemmKnobs k = GemmKnobs::from(c);
@@ -64,6 +64,10 @@ TEST(GemmWgmma, SpaceHoldsOnlyRunnableConfigurations) {
       EXPECT_EQ(k.warp_m, k.block_m) << c.key();
       EXPECT_TRUE(k.persistent) << c.key();
     }
+    if (k.stage_c) {
+      ++staged;
+      EXPECT_EQ(k.split_k, 1) << c.key();
+    }
     EXPECT_TRUE(consumers == 1 || consumers == 2) << c.key();
     EXPECT_LE((k.warp_m / 64) * (k.block_n / 2), 128) << c.key();
     EXPECT_LE(GemmFamily::smem_bytes(gp, k), h200.smem_per_block_optin) << c.key();
@@ -71,10 +75,38 @@ TEST(GemmWgmma, SpaceHoldsOnlyRunnableConfigurations) {
   }
   EXPECT_GT(count, 500u);
   EXPECT_GT(pingpong, 0u);
+  EXPECT_GT(staged, 0u);
   EXPECT_TRUE(s.is_valid(gemm_family().default_config(p, h200)));
   // The mma.sync space stays reachable for the same problem.
   const Space mma = gemm_family().space(problem("m=4096,n=4096,k=4096,layout=nt,path=mma"), h200);
   EXPECT_FALSE(mma.sample(1, 1).front().contains("PATH"));
+}
+
+TEST(GemmWgmma, StagedEpilogueBuffersCountAgainstSharedMemory) {
+  const DeviceSpec h200 = device("h200");
+  const Problem p = problem("m=4096,n=4096,k=4096,layout=nt");
+  const Space s = gemm_family().space(p, h200);
+  Config c = gemm_family().default_config(p, h200);
+  c.set("BLOCK_M", std::int64_t{128});
+  c.set("BLOCK_N", std::int64_t{128});
+  c.set("WARP_M", std::int64_t{128});
+  c.set("PERSISTENT", true);
+  c.set("PINGPONG", true);
+  c.set("STAGES", std::int64_t{7});
+  ASSERT_TRUE(s.is_valid(c)) << c.key();
+  // Seven 32 KB stages leave less than the 16 KB two pingpong consumers stage C in.
+  c.set("STAGE_C", true);
+  EXPECT_FALSE(s.is_valid(c)) << c.key();
+  c.set("STAGES", std::int64_t{6});
+  EXPECT_TRUE(s.is_valid(c)) << c.key();
+  const GemmProblem gp = GemmProblem::from(p);
+  GemmKnobs staged = GemmKnobs::from(c);
+  GemmKnobs direct = staged;
+  direct.stage_c = false;
+  EXPECT_EQ(GemmFamily::smem_bytes(gp, staged) - GemmFamily::smem_bytes(gp, direct), 128 + 2 * 4 * 2048);
+  // Split-K partials are not finished C.
+  c.set("SPLIT_K", std::int64_t{2});
+  EXPECT_FALSE(s.is_valid(c)) << c.key();
 }
 
 TEST(GemmWgmma, MisalignedOperandsAreAlwaysRepacked) {
@@ -123,7 +155,7 @@ TEST(GemmWgmma, SourceNamesTheWgmmaKernelAndAsksForSm90a) {
   EXPECT_TRUE(s.needs_arch_specific);
   ASSERT_EQ(s.kernels.size(), 2u);
   EXPECT_EQ(s.kernels[0], "ktune_gemm::splitk_prescale<1>");
-  EXPECT_EQ(s.kernels[1], "ktune_gemm::gemm_wgmma<__nv_bfloat16, float, 128, 128, 64, 4, 1, 8, 2, 1, false>");
+  EXPECT_EQ(s.kernels[1], "ktune_gemm::gemm_wgmma<__nv_bfloat16, float, 128, 128, 64, 4, 1, 8, 2, 1, false, false>");
   EXPECT_NE(s.source.find("gemm_wgmma.cuh"), std::string::npos);
 }
 
