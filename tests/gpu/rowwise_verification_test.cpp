@@ -146,20 +146,41 @@ void verify_all(const Compiler& compiler, const char* family, const Problem& p, 
   }
 }
 
+/// What every test here starts from: skipped without a GPU, else a stream
+/// (destroyed after the test, also when an assertion ends it early).
+class RowwiseGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!have_gpu(why)) GTEST_SKIP() << why;
+    ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  }
+  void TearDown() override {
+    if (stream) cudaStreamDestroy(stream);
+  }
+
+  /// NVRTC for `arch`.
+  static Compiler compiler_for(const char* arch) {
+    CompilerOptions options;
+    options.arch = arch;
+    return Compiler(options);
+  }
+  /// The H200 description with this GPU's SM count in `d` (call through
+  /// ASSERT_NO_FATAL_FAILURE: the query asserts).
+  static void describe_this_gpu(DeviceSpec& d) {
+    d = *find_builtin_device("h200");
+    ASSERT_EQ(cudaDeviceGetAttribute(&d.sm_count, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+  }
+
+  cudaStream_t stream = nullptr;
+};
+
 }  // namespace
 
-TEST(RowwiseGpu, SampledConfigurationsMatchTheFp64Reference) {
-  std::string why;
-  if (!have_gpu(why)) GTEST_SKIP() << why;
-  CompilerOptions options;
-  options.arch = "sm_90";
-  Compiler compiler(options);
-  DeviceSpec d = *find_builtin_device("h200");
-  int sms = 0;
-  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
-  d.sm_count = sms;
-  cudaStream_t stream;
-  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+TEST_F(RowwiseGpu, SampledConfigurationsMatchTheFp64Reference) {
+  const Compiler compiler = compiler_for("sm_90");
+  DeviceSpec d;
+  ASSERT_NO_FATAL_FAILURE(describe_this_gpu(d));
 
   Tally tally;
   std::uint64_t seed = 42;
@@ -180,7 +201,6 @@ TEST(RowwiseGpu, SampledConfigurationsMatchTheFp64Reference) {
               checked, cases().size(), shared_rows, clusters, unlaunchable);
   EXPECT_GT(shared_rows, 0);
   EXPECT_GT(clusters, 0);
-  cudaStreamDestroy(stream);
 }
 
 // Grid-stride loops over rows held in shared memory (grid=persistent: on the
@@ -188,16 +208,10 @@ TEST(RowwiseGpu, SampledConfigurationsMatchTheFp64Reference) {
 // current one); the sampled shapes above are mostly covered by one
 // iteration, so these take several (more rows than the planned grid holds),
 // with odd lengths and a cluster among them.
-TEST(RowwiseGpu, PersistentSharedMemoryRowsAcrossIterations) {
-  std::string why;
-  if (!have_gpu(why)) GTEST_SKIP() << why;
-  CompilerOptions options;
-  options.arch = "sm_90";
-  Compiler compiler(options);
-  DeviceSpec d = *find_builtin_device("h200");
-  ASSERT_EQ(cudaDeviceGetAttribute(&d.sm_count, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
-  cudaStream_t stream;
-  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+TEST_F(RowwiseGpu, PersistentSharedMemoryRowsAcrossIterations) {
+  const Compiler compiler = compiler_for("sm_90");
+  DeviceSpec d;
+  ASSERT_NO_FATAL_FAILURE(describe_this_gpu(d));
   struct Persistent {
     const char* problem;
     const char* knobs;
@@ -244,7 +258,6 @@ TEST(RowwiseGpu, PersistentSharedMemoryRowsAcrossIterations) {
     }
   }
   std::printf("verified %d grid-stride shared-memory configurations over several iterations\n", checked);
-  cudaStreamDestroy(stream);
 }
 
 // Long rows held whole on chip across a cluster (the family's on-chip seeds:
@@ -253,16 +266,10 @@ TEST(RowwiseGpu, PersistentSharedMemoryRowsAcrossIterations) {
 // rows than a persistent grid holds, so its loop refills across rows) and
 // rmsnorm 256 KiB bf16 rows, one of odd length (4-byte accesses, a shorter
 // last segment).
-TEST(RowwiseGpu, LongRowsHeldOnChipAcrossClusters) {
-  std::string why;
-  if (!have_gpu(why)) GTEST_SKIP() << why;
-  CompilerOptions options;
-  options.arch = "sm_90a";
-  Compiler compiler(options);
-  DeviceSpec d = *find_builtin_device("h200");
-  ASSERT_EQ(cudaDeviceGetAttribute(&d.sm_count, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
-  cudaStream_t stream;
-  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+TEST_F(RowwiseGpu, LongRowsHeldOnChipAcrossClusters) {
+  const Compiler compiler = compiler_for("sm_90a");
+  DeviceSpec d;
+  ASSERT_NO_FATAL_FAILURE(describe_this_gpu(d));
   const std::vector<Case> problems = {{"softmax", "rows=40,cols=524288,dtype=bf16"},
                                       {"rmsnorm", "rows=150,cols=131072,dtype=bf16"},
                                       {"rmsnorm", "rows=37,cols=131070,dtype=bf16"}};
@@ -283,14 +290,9 @@ TEST(RowwiseGpu, LongRowsHeldOnChipAcrossClusters) {
               "non-portable clusters not launchable)\n",
               checked, big_clusters, unlaunchable);
   EXPECT_GT(big_clusters, 0);
-  cudaStreamDestroy(stream);
 }
 
-TEST(RowwiseGpu, VerificationCatchesUnwrittenAndWrongOutputs) {
-  std::string why;
-  if (!have_gpu(why)) GTEST_SKIP() << why;
-  cudaStream_t stream;
-  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+TEST_F(RowwiseGpu, VerificationCatchesUnwrittenAndWrongOutputs) {
   const KernelFamily& f = find_family("softmax");
   const Problem p = parse_problem(f, "rows=9,cols=1000,dtype=bf16");
   auto harness = make_harness("softmax");
@@ -308,9 +310,7 @@ TEST(RowwiseGpu, VerificationCatchesUnwrittenAndWrongOutputs) {
   const Problem max = parse_problem(r, "rows=64,cols=512,dtype=fp32,op=max");
   DeviceSpec d = *find_builtin_device("h200");
   const Config cfg = r.default_config(sum, d);
-  CompilerOptions options;
-  options.arch = "sm_90";
-  CompileOutput out = Compiler(options).compile(r.source(sum, cfg));
+  CompileOutput out = compiler_for("sm_90").compile(r.source(sum, cfg));
   ASSERT_TRUE(out.ok) << out.log;
   std::vector<std::string> lowered;
   for (const auto& k : out.kernels) lowered.push_back(k.lowered_name);
@@ -322,5 +322,4 @@ TEST(RowwiseGpu, VerificationCatchesUnwrittenAndWrongOutputs) {
   ASSERT_EQ(check.launch, cudaSuccess);
   EXPECT_FALSE(check.verification.passed) << check.verification.detail;
   EXPECT_EQ(check.verification.unwritten, 0);
-  cudaStreamDestroy(stream);
 }

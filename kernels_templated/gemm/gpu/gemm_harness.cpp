@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "kernels_templated/gemm/gpu/gemm_harness_kernels.hpp"
+#include "kernels_templated/gpu/cluster_launch.hpp"
 
 namespace ktune {
 namespace {
@@ -120,12 +121,8 @@ void GemmHarness::release() {
     if (*p) cudaFree(*p);
     *p = nullptr;
   }
-  if (workspace_) cudaFree(workspace_);
-  workspace_ = nullptr;
-  workspace_floats_ = 0;
-  if (pack_) cudaFree(pack_);
-  pack_ = nullptr;
-  pack_bytes_ = 0;
+  workspace_.reset();
+  pack_.reset();
 }
 
 double GemmHarness::tolerance(const GemmProblem& p) {
@@ -219,39 +216,24 @@ cudaError_t GemmHarness::launch(const Config& config, std::span<const cudaKernel
       return e;
   }
   const int cluster = knobs.wgmma ? std::max(1, knobs.cluster_m) : 1;
-  cudaLaunchAttribute cluster_attr{};
-  cluster_attr.id = cudaLaunchAttributeClusterDimension;
-  cluster_attr.val.clusterDim.x = static_cast<unsigned>(cluster);
-  cluster_attr.val.clusterDim.y = 1;
-  cluster_attr.val.clusterDim.z = 1;
-  cudaLaunchConfig_t launch_config{};
-  launch_config.blockDim = dim3(g.threads);
-  launch_config.dynamicSmemBytes = static_cast<std::size_t>(g.smem_bytes);
-  launch_config.stream = stream;
-  launch_config.attrs = &cluster_attr;
-  launch_config.numAttrs = 1;
   if (knobs.persistent && cluster > 1) {
     // A persistent grid of clusters: as many blocks as fit at once, which can
     // be fewer than the SMs (a cluster's blocks share a GPC).
     const auto key = std::make_tuple(g.smem_bytes, g.threads, cluster);
     auto it = resident_blocks_.find(key);
     if (it == resident_blocks_.end()) {
-      launch_config.gridDim = dim3(static_cast<unsigned>(cluster * 64));
+      const ClusterLaunch query(dim3(static_cast<unsigned>(cluster * 64)), dim3(g.threads),
+                                static_cast<std::size_t>(g.smem_bytes), stream, cluster);
       int clusters = 0;
-      if (cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, main_kernel, &launch_config); e != cudaSuccess)
-        return e;
+      if (cudaError_t e = query.max_active_clusters(main_kernel, &clusters); e != cudaSuccess) return e;
       it = resident_blocks_.emplace(key, std::max(1, clusters) * cluster).first;
     }
     g = GemmFamily::geometry(p, knobs, it->second);
   }
-  if (g.workspace_floats > 0 && workspace_floats_ < static_cast<std::size_t>(g.workspace_floats)) {
-    if (workspace_) cudaFree(workspace_);
-    workspace_ = nullptr;
-    workspace_floats_ = 0;
-    if (cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&workspace_), g.workspace_floats * sizeof(float)); e != cudaSuccess) return e;
-    workspace_floats_ = g.workspace_floats;
+  if (g.workspace_floats > 0 && workspace_.size() < static_cast<std::size_t>(g.workspace_floats)) {
+    if (cudaError_t e = workspace_.grow_to(static_cast<std::size_t>(g.workspace_floats)); e != cudaSuccess) return e;
     // Fresh memory reads as NaN until a split writes it.
-    if (cudaError_t e = cudaMemsetAsync(workspace_, 0xFF, workspace_floats_ * sizeof(float), stream); e != cudaSuccess)
+    if (cudaError_t e = cudaMemsetAsync(workspace_.data(), 0xFF, workspace_.bytes(), stream); e != cudaSuccess)
       return e;
   }
   // REPACK: misaligned operands are copied to the pack buffer (aligned rows)
@@ -262,14 +244,8 @@ cudaError_t GemmHarness::launch(const Config& config, std::span<const cudaKernel
     const std::size_t e = static_cast<std::size_t>(p.in_bytes());
     const std::size_t b_offset = (g.packed_a_elems * e + 255) / 256 * 256;
     const std::size_t bytes = b_offset + g.packed_b_elems * e;
-    if (pack_bytes_ < bytes) {
-      if (pack_) cudaFree(pack_);
-      pack_ = nullptr;
-      pack_bytes_ = 0;
-      if (cudaError_t e2 = cudaMalloc(&pack_, bytes); e2 != cudaSuccess) return e2;
-      pack_bytes_ = bytes;
-    }
-    unsigned char* base = static_cast<unsigned char*>(pack_);
+    if (cudaError_t e2 = pack_.grow_to(bytes); e2 != cudaSuccess) return e2;
+    unsigned char* base = pack_.data();
     if (g.repack_a) {
       kernel_a = base;
       if (cudaError_t e2 = launch_repack(repack_kernel, a_, base, p.a_stored(), g.kernel_lda, sm_count_, stream); e2 != cudaSuccess)
@@ -283,7 +259,7 @@ cudaError_t GemmHarness::launch(const Config& config, std::span<const cudaKernel
         return e2;
     }
   }
-  HostGemmParams params{kernel_a, kernel_b, c_, bias_, workspace_, static_cast<int>(p.m), static_cast<int>(p.n),
+  HostGemmParams params{kernel_a, kernel_b, c_, bias_, workspace_.data(), static_cast<int>(p.m), static_cast<int>(p.n),
                         static_cast<int>(p.k), g.kernel_lda, g.kernel_ldb, p.ldc, static_cast<float>(p.alpha),
                         static_cast<float>(p.beta), g.k_per_split};
   void* args[] = {&params};
@@ -318,8 +294,8 @@ cudaError_t GemmHarness::launch(const Config& config, std::span<const cudaKernel
   const dim3 grid(static_cast<unsigned>(g.grid_x), 1, static_cast<unsigned>(g.split_k));
   void** main_args = knobs.wgmma ? wgmma_args : args;
   if (cluster > 1) {
-    launch_config.gridDim = grid;
-    if (cudaError_t e = cudaLaunchKernelExC(&launch_config, main_kernel, main_args); e != cudaSuccess) return e;
+    const ClusterLaunch clustered(grid, dim3(g.threads), static_cast<std::size_t>(g.smem_bytes), stream, cluster);
+    if (cudaError_t e = clustered.launch(main_kernel, main_args); e != cudaSuccess) return e;
   } else if (cudaError_t e = cudaLaunchKernel(main_kernel, grid, dim3(g.threads), main_args, g.smem_bytes, stream);
              e != cudaSuccess) {
     return e;
@@ -343,9 +319,12 @@ void GemmHarness::poison_outputs(cudaStream_t stream) {
     // C is an input: restore C0 (an unwritten element then keeps C0 and misses the reference).
     check(cudaMemcpyAsync(c_, c0_, c_elems_ * p.out_bytes(), cudaMemcpyDeviceToDevice, stream), "restoring C0");
   }
-  if (workspace_) check(gemm_gpu::fill_pattern(workspace_, workspace_floats_, Elem::fp32, kPoison32, stream), "poisoning the workspace");
+  if (workspace_.data())
+    check(gemm_gpu::fill_pattern(workspace_.data(), workspace_.size(), Elem::fp32, kPoison32, stream),
+          "poisoning the workspace");
   // Repacked operands are rewritten by every launch: poison makes a skipped repack fail verification.
-  if (pack_) check(cudaMemsetAsync(pack_, 0xFF, pack_bytes_, stream), "poisoning the repacked operands");
+  if (pack_.data())
+    check(cudaMemsetAsync(pack_.data(), 0xFF, pack_.bytes(), stream), "poisoning the repacked operands");
 }
 
 Verification GemmHarness::verify(const Config& config, cudaStream_t stream) {
@@ -408,7 +387,7 @@ Verification GemmHarness::verify(const Config& config, cudaStream_t stream) {
 
 std::size_t GemmHarness::working_set_bytes() const {
   return (a_elems_ + b_elems_) * problem_.in_bytes() + c_elems_ * problem_.out_bytes() +
-         workspace_floats_ * sizeof(float) + pack_bytes_;
+         workspace_.bytes() + pack_.bytes();
 }
 
 std::pair<const void*, std::size_t> GemmHarness::output_region() const {

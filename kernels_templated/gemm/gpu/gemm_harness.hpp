@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels_templated/gemm/gemm_family.hpp"
+#include "kernels_templated/gemm/gpu/growing_device_buffer.hpp"
 #include "kernels_templated/gemm/gpu/tma_map.hpp"
 #include "kernels_templated/harness.hpp"
 
@@ -45,10 +46,8 @@ class GemmHarness final : public FamilyHarness {
   void* c_ = nullptr;
   void* c0_ = nullptr;      ///< pristine C, restored before verified runs when beta != 0
   void* bias_ = nullptr;
-  float* workspace_ = nullptr;
-  std::size_t workspace_floats_ = 0;
-  void* pack_ = nullptr;          ///< REPACK: aligned copies of A (at 0) and B (at pack_b_offset_)
-  std::size_t pack_bytes_ = 0;
+  GrowingDeviceBuffer<float> workspace_;     ///< split-K partial sums
+  GrowingDeviceBuffer<unsigned char> pack_;  ///< REPACK: aligned copies of A (at 0) and B (256-byte aligned after A)
   std::size_t a_elems_ = 0, b_elems_ = 0, c_elems_ = 0;
   std::vector<float> reference_;  ///< alpha*op(A)op(B) + beta*C0 + bias, activated; M x N tight
   double reference_rms_ = 0;

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "kernels_templated/gpu/cluster_launch.hpp"
 #include "kernels_templated/rowwise/args.h"
 #include "kernels_templated/rowwise/rowwise_family.hpp"
 
@@ -189,19 +190,8 @@ cudaError_t RowwiseHarness::launch(const Config& config, std::span<const cudaKer
     const dim3 grid(static_cast<unsigned>(grid_x), static_cast<unsigned>(k.grid_y));
     const dim3 block(static_cast<unsigned>(k.block));
     if (k.cluster > 1 || k.dynamic_smem > 0) {
-      cudaLaunchConfig_t launch{};
-      launch.gridDim = grid;
-      launch.blockDim = block;
-      launch.dynamicSmemBytes = static_cast<std::size_t>(k.dynamic_smem);
-      launch.stream = stream;
-      cudaLaunchAttribute attr{};
-      attr.id = cudaLaunchAttributeClusterDimension;
-      attr.val.clusterDim.x = static_cast<unsigned>(k.cluster);
-      attr.val.clusterDim.y = 1;
-      attr.val.clusterDim.z = 1;
-      launch.attrs = &attr;
-      launch.numAttrs = k.cluster > 1 ? 1 : 0;
-      e = cudaLaunchKernelExC(&launch, reinterpret_cast<const void*>(kernel), params);
+      const ClusterLaunch launch_config(grid, block, static_cast<std::size_t>(k.dynamic_smem), stream, k.cluster);
+      e = launch_config.launch(reinterpret_cast<const void*>(kernel), params);
     } else {
       e = cudaLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, params, 0, stream);
     }
@@ -220,19 +210,11 @@ long long RowwiseHarness::persistent_grid(const KernelLaunch& k, cudaKernel_t ke
     // grid would run as a second, partial wave of the persistent loop.
     long long resident = 0;
     if (k.cluster > 1) {
-      cudaLaunchConfig_t config{};
-      config.gridDim = dim3(static_cast<unsigned>(k.grid_x));
-      config.blockDim = dim3(static_cast<unsigned>(k.block));
-      config.dynamicSmemBytes = static_cast<std::size_t>(k.dynamic_smem);
-      cudaLaunchAttribute attr{};
-      attr.id = cudaLaunchAttributeClusterDimension;
-      attr.val.clusterDim.x = static_cast<unsigned>(k.cluster);
-      attr.val.clusterDim.y = 1;
-      attr.val.clusterDim.z = 1;
-      config.attrs = &attr;
-      config.numAttrs = 1;
+      // No stream: the query launches nothing.
+      const ClusterLaunch query(dim3(static_cast<unsigned>(k.grid_x)), dim3(static_cast<unsigned>(k.block)),
+                                static_cast<std::size_t>(k.dynamic_smem), nullptr, k.cluster);
       int clusters = 0;
-      if (cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<const void*>(kernel), &config) == cudaSuccess)
+      if (query.max_active_clusters(reinterpret_cast<const void*>(kernel), &clusters) == cudaSuccess)
         resident = static_cast<long long>(clusters) * k.cluster;
     } else {
       int blocks = 0;
