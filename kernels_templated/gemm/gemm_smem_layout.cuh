@@ -64,8 +64,10 @@ struct SmemTile {
 //
 // MN-contiguous (A transposed, B not transposed): a lane's row is
 // 16 s + r_lane and its column c_lane + 16 t. 16 rows further down the XOR
-// pattern repeats, so s adds 16 s rows; t changes the chunk index in a way the
-// XOR does not separate from in general, so each t keeps its own offset.
+// pattern repeats, so s adds 16 s rows. c_lane is the warp's first column (a
+// multiple of the power-of-two warp width) plus 0 or 8, and 16 t stays under
+// the warp width, so the chunk indices of c_lane and 16 t have disjoint bits:
+// with the swizzle, t XORs the lane's offset with 16 t, else adds 16 t.
 
 /// Offsets of a K-contiguous operand's loads for one lane.
 template <typename Tile>
@@ -82,15 +84,21 @@ struct KContiguousFragments {
   }
 };
 
-/// Offsets of an MN-contiguous operand's loads for one lane (BLOCKS along M or N).
+/// Offsets of an MN-contiguous operand's loads for one lane (BLOCKS along M
+/// or N; c_lane's warp column is a multiple of 16 BLOCKS rounded up to a
+/// power of two).
 template <typename Tile, int BLOCKS>
 struct MNContiguousFragments {
-  int base[BLOCKS];  ///< element offset of block t at k-step 0
+  static_assert(!Tile::kSwizzle || (Tile::kChunks & (Tile::kChunks - 1)) == 0,
+                "swizzled rows of a power-of-two number of chunks");
+  int base;  ///< element offset of block 0 at k-step 0 for this lane
 
-  KTUNE_GEMM_HD MNContiguousFragments(int r_lane, int c_lane) {
-    for (int t = 0; t < BLOCKS; ++t) base[t] = Tile::offset(r_lane, c_lane + 16 * t);
+  KTUNE_GEMM_HD MNContiguousFragments(int r_lane, int c_lane) : base(Tile::offset(r_lane, c_lane)) {}
+  /// Element offset of block t at k-step s.
+  KTUNE_GEMM_HD int offset(int t, int s) const {
+    const int in_row = Tile::kSwizzle ? (base ^ (16 * t)) : base + 16 * t;
+    return in_row + 16 * s * Tile::kStride;
   }
-  KTUNE_GEMM_HD int offset(int t, int s) const { return base[t] + 16 * s * Tile::kStride; }
 };
 
 /// The loads of one operand: MN_CONTIGUOUS picks the orientation; the two
