@@ -76,20 +76,24 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MIN_BLOCKS)
   const int k_end = min(p.K, k_begin + p.k_per_split);
   const int k_tiles = k_end > k_begin ? (k_end - k_begin + BK - 1) / BK : 0;
 
-  const TIn* a_ptr = static_cast<const TIn*>(p.A);
-  const TIn* b_ptr = static_cast<const TIn*>(p.B);
-  auto load_stage = [&](int stage, int kt) {
-    const int k0 = k_begin + kt * BK;
-    TIn* sa = smem_a + stage * TileA::kElems;
-    TIn* sb = smem_b + stage * TileB::kElems;
-    if constexpr (A_T)
-      copy_tile_async<TIn, BK, BM, SWIZZLE, VEC, kThreads, PRED>(sa, a_ptr, p.lda, k0, m0, k_end, p.M);
-    else
-      copy_tile_async<TIn, BM, BK, SWIZZLE, VEC, kThreads, PRED>(sa, a_ptr, p.lda, m0, k0, p.M, k_end);
-    if constexpr (B_T)
-      copy_tile_async<TIn, BN, BK, SWIZZLE, VEC, kThreads, PRED>(sb, b_ptr, p.ldb, n0, k0, p.N, k_end);
-    else
-      copy_tile_async<TIn, BK, BN, SWIZZLE, VEC, kThreads, PRED>(sb, b_ptr, p.ldb, k0, n0, k_end, p.N);
+  // Each thread's copy addresses are worked out once here; a stage load adds constants.
+  // A is M x K (K along the tile's columns) or, transposed, K x M; B is K x N or N x K.
+  using LoadA = TileLoader<TIn, A_T ? BK : BM, A_T ? BM : BK, SWIZZLE, VEC, kThreads, PRED, A_T>;
+  using LoadB = TileLoader<TIn, B_T ? BN : BK, B_T ? BK : BN, SWIZZLE, VEC, kThreads, PRED, !B_T>;
+  static_assert(is_same_type<typename LoadA::Tile, TileA>::value && is_same_type<typename LoadB::Tile, TileB>::value,
+                "the loaders write the layouts the fragments read");
+  LoadA load_a(static_cast<const TIn*>(p.A), p.lda, A_T ? k_begin : m0, A_T ? m0 : k_begin, A_T ? k_end : p.M,
+               A_T ? p.M : k_end);
+  LoadB load_b(static_cast<const TIn*>(p.B), p.ldb, B_T ? n0 : k_begin, B_T ? k_begin : n0, B_T ? p.N : k_end,
+               B_T ? k_end : p.N);
+  const unsigned smem_a_addr = smem_addr(smem_a);
+  const unsigned smem_b_addr = smem_addr(smem_b);
+  constexpr unsigned kStageBytesA = TileA::kElems * sizeof(TIn);
+  constexpr unsigned kStageBytesB = TileB::kElems * sizeof(TIn);
+  // Loads the next k-tile (in order: the loaders step through K) into `stage`.
+  auto load_stage = [&](int stage) {
+    load_a.load(smem_a_addr + stage * kStageBytesA);
+    load_b.load(smem_b_addr + stage * kStageBytesB);
   };
 
   const int lane = threadIdx.x % 32;
@@ -118,10 +122,6 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MIN_BLOCKS)
                                                      A_T ? wm0 + (q % 2) * 8 : lane / 16);
   const OperandFragments<TileB, !B_T, kTilesN / 2> frag_b(B_T ? wn0 + (q / 2) * 8 + lane % 8 : (q % 2) * 8 + lane % 8,
                                                           B_T ? q % 2 : wn0 + (q / 2) * 8);
-  const unsigned smem_a_addr = smem_addr(smem_a);
-  const unsigned smem_b_addr = smem_addr(smem_b);
-  constexpr unsigned kStageBytesA = TileA::kElems * sizeof(TIn);
-  constexpr unsigned kStageBytesB = TileB::kElems * sizeof(TIn);
 
   // Reads the fragments of k-step `kk` (an element offset inside BLOCK_K) of a stage.
   auto load_fragments = [&](Fragments& f, int stage, int kk) {
@@ -183,7 +183,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MIN_BLOCKS)
   if constexpr (STAGES == 1) {
     Fragments f;
     for (int kt = 0; kt < k_tiles; ++kt) {
-      load_stage(0, kt);
+      load_stage(0);
       cp_async_commit();
       cp_async_wait<0>();
       __syncthreads();
@@ -201,7 +201,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MIN_BLOCKS)
     // stage hide behind the tensor cores instead of stalling them.
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
-      if (s < k_tiles) load_stage(s, s);
+      if (s < k_tiles) load_stage(s);
       cp_async_commit();
     }
     cp_async_wait<STAGES - 2>();
@@ -216,7 +216,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MIN_BLOCKS)
           // Refill the slot read during iteration kt - 1: every warp loaded its
           // last fragments from it before that iteration's barrier.
           const int next = kt + STAGES - 1;
-          if (next < k_tiles) load_stage(next % STAGES, next);
+          if (next < k_tiles) load_stage(next % STAGES);
           cp_async_commit();
         }
         if (step == kSteps - 1) {

@@ -1,6 +1,7 @@
-// gemm_tile.cuh: the global -> shared tile copy of the tensor-core path
+// gemm_tile.cuh: the global -> shared tile copies of the tensor-core path
 // (cp.async with zero-fill predication, or register staging where a vector is
-// under 4 bytes) into the layouts of gemm_smem_layout.cuh.
+// under 4 bytes) into the layouts of gemm_smem_layout.cuh, addressed by a
+// per-thread cursor set up once before the main loop.
 #pragma once
 
 #include "kernels_templated/gemm/gemm_common.cuh"
@@ -8,49 +9,49 @@
 
 namespace ktune_gemm {
 
-/// Copies the ROWS x COLS tile at (row0, col0) of a row-major global matrix
-/// (leading dimension ld, elements) into `tile`, VEC elements per copy. With
-/// PRED, elements at rows >= row_lim or cols >= col_lim are zero-filled
-/// (partial vectors included); without it the caller guarantees the whole
-/// tile is in range. ld and col0 are multiples of VEC (the descriptor checks).
-template <typename T, int ROWS, int COLS, bool SWIZZLE, int VEC, int THREADS, bool PRED>
-__device__ __forceinline__ void copy_tile_async(T* tile, const T* base, long long ld, int row0, int col0,
-                                                int row_lim, int col_lim) {
+/// Copies an operand's ROWS x COLS tiles, k-tile after k-tile, from a
+/// row-major global matrix into shared-memory stages, VEC elements per copy.
+/// K runs along the tile's rows when K_ALONG_ROWS (an MN-contiguous operand),
+/// else along its columns. With PRED, elements at rows >= row_lim or columns
+/// >= col_lim are zero-filled (partial vectors included); without it the
+/// caller guarantees every tile is in range. ld and col0 are multiples of VEC
+/// (the descriptor checks). The addresses are worked out in the constructor;
+/// each load() adds constants (see TileCopyCursor).
+template <typename T, int ROWS, int COLS, bool SWIZZLE, int VEC, int THREADS, bool PRED, bool K_ALONG_ROWS>
+class TileLoader {
+ public:
   using Tile = SmemTile<T, ROWS, COLS, SWIZZLE>;
-  constexpr int kBytes = VEC * static_cast<int>(sizeof(T));
-  constexpr int kPerRow = COLS / VEC;
-  constexpr int kTotal = ROWS * kPerRow;
-  constexpr int kIters = (kTotal + THREADS - 1) / THREADS;
-  static_assert(COLS % VEC == 0, "vector width must divide the tile row");
-#pragma unroll
-  for (int i = 0; i < kIters; ++i) {
-    const int v = static_cast<int>(threadIdx.x) + i * THREADS;
-    if (kTotal % THREADS == 0 || v < kTotal) {
-      const int row = v / kPerRow;
-      const int col = (v % kPerRow) * VEC;
-      const int grow = row0 + row;
-      const int gcol = col0 + col;
-      T* dst = tile + Tile::offset(row, col);
+
+  /// The first tile starts at (row0, col0) of the matrix at `base`.
+  __device__ __forceinline__ TileLoader(const T* base, long long ld, int row0, int col0, int row_lim, int col_lim)
+      : cursor_(base, ld, static_cast<int>(threadIdx.x), row0, col0, row_lim, col_lim), base_(base) {}
+
+  /// Copies the current k-tile into the stage at shared address `stage` and
+  /// moves to the next k-tile (calls must follow the k-tiles in order).
+  __device__ __forceinline__ void load(unsigned stage) {
+    constexpr int kBytes = VEC * static_cast<int>(sizeof(T));
+    const T* base = base_;
+    cursor_.step([stage, base](const T* src, int dst, int valid) {
+      const unsigned addr = stage + static_cast<unsigned>(dst) * static_cast<unsigned>(sizeof(T));
       if constexpr (kBytes >= 4) {
-        const T* src = base + static_cast<long long>(grow) * ld + gcol;
         int bytes = kBytes;
         if constexpr (PRED) {
-          int valid = col_lim - gcol;
-          valid = valid < 0 ? 0 : (valid > VEC ? VEC : valid);
-          if (grow >= row_lim) valid = 0;
           bytes = valid * static_cast<int>(sizeof(T));
           if (valid == 0) src = base;  // nothing is read; keep the address inside the allocation
         }
-        cp_async<kBytes>(smem_addr(dst), src, bytes);
+        cp_async<kBytes>(addr, src, bytes);
       } else {
         // A 2-byte element: cp.async cannot copy under 4 bytes, so load through a register.
         unsigned short value = 0;
-        if (!PRED || (grow < row_lim && gcol < col_lim))
-          value = *reinterpret_cast<const unsigned short*>(base + static_cast<long long>(grow) * ld + gcol);
-        *reinterpret_cast<unsigned short*>(dst) = value;
+        if (!PRED || valid > 0) value = *reinterpret_cast<const unsigned short*>(src);
+        asm volatile("st.shared.u16 [%0], %1;\n" ::"r"(addr), "h"(value) : "memory");
       }
-    }
+    });
   }
-}
+
+ private:
+  TileCopyCursor<Tile, VEC, THREADS, PRED, K_ALONG_ROWS, const T*> cursor_;
+  const T* base_;
+};
 
 }  // namespace ktune_gemm
