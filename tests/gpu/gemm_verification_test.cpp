@@ -40,6 +40,8 @@ std::vector<Config> pick_configs(const Problem& p, const DeviceSpec& d, std::uin
   };
   first([](const Config& c) { return c.integer("SPLIT_K") > 1 && c.text("REDUCE") == "workspace"; });
   first([](const Config& c) { return c.text("REDUCE") == "atomic"; });
+  // One-element copies: 16-bit ones go through a register (cp.async needs 4 bytes).
+  first([](const Config& c) { return c.integer_or("VEC", 8) == 1; });
   first([](const Config& c) { return c.contains("PREDICATED") && !c.boolean("PREDICATED"); });
   first([](const Config& c) { return c.contains("PERSISTENT") && c.boolean("PERSISTENT"); });
   first([](const Config& c) { return c.contains("REPACK") && c.boolean("REPACK") && c.integer_or("VEC", 8) == 8; });
