@@ -29,20 +29,24 @@ wrong AS (
   WHERE r.status = 'wrong_result' AND r.family_id IN (SELECT family_id FROM current)),
 ok AS (
   SELECT d.name AS dname, d.arch AS arch, r.id AS rid, r.family_id, r.problem_id, r.config_id, r.median_s,
-         row_number() OVER (PARTITION BY d.name, r.family_id, r.problem_id ORDER BY r.median_s, r.config_id) AS rn,
+         row_number() OVER (PARTITION BY d.name, r.family_id, r.problem_id, r.config_id
+                            ORDER BY r.median_s, r.id) AS per_config,
          count(*) OVER (PARTITION BY d.name, r.family_id, r.problem_id) AS n
   FROM results r JOIN devices d ON d.id = r.device_id
   WHERE r.status = 'ok' AND r.family_id IN (SELECT family_id FROM current)
     AND (?2 = '' OR d.name = ?2 OR d.arch = ?2)
     AND NOT EXISTS (SELECT 1 FROM wrong w WHERE w.dname = d.name AND w.family_id = r.family_id
-                    AND w.problem_id = r.problem_id AND w.config_id = r.config_id))
+                    AND w.problem_id = r.problem_id AND w.config_id = r.config_id)),
+ranked AS (
+  SELECT ok.*, row_number() OVER (PARTITION BY dname, family_id, problem_id ORDER BY median_s, config_id) AS rn
+  FROM ok WHERE per_config = 1)
 SELECT f.name, f.source_hash, ok.dname, ok.arch, p.json, p.key, p.shape_class, p.shape_keys,
-       c.json, c.key, r.median_s, r.tflops, r.gbps, ok.n, r.host, r.tool_version, r.source, r.measured_at
-FROM ok JOIN results r ON r.id = ok.rid
+       c.json, c.key, r.median_s, r.tflops, r.gbps, ok.n, r.host, r.tool_version, r.source, r.measured_at, ok.rn
+FROM ranked ok JOIN results r ON r.id = ok.rid
 JOIN families f ON f.id = ok.family_id JOIN problems p ON p.id = ok.problem_id
 JOIN configs c ON c.id = ok.config_id
-WHERE ok.rn = 1
-ORDER BY f.name, ok.dname, p.key)sql");
+WHERE ok.rn <= ?4
+ORDER BY f.name, ok.dname, p.key, ok.rn)sql");
   q.bind(1, query.family);
   q.bind(2, query.device);
   // With a per-row current hash every version's best is read, and only the
@@ -50,6 +54,7 @@ ORDER BY f.name, ok.dname, p.key)sql");
   // are per version already).
   const bool per_row = query.family_hash.empty() && query.current;
   q.bind(3, per_row ? std::string("*") : query.family_hash);
+  q.bind(4, query.top);
   std::map<std::string, std::string> newest;  // family -> newest-measured hash, for unknown rows
   if (per_row) {
     SQLite::Statement n(db, "SELECT f.name, f.source_hash FROM families f JOIN results r ON r.family_id = f.id "
@@ -77,6 +82,7 @@ ORDER BY f.name, ok.dname, p.key)sql");
     row.provenance.tool_version = q.getColumn(15).getString();
     row.provenance.source = q.getColumn(16).getString();
     row.provenance.measured_at = q.getColumn(17).getString();
+    row.rank = q.getColumn(18).getInt();
     if (per_row) {
       std::string now = query.current(row.family, row.problem, row.device, row.arch);
       if (now.empty()) now = newest[row.family];
@@ -91,7 +97,9 @@ BestDiff diff_best(const Store& a, const Store& b, const BestQuery& query) {
   using Key = std::tuple<std::string, std::string, std::string>;
   auto index = [&](const Store& s) {
     std::map<Key, BestRow> m;
-    for (auto& row : best_per_problem(s, query)) {
+    BestQuery best_only = query;  // one row per key
+    best_only.top = 1;
+    for (auto& row : best_per_problem(s, best_only)) {
       Key k{row.family, row.device, row.problem_key};
       m.emplace(std::move(k), std::move(row));
     }

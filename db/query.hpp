@@ -11,7 +11,8 @@
 
 namespace ktune {
 
-/// The best verified configuration of one problem on one GPU model.
+/// The best verified configuration of one problem on one GPU model (or, with
+/// BestQuery::top > 1, one of its fastest ones).
 struct BestRow {
   std::string family, family_hash;
   std::string device, arch;      ///< GPU name and its arch
@@ -23,6 +24,7 @@ struct BestRow {
   std::string config_key;
   double median_s = 0, tflops = 0, gbps = 0;
   std::int64_t ok_measurements = 0;  ///< ok measurements of this (device, problem), all configurations
+  int rank = 1;                      ///< 1 = fastest configuration of this (device, problem), 2 = next, ...
   Provenance provenance;             ///< of the fastest measurement of the chosen configuration
 };
 
@@ -37,10 +39,14 @@ struct BestQuery {
   /// that answer is empty, the family's newest-measured hash (per-path hashes:
   /// one family has several current hashes, one per kernel path).
   CurrentHash current{};
+  /// Configurations per (family, device, problem): the `top` fastest distinct
+  /// ones, each at its fastest measurement, in rank order (1: only the best).
+  int top = 1;
 };
 
 /// Best `ok` configuration per (family, device name, problem), never one with
-/// a `wrong_result` on that device and problem. Ordered by family, device, problem key.
+/// a `wrong_result` on that device and problem (query.top > 1: that many
+/// fastest distinct configurations). Ordered by family, device, problem key, rank.
 std::vector<BestRow> best_per_problem(const Store& store, const BestQuery& query = {});
 
 /// Differences between two databases' best views, keyed by (family, device, problem).

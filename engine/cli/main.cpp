@@ -57,7 +57,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // CLI11 prints the help, the version or what is wrong with the command
+    // line; a malformed command line is a usage error like any other (exit 2,
+    // not CLI11's own codes).
+    return app.exit(e) == 0 ? 0 : 2;
   } catch (const UsageError& e) {
     std::cerr << "ktune: " << e.what() << "\n";
     return 2;

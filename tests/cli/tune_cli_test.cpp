@@ -182,6 +182,21 @@ TEST_F(TuneCli, ReplayTunesStoresAndResumes) {
   EXPECT_NE(second.output.find("x=5"), std::string::npos) << second.output;  // the recorded optimum
 }
 
+TEST_F(TuneCli, DbQueryListsTheFastestConfigurationsPerProblem) {
+  CliRun tuned = ktune("tune " + replay() + " --strategy exhaustive --budget 12 " + db());
+  ASSERT_EQ(tuned.code, 0) << tuned.output;
+  // Synthetic times: x = 5 fastest, then x = 4 and x = 6 (a tie, stored in that order).
+  CliRun keys = ktune("db query " + db() + " --top 3 --keys");
+  ASSERT_EQ(keys.code, 0) << keys.output;
+  EXPECT_EQ(keys.output, "size0=12|x=5|x=4|x=6\n");
+  CliRun table = ktune("db query " + db() + " --top 2");
+  ASSERT_EQ(table.code, 0) << table.output;
+  EXPECT_NE(table.output.find("1 problems"), std::string::npos) << table.output;
+  EXPECT_NE(table.output.find("rank"), std::string::npos) << table.output;
+  EXPECT_EQ(ktune("db query " + db() + " --top 0").code, 2);
+  EXPECT_EQ(ktune("db query " + db() + " --keys --json").code, 2);
+}
+
 TEST_F(TuneCli, SweepRejectsUnknownKeysByName) {
   std::ofstream(dir_ / "sweep.json") << R"({"runs": [{"replay": "line.json", "budjet": 3}]})";
   CliRun r = ktune("sweep " + quote((dir_ / "sweep.json").string()) + " " + db());

@@ -102,5 +102,41 @@ TEST(BestView, FiltersByDeviceNameOrArch) {
   EXPECT_TRUE(best_per_problem(s, {"softmax", "", ""}).empty());
 }
 
+TEST(BestView, TopListsDistinctConfigurationsInRankOrder) {
+  Store s = Store::open(":memory:");
+  const Problem p = gemm_problem(256, 256, 256);
+  const Config fast = tile_config(128, 128), second = tile_config(128, 64), third = tile_config(64, 64),
+               wrong = tile_config(32, 32);
+  // `fast` measured twice (its better time counts once), `wrong` fastest but failed verification once.
+  s.record(gemm_key(p),
+           std::vector<Result>{ok_result(fast, 2e-3), ok_result(second, 3e-3), ok_result(third, 4e-3),
+                               ok_result(wrong, 1e-3)},
+           test_provenance("run-1"));
+  s.record(gemm_key(p), std::vector<Result>{ok_result(fast, 1.5e-3), failed_result(wrong, Status::wrong_result)},
+           test_provenance("run-2"));
+  s.record(gemm_key(gemm_problem(64, 64, 64)), std::vector<Result>{ok_result(third, 1e-5)}, test_provenance());
+
+  BestQuery query{"gemm", "", ""};
+  query.top = 3;
+  const auto rows = best_per_problem(s, query);
+  ASSERT_EQ(rows.size(), 4u);  // three for the first problem (by key order), one for the other
+  std::vector<std::pair<Config, int>> big;
+  for (const auto& r : rows)
+    if (r.problem == p) big.emplace_back(r.config, r.rank);
+  ASSERT_EQ(big.size(), 3u);
+  EXPECT_EQ(big[0], std::make_pair(fast, 1));
+  EXPECT_EQ(big[1], std::make_pair(second, 2));
+  EXPECT_EQ(big[2], std::make_pair(third, 3));
+  for (const auto& r : rows) {
+    if (r.problem == p && r.rank == 1) {
+      EXPECT_EQ(r.median_s, 1.5e-3);
+    }
+  }
+  // The default is the best alone, unchanged.
+  const auto best = best_per_problem(s, {"gemm", "", ""});
+  ASSERT_EQ(best.size(), 2u);
+  for (const auto& r : best) EXPECT_EQ(r.rank, 1);
+}
+
 }  // namespace
 }  // namespace ktune
