@@ -31,10 +31,16 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) rmsnorm_kernel(
     if constexpr (PHASE == kApply) {
       for (int k = 0; k < a.split; ++k) ss += a.ws[s.row * a.split + k];
     } else {
+      // Two accumulators (even and odd elements) halve the dependent FFMA
+      // chain per vector; the same instructions.
+      float ss_odd = 0.f;
       row.visit([&](long long, const float(&v)[VEC]) {
 #pragma unroll
-        for (int i = 0; i < VEC; ++i) ss = fmaf(v[i], v[i], ss);
+        for (int i = 0; i < VEC; i += 2) ss = fmaf(v[i], v[i], ss);
+#pragma unroll
+        for (int i = 1; i < VEC; i += 2) ss_odd = fmaf(v[i], v[i], ss_odd);
       });
+      ss += ss_odd;
       ss = group_reduce<SumOp, RPB, TPR, Cfg::RED>(ss, red);
     }
     if constexpr (PHASE == kCluster) ss = cluster_reduce<SumOp>(ss, a.split, iteration & 1);

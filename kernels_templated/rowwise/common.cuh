@@ -34,16 +34,29 @@ template <> struct Elem<float> {
   __device__ static float to_float(unsigned bits) { return __uint_as_float(bits); }
   __device__ static unsigned to_bits(float v) { return __float_as_uint(v); }
 };
+// pack2(lo, hi): two floats rounded to nearest into one word, lo in the low
+// half: one cvt.rn.{bf16,f16}x2.f32 on sm_80+ (the same rounding as two
+// single conversions, without the two converts and the merge).
 template <> struct Elem<__nv_bfloat16> {
   // bf16 is the top half of an fp32: widening is a shift.
+  static constexpr bool kIsBf16 = true;
   __device__ static float to_float(unsigned bits) { return __uint_as_float(bits << 16); }
   __device__ static unsigned to_bits(float v) { return __bfloat16_as_ushort(__float2bfloat16_rn(v)); }
+  __device__ static unsigned pack2(float lo, float hi) {
+    const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<const unsigned*>(&h);
+  }
 };
 template <> struct Elem<__half> {
+  static constexpr bool kIsBf16 = false;
   __device__ static float to_float(unsigned bits) {
     return __half2float(__ushort_as_half(static_cast<unsigned short>(bits)));
   }
   __device__ static unsigned to_bits(float v) { return __half_as_ushort(__float2half_rn(v)); }
+  __device__ static unsigned pack2(float lo, float hi) {
+    const __half2 h = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<const unsigned*>(&h);
+  }
 };
 
 // ---- raw loads: 2, 4, 8 or 16 bytes with a cache policy (inline PTX, so
@@ -143,16 +156,81 @@ __device__ __forceinline__ void load_vec_shared(const T* p, float (&out)[VEC]) {
   widen<T, VEC>(w, out);
 }
 
+/// load_vec_shared at a 32-bit shared-memory address: ld.shared takes a
+/// 32-bit register, so a walk over a held segment steps one 32-bit offset
+/// instead of rebuilding a 64-bit generic address per access. Volatile with a
+/// memory clobber: it stays after the cp.async wait that makes its bytes
+/// visible and before the cp.async that later refills its slot.
+template <typename T, int VEC>
+__device__ __forceinline__ void load_raw_shared_at(unsigned addr, unsigned (&w)[VecBytes<T, VEC>::kWords]) {
+  constexpr int kBytes = VecBytes<T, VEC>::kBytes;
+  if constexpr (kBytes == 16) {
+    asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
+                 : "r"(addr)
+                 : "memory");
+  } else if constexpr (kBytes == 8) {
+    asm volatile("ld.shared.v2.u32 {%0,%1}, [%2];" : "=r"(w[0]), "=r"(w[1]) : "r"(addr) : "memory");
+  } else if constexpr (kBytes == 4) {
+    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(w[0]) : "r"(addr) : "memory");
+  } else {
+    unsigned short h;
+    asm volatile("ld.shared.u16 %0, [%1];" : "=h"(h) : "r"(addr) : "memory");
+    w[0] = h;
+  }
+}
+template <typename T, int VEC>
+__device__ __forceinline__ void load_vec_shared_at(unsigned addr, float (&out)[VEC]) {
+  unsigned w[VecBytes<T, VEC>::kWords];
+  load_raw_shared_at<T, VEC>(addr, w);
+  widen<T, VEC>(w, out);
+}
+
+/// The largest element of the first `count` (>= 1) of G raw VEC-element
+/// accesses of T. 16-bit types compare packed pairs (max.bf16x2 / max.f16x2
+/// on sm_80+: one instruction per two elements, exact, no widening), then
+/// widen the last pair; fp32 compares the floats.
+template <typename T, int VEC, int G, int WORDS>
+__device__ __forceinline__ float max_of_raw(const unsigned (&w)[G][WORDS], int count) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (sizeof(T) == 2 && VEC >= 2) {
+    unsigned m = w[0][0];
+#pragma unroll
+    for (int u = 0; u < G; ++u)
+      if (u < count)
+#pragma unroll
+        for (int k = 0; k < WORDS; ++k) {
+          if constexpr (sizeof(T) == 2 && Elem<T>::kIsBf16)
+            asm("max.bf16x2 %0, %1, %2;" : "=r"(m) : "r"(m), "r"(w[u][k]));
+          else
+            asm("max.f16x2 %0, %1, %2;" : "=r"(m) : "r"(m), "r"(w[u][k]));
+        }
+    return fmaxf(Elem<T>::to_float(m & 0xffffu), Elem<T>::to_float(m >> 16));
+  }
+#endif
+  float t[VEC];
+  widen<T, VEC>(w[0], t);
+  float m = t[0];
+#pragma unroll
+  for (int u = 0; u < G; ++u)
+    if (u < count) {
+      widen<T, VEC>(w[u], t);
+#pragma unroll
+      for (int i = 0; i < VEC; ++i) m = fmaxf(m, t[i]);
+    }
+  return m;
+}
+
 /// Asynchronous copy of one 4-, 8- or 16-byte access from global to shared
 /// memory (cp.async: no registers held while in flight; 16 bytes bypass L1).
 /// CACHE carries the streamed input's policy to the 16-byte copies:
 /// evict_first marks the lines first to go from L2 (an L2::cache_hint policy:
 /// the row is read once), nc_l2_256b asks L2 to fetch whole 256-byte sectors;
 /// the other policies copy plainly (.cg already skips L1).
+/// `s` is the 32-bit shared-memory address of the destination.
 template <int BYTES, int CACHE = kCacheDefault>
-__device__ __forceinline__ void cp_async(void* smem, const void* gmem) {
+__device__ __forceinline__ void cp_async_at(unsigned s, const void* gmem) {
   static_assert(BYTES == 4 || BYTES == 8 || BYTES == 16, "cp.async copies 4, 8 or 16 bytes");
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
   if constexpr (BYTES == 16 && CACHE == kCacheEvictFirst)
     asm volatile(
         "{\n\t.reg .b64 ktune_policy;\n\t"
@@ -166,6 +244,10 @@ __device__ __forceinline__ void cp_async(void* smem, const void* gmem) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
   else
     asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(s), "l"(gmem), "n"(BYTES) : "memory");
+}
+template <int BYTES, int CACHE = kCacheDefault>
+__device__ __forceinline__ void cp_async(void* smem, const void* gmem) {
+  cp_async_at<BYTES, CACHE>(static_cast<unsigned>(__cvta_generic_to_shared(smem)), gmem);
 }
 /// Closes this thread's cp.async copies issued since the last commit into one group.
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
@@ -216,11 +298,11 @@ __device__ __forceinline__ void store_vec(T* p, const float (&in)[VEC]) {
   if constexpr (sizeof(T) == 4) {
 #pragma unroll
     for (int i = 0; i < VEC; ++i) w[i] = Elem<T>::to_bits(in[i]);
+  } else if constexpr (VEC >= 2) {
+#pragma unroll
+    for (int i = 0; i < VEC / 2; ++i) w[i] = Elem<T>::pack2(in[2 * i], in[2 * i + 1]);
   } else {
-#pragma unroll
-    for (int i = 0; i < kWords; ++i) w[i] = 0;
-#pragma unroll
-    for (int i = 0; i < VEC; ++i) w[i / 2] |= Elem<T>::to_bits(in[i]) << (16 * (i % 2));
+    w[0] = Elem<T>::to_bits(in[0]);
   }
   constexpr bool kStreaming = CACHE == kCacheEvictFirst;
   if constexpr (kBytes == 16) {
@@ -423,8 +505,13 @@ __device__ __forceinline__ Segment segment_of(const RowwiseArgs& a, long long vr
   const long long vrows = a.rows * a.split;
   if (vrow >= vrows) return Segment{vrow, 0, 0, 0};
   s.vrow = vrow;
-  s.row = vrow / a.split;
-  s.col0 = (vrow % a.split) * a.seg_len;
+  // split is split x cluster, both powers of two in every space: a shift and
+  // a mask, not a 64-bit division per row and thread (a few dozen
+  // instructions each time, twice a row in a persistent refilling loop).
+  // The launch plan guarantees it (plan_launch refuses any other split).
+  const int shift = __ffs(a.split) - 1;
+  s.row = vrow >> shift;
+  s.col0 = (vrow & (a.split - 1)) * a.seg_len;
   long long rest = a.cols - s.col0;
   s.len = rest < a.seg_len ? (rest > 0 ? rest : 0) : a.seg_len;
   return s;
@@ -499,14 +586,23 @@ struct RowShare {
   static constexpr bool kRegisters = Cfg::CHUNKS > 0;
   static constexpr bool kShared = Cfg::CHUNKS == kSharedHeld;
   static constexpr bool kHeld = kRegisters || kShared;
+  static constexpr int kVecBytes = VecBytes<T, VEC>::kBytes;
+  /// kShared: vectors per cp.async commit group (at least 64 bytes of this
+  /// thread's share: 4 vectors of 16 bytes), in visiting order. The first
+  /// visit waits once per group and then reads the group's vectors together.
+  /// One group per vector cost a commit and a wait_group switch per vector,
+  /// and a share of more than 8 vectors (1 MiB softmax rows over 16 blocks:
+  /// 16 per thread) waited for 9 groups before its first vector, since
+  /// wait_group's immediate stops at 7.
+  static constexpr int kGroupVectors = kVecBytes >= 16 ? 4 : 64 / kVecBytes;
 
   const T* x;
   long long len;
   int lane;
   T* held;  ///< this row group's shared-memory segment (kShared)
   /// kShared: copies of this segment may still be in flight, one cp.async
-  /// group per vector of this thread in visiting order; the first visit
-  /// waits for each vector's group just before reading it.
+  /// group per kGroupVectors vectors of this thread in visiting order; the
+  /// first visit waits for each group just before reading it.
   bool landing;
   float v[kRegisters ? Cfg::CHUNKS : 1][VEC];
 
@@ -516,11 +612,26 @@ struct RowShare {
     return n > first ? (n - first + SPAN - 1) / SPAN : 0;
   }
 
+  /// 32-bit shared-memory address of the held segment (kShared). A held
+  /// segment fits the block's shared memory, so its element offsets are ints.
+  __device__ __forceinline__ unsigned held_base() const {
+    return static_cast<unsigned>(__cvta_generic_to_shared(held));
+  }
+
+  /// Copies the vector at `offset` of `src` into the same slot of the held
+  /// segment and closes a commit group after every kGroupVectors copies
+  /// (counted by `copies`; the caller closes a last partial group).
+  __device__ __forceinline__ void copy_one(unsigned base, const T* src, int offset, int& copies) {
+    cp_async_at<kVecBytes, Cfg::CACHE>(base + static_cast<unsigned>(offset) * sizeof(T), src + offset);
+    if (++copies % kGroupVectors == 0) cp_async_commit();
+  }
+
   /// Starts reading a held segment from memory (no-op when streaming).
   /// Registers: loaded here. Shared memory: the cp.async copies are issued
-  /// here, one group per vector, and the first visit consumes them as they
-  /// land (its work overlaps the later loads). `prefetched`: the copies were
-  /// issued by visit_refilling over the previous segment, in the same groups.
+  /// here, one group per kGroupVectors vectors, and the first visit consumes
+  /// each group as it lands (its work overlaps the later loads).
+  /// `prefetched`: the copies were issued by visit_refilling over the
+  /// previous segment, in the same groups.
   __device__ __forceinline__ void fill(bool prefetched = false) {
     if constexpr (kRegisters) {
 #pragma unroll
@@ -531,11 +642,22 @@ struct RowShare {
     } else if constexpr (kShared) {
       // Each thread copies and later reads only its own vectors: waiting for
       // its own copies is enough, no block barrier.
-      if (!prefetched)
-        for (long long i = static_cast<long long>(lane) * VEC; i < len; i += SPAN) {
-          cp_async<VecBytes<T, VEC>::kBytes, Cfg::CACHE>(held + i, x + i);
+      if (!prefetched) {
+        constexpr int G = kGroupVectors;
+        const unsigned base = held_base();
+        const int n = static_cast<int>(len);
+        int i = lane * VEC;
+        for (; i + (G - 1) * SPAN < n; i += G * SPAN) {
+#pragma unroll
+          for (int u = 0; u < G; ++u)
+            cp_async_at<kVecBytes, Cfg::CACHE>(base + static_cast<unsigned>(i + u * SPAN) * sizeof(T),
+                                               x + i + u * SPAN);
           cp_async_commit();
         }
+        int copies = 0;
+        for (; i < n; i += SPAN) copy_one(base, x, i, copies);
+        if (copies % G != 0) cp_async_commit();
+      }
       landing = true;
     }
   }
@@ -547,25 +669,43 @@ struct RowShare {
   template <typename F>
   __device__ __forceinline__ void visit_refilling(const T* next_x, long long next_len, F&& f) {
     static_assert(kShared, "refilling applies to segments held in shared memory");
+    constexpr int G = kGroupVectors;
     settle();
-    long long i = static_cast<long long>(lane) * VEC;
-#pragma unroll 4
-    for (; i < len; i += SPAN) {
-      float t[VEC];
-      load_vec_shared<T, VEC>(held + i, t);
-      f(i, t);
-      // f has consumed the slot's value (its results are stored), so the
-      // copy into the slot cannot overtake the read. One group per vector,
-      // in slot order, as fill() commits them.
-      if (i < next_len) {
-        cp_async<VecBytes<T, VEC>::kBytes, Cfg::CACHE>(held + i, next_x + i);
-        cp_async_commit();
+    const unsigned base = held_base();
+    const int n = static_cast<int>(len), next_n = static_cast<int>(next_len);
+    const int both = n < next_n ? n : next_n;
+    int i = lane * VEC;
+    // Whole groups present in both segments: G vectors read, written out and
+    // refilled, one commit, no per-vector test. f has consumed each slot's
+    // value (its results are stored) before the copy into the slot is
+    // issued, so the copy cannot overtake the read.
+    for (; i + (G - 1) * SPAN < both; i += G * SPAN) {
+      // One 64-bit base per group; the vectors' addresses are constant
+      // offsets from it (immediates in the loads and stores).
+      const long long first = i;
+      const T* src = next_x + first;
+#pragma unroll
+      for (int u = 0; u < G; ++u) {
+        const unsigned slot = base + static_cast<unsigned>(i + u * SPAN) * sizeof(T);
+        float t[VEC];
+        load_vec_shared_at<T, VEC>(slot, t);
+        f(first + u * SPAN, t);
+        cp_async_at<kVecBytes, Cfg::CACHE>(slot, src + u * SPAN);
       }
-    }
-    for (; i < next_len; i += SPAN) {
-      cp_async<VecBytes<T, VEC>::kBytes, Cfg::CACHE>(held + i, next_x + i);
       cp_async_commit();
     }
+    // The rest (a last partial group, or segments of different lengths),
+    // from a group boundary: groups of G copies in slot order, as fill()
+    // commits them.
+    int copies = 0;
+    for (; i < n; i += SPAN) {
+      float t[VEC];
+      load_vec_shared_at<T, VEC>(base + static_cast<unsigned>(i) * sizeof(T), t);
+      f(i, t);
+      if (i < next_n) copy_one(base, next_x, i, copies);
+    }
+    for (; i < next_n; i += SPAN) copy_one(base, next_x, i, copies);
+    if (copies % G != 0) cp_async_commit();
   }
 
   /// Waits for every copy of a shared-memory segment still landing.
@@ -573,6 +713,61 @@ struct RowShare {
     if constexpr (kShared) {
       if (landing) cp_async_wait_all();
       landing = false;
+    }
+  }
+
+  /// kShared: walks this thread's vectors in groups of kGroupVectors in
+  /// visiting order; on the first visit of a landing segment one wait_group
+  /// precedes each group. TOGETHER: f(offset, const unsigned
+  /// (&)[kGroupVectors][kWords], count) once per group with the raw words of
+  /// its vectors (widen() turns one into floats), its shared-memory reads
+  /// issued together (vector u at offset + u * SPAN, present for u < count:
+  /// kGroupVectors, a constant the body folds, except in a last partial group). Otherwise
+  /// f(offset, const float (&)[VEC]) per vector, each read just before its
+  /// use (fewer registers live).
+  template <bool TOGETHER, typename F>
+  __device__ __forceinline__ void visit_groups(F&& f) {
+    static_assert(kShared, "vector groups apply to segments held in shared memory");
+    constexpr int G = kGroupVectors;
+    const unsigned base = held_base();
+    const int n = static_cast<int>(len);
+    // Groups of this segment still in flight after the one visited next.
+    long long pending = landing ? (vectors_in(len) + G - 1) / G - 1 : 0;
+    const bool wait = landing;
+    landing = false;
+    for (int i = lane * VEC; i < n; i += G * SPAN) {
+      if (wait) cp_async_wait_pending(pending--);
+      const bool full = i + (G - 1) * SPAN < n;
+      if constexpr (TOGETHER) {
+        unsigned t[G][VecBytes<T, VEC>::kWords];
+        if (full) {
+#pragma unroll
+          for (int u = 0; u < G; ++u)
+            load_raw_shared_at<T, VEC>(base + static_cast<unsigned>(i + u * SPAN) * sizeof(T), t[u]);
+          f(i, t, G);
+        } else {
+          const int count = (n - i + SPAN - 1) / SPAN;
+#pragma unroll
+          for (int u = 0; u < G; ++u)
+            if (u < count) load_raw_shared_at<T, VEC>(base + static_cast<unsigned>(i + u * SPAN) * sizeof(T), t[u]);
+          f(i, t, count);
+        }
+      } else if (full) {  // one basic block: ptxas may issue the reads early
+#pragma unroll
+        for (int u = 0; u < G; ++u) {
+          float t[VEC];
+          load_vec_shared_at<T, VEC>(base + static_cast<unsigned>(i + u * SPAN) * sizeof(T), t);
+          f(i + u * SPAN, t);
+        }
+      } else {
+#pragma unroll
+        for (int u = 0; u < G; ++u)
+          if (i + u * SPAN < n) {
+            float t[VEC];
+            load_vec_shared_at<T, VEC>(base + static_cast<unsigned>(i + u * SPAN) * sizeof(T), t);
+            f(i + u * SPAN, t);
+          }
+      }
     }
   }
 
@@ -586,27 +781,9 @@ struct RowShare {
         if (idx < len) f(idx, v[c]);
       }
     } else if constexpr (kShared) {
-      if (landing) {
-        // First visit: vector k waits only for its own group (the k-th of
-        // `groups`), so this pass runs behind the loads, not after them.
-        const long long groups = vectors_in(len);
-        long long k = 0;
-#pragma unroll 2
-        for (long long i = static_cast<long long>(lane) * VEC; i < len; i += SPAN, ++k) {
-          cp_async_wait_pending(groups - 1 - k);
-          float t[VEC];
-          load_vec_shared<T, VEC>(held + i, t);
-          f(i, t);
-        }
-        landing = false;
-      } else {
-#pragma unroll 4
-        for (long long i = static_cast<long long>(lane) * VEC; i < len; i += SPAN) {
-          float t[VEC];
-          load_vec_shared<T, VEC>(held + i, t);
-          f(i, t);
-        }
-      }
+      // First visit: each group of vectors waits only for its own copies, so
+      // this pass runs behind the loads, not after them.
+      visit_groups<false>(f);
     } else {
       for_each_row_vector<T, VEC, Cfg::CACHE, SPAN, Cfg::UNROLL>(
           x, len, lane, [&](int, long long offset, const float(&t)[VEC]) { f(offset, t); });

@@ -123,6 +123,10 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
   const long long cluster = kind == Kind::reduce ? 1 : c.integer_or("cluster", 1);
   // A cluster's blocks are the segments of one row: the same geometry as split.
   const long long split = c.integer("split") * cluster;
+  // The kernels find a segment's row and piece with a shift and a mask
+  // (segment_of in common.cuh); the space only offers powers of two.
+  if (split < 1 || (split & (split - 1)) != 0)
+    throw std::invalid_argument("split x cluster must be a power of two, got " + std::to_string(split));
   // grid=stride and grid=persistent both loop over rows; persistent grids
   // are sized by the launcher to what the device holds at once.
   const bool persistent = c.text("grid") == "persistent";

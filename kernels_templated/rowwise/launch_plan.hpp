@@ -86,7 +86,8 @@ long long register_chunks(long long seg_len, long long threads_per_row, long lon
 long long segment_length(long long cols, long long split, long long vec);
 
 /// The plan for a normalized problem and a valid configuration. Throws
-/// std::invalid_argument naming a missing or malformed knob.
+/// std::invalid_argument naming a missing or malformed knob, or a split x
+/// cluster that is not a power of two (the kernels shift and mask by it).
 LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanDevice& d);
 
 /// Knob values as the templates number them (rowwise/common.cuh).

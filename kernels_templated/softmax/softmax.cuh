@@ -24,6 +24,12 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) softmax_kernel(
   // A persistent loop over segments held in shared memory loads the next
   // segment while it writes this one out.
   constexpr bool kRefill = Share::kShared && Cfg::STRIDE == kPersistent && (PHASE == kFused || PHASE == kCluster);
+  // Statistics over groups of vectors of a shared-memory segment hold a
+  // group's raw words and partial sums at once: about 75 registers at 256
+  // threads, where __launch_bounds__ leaves 85 (3 blocks). Under a tighter
+  // budget (512 threads x 3 blocks: 42) ptxas spilled, so those take the
+  // per-vector statistics (still waiting for copies once per group).
+  constexpr bool kGroupStats = 65536 / (Cfg::THREADS * (Cfg::MIN_BLOCKS > 0 ? Cfg::MIN_BLOCKS : 1)) >= 64;
   int iteration = 0;
   bool prefetched = false;
 
@@ -37,11 +43,41 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) softmax_kernel(
       stat = MaxSumOp::identity();
       for (int k = 0; k < a.split; ++k)
         stat = MaxSumOp::combine(stat, MaxSum{a.ws[2 * (s.row * a.split + k)], a.ws[2 * (s.row * a.split + k) + 1]});
+    } else if constexpr (Share::kShared && ONLINE && kGroupStats) {
+      // One visit of running (max, sum) over groups of vectors read together
+      // as their copies land (the exponentials overlap the remaining loads):
+      // one max test and rescale per group, not per vector, and one partial
+      // sum per vector, so the additions are not one dependent chain.
+      constexpr int G = Share::kGroupVectors, W = VecBytes<typename Cfg::T, VEC>::kWords;
+      MaxSum st = MaxSumOp::identity();
+      row.template visit_groups<true>([&](int, const unsigned(&w)[G][W], int count) {
+        const float mv = max_of_raw<typename Cfg::T, VEC>(w, count);
+        if (mv > st.m) {
+          st.s *= fast_exp(st.m - mv);
+          st.m = mv;
+        }
+        const float ml = st.m * kLog2e;
+        float part[G];
+#pragma unroll
+        for (int u = 0; u < G; ++u) {
+          part[u] = 0.f;
+          if (u < count) {
+            float v[VEC];
+            widen<typename Cfg::T, VEC>(w[u], v);
+#pragma unroll
+            for (int i = 0; i < VEC; ++i) part[u] += exp_shifted(v[i], ml);
+          }
+        }
+#pragma unroll
+        for (int width = G / 2; width > 0; width /= 2)
+#pragma unroll
+          for (int u = 0; u < width; ++u) part[u] += part[u + width];
+        st.s += part[0];
+      });
+      stat = group_reduce<MaxSumOp, RPB, TPR, Cfg::RED>(st, red_p);
     } else if constexpr (!Share::kRegisters && ONLINE) {
-      // One visit for the statistics: a running (max, sum) that is rescaled
-      // when a vector raises the maximum. Streaming: one read of memory.
-      // Shared memory: the visit consumes each vector as its copy lands, so
-      // the exponentials overlap the remaining loads instead of following them.
+      // Streaming: one visit (one read of memory) for the statistics, a
+      // running (max, sum) that is rescaled when a vector raises the maximum.
       MaxSum st = MaxSumOp::identity();
       row.visit([&](long long, const float(&v)[VEC]) {
         float mv = v[0];
@@ -87,12 +123,19 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) softmax_kernel(
         a.ws[2 * s.vrow + 1] = stat.s;
       }
     } else {
+      // 16-bit outputs: exp(x - m) / s = 2^(x log2(e) - (m log2(e) + log2(s))),
+      // one FFMA and one EX2 per element, no multiply. Folding log2(s) into
+      // the exponent adds an absolute error of about ulp(30) = 2e-6 to an
+      // argument of magnitude <= ~30, a relative error of ~1.5e-6 in the
+      // result: a thousandth of bf16's rounding (2e-3) and of fp16's
+      // tolerance. fp32 outputs (tolerance 1e-5) keep the exact reciprocal.
+      constexpr bool kFoldScale = sizeof(typename Cfg::T) == 2;
       const float inv = 1.f / stat.s;
-      const float ml = stat.m * kLog2e;
+      const float ml = kFoldScale ? fmaf(stat.m, kLog2e, __log2f(stat.s)) : stat.m * kLog2e;
       auto write = [&](long long offset, const float(&v)[VEC]) {
         float o[VEC];
 #pragma unroll
-        for (int i = 0; i < VEC; ++i) o[i] = exp_shifted(v[i], ml) * inv;
+        for (int i = 0; i < VEC; ++i) o[i] = kFoldScale ? exp_shifted(v[i], ml) : exp_shifted(v[i], ml) * inv;
         store_vec<typename Cfg::T, VEC, Cfg::CACHE>(y + offset, o);
       };
       if constexpr (kRefill) {

@@ -197,6 +197,29 @@ TEST(RowwiseDescriptors, ClusterRowsAreSingleKernelLaunchesOfWholeClusters) {
   for (const Config& c : f.space(shortp, d).sample(500, 3)) EXPECT_LE(c.integer("cluster"), 2);
 }
 
+// The kernels find a segment's row with a shift and a mask (segment_of), so
+// every plan's split x cluster is a power of two; a split the space would
+// never offer is refused by name rather than launched with wrong rows.
+TEST(RowwiseDescriptors, PlannedSplitsArePowersOfTwo) {
+  const DeviceSpec d = h200();
+  for (const char* name : {"reduce", "softmax", "rmsnorm"}) {
+    const KernelFamily& f = find_family(name);
+    const auto kind = static_cast<const rowwise::RowwiseFamily&>(f).kind();
+    for (const char* shape : {"rows=5,cols=4099,dtype=bf16", "rows=33,cols=65538,dtype=fp32",
+                              "rows=1024,cols=131072,dtype=bf16"}) {
+      const Problem p = parse_problem(f, shape);
+      for (const Config& c : f.space(p, d).sample(300, 11)) {
+        const rowwise::LaunchPlan plan = rowwise::plan_launch(kind, p, c, rowwise::plan_device(d));
+        EXPECT_EQ(plan.split & (plan.split - 1), 0) << name << " " << shape << " " << c.key();
+      }
+    }
+    const Problem p = parse_problem(f, "rows=4,cols=8192,dtype=fp32");
+    Config c = f.default_config(p, d);
+    c.set("split", std::int64_t{3});
+    EXPECT_THROW(rowwise::plan_launch(kind, p, c, rowwise::plan_device(d)), std::invalid_argument) << name;
+  }
+}
+
 TEST(RowwiseDescriptors, SharedMemoryRowsFitTheBlockAndReadOnce) {
   const KernelFamily& f = find_family("softmax");
   const DeviceSpec d = h200();
