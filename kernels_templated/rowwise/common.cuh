@@ -137,26 +137,8 @@ __device__ __forceinline__ void load_vec(const T* p, float (&out)[VEC]) {
   widen<T, VEC>(w, out);
 }
 
-/// Loads VEC elements of T from shared memory (one aligned access) and widens them.
-template <typename T, int VEC>
-__device__ __forceinline__ void load_vec_shared(const T* p, float (&out)[VEC]) {
-  constexpr int kBytes = VecBytes<T, VEC>::kBytes;
-  unsigned w[VecBytes<T, VEC>::kWords];
-  if constexpr (kBytes == 16) {
-    const uint4 q = *reinterpret_cast<const uint4*>(p);
-    w[0] = q.x, w[1] = q.y, w[2] = q.z, w[3] = q.w;
-  } else if constexpr (kBytes == 8) {
-    const uint2 q = *reinterpret_cast<const uint2*>(p);
-    w[0] = q.x, w[1] = q.y;
-  } else if constexpr (kBytes == 4) {
-    w[0] = *reinterpret_cast<const unsigned*>(p);
-  } else {
-    w[0] = *reinterpret_cast<const unsigned short*>(p);
-  }
-  widen<T, VEC>(w, out);
-}
-
-/// load_vec_shared at a 32-bit shared-memory address: ld.shared takes a
+/// Reads VEC elements of T at a 32-bit shared-memory address (one aligned
+/// access; load_vec_shared_at widens them to floats): ld.shared takes a
 /// 32-bit register, so a walk over a held segment steps one 32-bit offset
 /// instead of rebuilding a 64-bit generic address per access. Volatile with a
 /// memory clobber: it stays after the cp.async wait that makes its bytes
@@ -244,10 +226,6 @@ __device__ __forceinline__ void cp_async_at(unsigned s, const void* gmem) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
   else
     asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(s), "l"(gmem), "n"(BYTES) : "memory");
-}
-template <int BYTES, int CACHE = kCacheDefault>
-__device__ __forceinline__ void cp_async(void* smem, const void* gmem) {
-  cp_async_at<BYTES, CACHE>(static_cast<unsigned>(__cvta_generic_to_shared(smem)), gmem);
 }
 /// Closes this thread's cp.async copies issued since the last commit into one group.
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
