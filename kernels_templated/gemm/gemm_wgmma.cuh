@@ -243,7 +243,7 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
   static_assert(BM % WM == 0 && (CONSUMERS == 1 || CONSUMERS == 2), "one or two consumer warpgroups");
   static_assert(!PINGPONG || WM == BM, "a pingpong consumer owns the whole tile");
   static_assert(WM == 64 || WM == 128, "a consumer owns one or two m64 blocks");
-  static_assert(BN % 32 == 0 && BN >= 64 && BN <= 256, "wgmma N");
+  static_assert(BN % 16 == 0 && BN >= 64 && BN <= 256, "wgmma N");
   static_assert(STAGES >= 2, "the ring needs two stages to overlap");
   static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of one or two blocks");
   static_assert(!STAGE_C || SPLIT_MODE == kSplitNone, "split-K partials are fp32 sums, not finished C");

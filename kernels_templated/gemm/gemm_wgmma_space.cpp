@@ -37,7 +37,9 @@ Space GemmFamily::wgmma_space(const GemmProblem& p, const DeviceSpec& d) {
   s.add(Parameter::categorical("PATH", {"wgmma"}, "wgmma", "tensor-core path: Hopper wgmma fed by TMA"));
   s.add(Parameter::list("BLOCK_M", {i64(64), i64(128), i64(256)}, i64(128), "rows of C per block"));
   std::vector<Value> widths;
-  for (int n = 64; n <= 256; n += 32) widths.emplace_back(i64(n));
+  // Steps of 16 (wgmma takes N in steps of 8): widths like 176 fit the tile
+  // count to the SMs (512 x 11008: 128 x 176 tiles fill 1.9 waves of 132, 128 x 128 ones 2.6).
+  for (int n = 64; n <= 256; n += 16) widths.emplace_back(i64(n));
   s.add(Parameter::list("BLOCK_N", widths, i64(128), "columns of C per block (the wgmma N)"));
   s.add(Parameter::list("BLOCK_K", {i64(kWgmmaBlockK)}, i64(kWgmmaBlockK),
                         "K per stage (one 128-byte swizzled row of 16-bit elements)"));

@@ -48,13 +48,29 @@ std::vector<Config> pick_configs(const Problem& p, const DeviceSpec& d, std::uin
   first([](const Config& c) {
     return c.contains("REPACK") && c.boolean("REPACK") && c.contains("PREDICATED") && !c.boolean("PREDICATED");
   });
+  // A wgmma configuration derived from the default; picked when the space holds it, else the pool's first match.
+  auto derived_or_first = [&](std::initializer_list<std::pair<const char*, Value>> knobs, auto pred) {
+    if (picked.front().contains("PATH")) {
+      Config c = picked.front();
+      for (const auto& [name, value] : knobs) c.set(name, value);
+      if (s.is_valid(c)) {
+        picked.push_back(c);
+        return;
+      }
+    }
+    first(pred);
+  };
   first([](const Config& c) { return c.integer_or("CLUSTER_M", 1) == 2 && c.boolean("PERSISTENT"); });
-  first([](const Config& c) { return c.integer_or("CLUSTER_M", 1) == 2 && !c.boolean("PERSISTENT"); });
+  // BLOCK_N an odd multiple of 16: B halves of 104 rows multicast across the pair.
+  derived_or_first({{"BLOCK_N", Value(std::int64_t{208})}, {"CLUSTER_M", Value(std::int64_t{2})}},
+                   [](const Config& c) { return c.integer_or("CLUSTER_M", 1) == 2 && !c.boolean("PERSISTENT"); });
   // Pingpong consumers: alone and with B multicast across a cluster pair.
   first([](const Config& c) { return c.contains("PINGPONG") && c.boolean("PINGPONG") && c.integer("CLUSTER_M") == 1; });
   first([](const Config& c) { return c.contains("PINGPONG") && c.boolean("PINGPONG") && c.integer("CLUSTER_M") == 2; });
   // C staged through shared memory: cooperative and pingpong consumers.
-  first([](const Config& c) { return c.contains("STAGE_C") && c.boolean("STAGE_C") && !c.boolean("PINGPONG"); });
+  // Two 64-row consumers staging 176 columns: a partial last pass (48 columns of 16-bit C, 16 of fp32).
+  derived_or_first({{"BLOCK_N", Value(std::int64_t{176})}, {"STAGE_C", Value(true)}, {"PERSISTENT", Value(true)}},
+                   [](const Config& c) { return c.contains("STAGE_C") && c.boolean("STAGE_C") && !c.boolean("PINGPONG"); });
   first([](const Config& c) { return c.contains("STAGE_C") && c.boolean("STAGE_C") && c.boolean("PINGPONG"); });
   // KTUNE_GEMM_CONFIGS_PER_PROBLEM=N keeps the first N (default, then split-K
   // and fast-path ones come last): for slow runs under compute-sanitizer.

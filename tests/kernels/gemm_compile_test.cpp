@@ -4,7 +4,10 @@
 // registers x threads and shared memory fit the H200).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <set>
+#include <string>
 
 #include "engine/compiler.hpp"
 #include "engine/tune_job.hpp"
@@ -42,6 +45,8 @@ void compile_samples(const std::vector<Sample>& samples) {
   const auto outputs = compiler.compile_all(sources);
   ASSERT_EQ(outputs.size(), sources.size());
   int spill_free_predicted = 0;
+  int odd16 = 0, odd16_min_regs = 1 << 30, odd16_max_regs = 0;  // wgmma BLOCK_N = 16 (mod 32)
+  std::set<int> odd16_widths;
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const auto& out = outputs[i];
     const std::string what = problems[i].key() + " / " + configs[i].key();
@@ -55,6 +60,12 @@ void compile_samples(const std::vector<Sample>& samples) {
       const int threads = main ? k.threads() : 256;
       EXPECT_LE(r.registers * threads, d.regs_per_sm) << what << " " << r.name_expression;
       EXPECT_LE(r.registers, d.max_regs_per_thread) << what;
+      if (main && k.wgmma && k.block_n % 32 == 16) {
+        ++odd16;
+        odd16_widths.insert(k.block_n);
+        odd16_min_regs = std::min(odd16_min_regs, r.registers);
+        odd16_max_regs = std::max(odd16_max_regs, r.registers);
+      }
       if (main) {
         EXPECT_LE(GemmFamily::smem_bytes(gp, k) + r.static_smem_bytes, d.smem_per_block_optin) << what;
         if (GemmFamily::predicted_spill_free(problems[i], configs[i], d)) {
@@ -73,6 +84,12 @@ void compile_samples(const std::vector<Sample>& samples) {
   // (it makes no claim for element-wise copies or estimates near the cap).
   std::printf("gemm compile: %zu configurations compiled, %d predicted spill-free and checked\n", outputs.size(),
               spill_free_predicted);
+  if (odd16 > 0) {
+    std::string widths;
+    for (int w : odd16_widths) widths.append(widths.empty() ? "" : " ").append(std::to_string(w));
+    std::printf("gemm compile: %d wgmma configurations with BLOCK_N an odd multiple of 16 (%s), %d..%d registers\n",
+                odd16, widths.c_str(), odd16_min_regs, odd16_max_regs);
+  }
   EXPECT_GE(spill_free_predicted, static_cast<int>(outputs.size()) / 3);
 }
 
@@ -97,7 +114,18 @@ TEST(GemmCompile, WgmmaSampleCompilesWithoutSpills) {
                    {"m=4096,n=4096,k=4096,layout=nt", 6, 405, "PINGPONG"},
                    {"m=1000,n=1000,k=1000,layout=nt,out=fp32,epilogue=bias_relu", 4, 406, "PINGPONG"},
                    {"m=4096,n=4096,k=4096,layout=nt", 6, 407, "STAGE_C"},
-                   {"m=127,n=131,k=257,layout=nt,out=fp32,beta=1,epilogue=bias_gelu", 4, 408, "STAGE_C"}});
+                   {"m=127,n=131,k=257,layout=nt,out=fp32,beta=1,epilogue=bias_gelu", 4, 408, "STAGE_C"},
+                   // BLOCK_N an odd multiple of 16 (wgmma N in steps of 16): a partial last
+                   // staging pass, B halves of an odd number of 8-row atoms multicast, 40-120
+                   // accumulators.
+                   {"m=4096,n=4096,k=4096,layout=nt", 6, 409, "BLOCK_N % 32 == 16"},
+                   {"m=512,n=11008,k=4096,layout=nt", 2, 410,
+                    "BLOCK_M == 128 && BLOCK_N == 176 && WARP_M == 64 && STAGE_C && PERSISTENT"},
+                   {"m=127,n=131,k=257,layout=nt,out=fp32,beta=1,epilogue=bias_gelu", 2, 411,
+                    "BLOCK_M == 128 && BLOCK_N == 176 && WARP_M == 64 && STAGE_C"},
+                   {"m=4096,n=4096,k=4096,layout=nt", 2, 412, "BLOCK_M == 128 && BLOCK_N == 208 && CLUSTER_M == 2"},
+                   {"m=1000,n=1000,k=1000,layout=nt,dtype=fp16", 2, 413, "BLOCK_M == 128 && BLOCK_N == 112 && PINGPONG"},
+                   {"m=1000,n=1000,k=1000,layout=nt,out=fp32,epilogue=bias", 2, 414, "BLOCK_N == 240 && STAGE_C"}});
 }
 
 TEST(GemmCompile, TensorCoreFp16AndTf32SamplesCompile) {

@@ -3,6 +3,11 @@
 // geometry (persistent grid) and generated source.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <set>
+
+#include "engine/sweep.hpp"
+#include "engine/tune_job.hpp"
 #include "kernels_templated/gemm/gemm_family.hpp"
 
 namespace ktune {
@@ -53,6 +58,7 @@ TEST(GemmWgmma, SpaceHoldsOnlyRunnableConfigurations) {
   const Space s = gemm_family().space(p, h200);
   const GemmProblem gp = GemmProblem::from(p);
   std::size_t count = 0, pingpong = 0, staged = 0;
+  std::set<int> widths;
   for (const Config& c : s.enumerate()) {
     ++count;
     const GemmKnobs k = GemmKnobs::from(c);
@@ -69,6 +75,7 @@ TEST(GemmWgmma, SpaceHoldsOnlyRunnableConfigurations) {
       EXPECT_EQ(k.split_k, 1) << c.key();
     }
     EXPECT_TRUE(consumers == 1 || consumers == 2) << c.key();
+    widths.insert(k.block_n);
     EXPECT_LE((k.warp_m / 64) * (k.block_n / 2), 128) << c.key();
     EXPECT_LE(GemmFamily::smem_bytes(gp, k), h200.smem_per_block_optin) << c.key();
     EXPECT_EQ(k.threads(), 128 * (consumers + 1)) << c.key();
@@ -76,10 +83,37 @@ TEST(GemmWgmma, SpaceHoldsOnlyRunnableConfigurations) {
   EXPECT_GT(count, 500u);
   EXPECT_GT(pingpong, 0u);
   EXPECT_GT(staged, 0u);
+  // The wgmma N in steps of 16, so tile counts can fit the SMs (e.g. 128 x 176).
+  std::set<int> steps_of_16;
+  for (int n = 64; n <= 256; n += 16) steps_of_16.insert(n);
+  EXPECT_EQ(widths, steps_of_16);
   EXPECT_TRUE(s.is_valid(gemm_family().default_config(p, h200)));
   // The mma.sync space stays reachable for the same problem.
   const Space mma = gemm_family().space(problem("m=4096,n=4096,k=4096,layout=nt,path=mma"), h200);
   EXPECT_FALSE(mma.sample(1, 1).front().contains("PATH"));
+}
+
+TEST(GemmWgmma, BenchSweepStartsAreInTheirSpacesOnTheH200) {
+  // A start key outside its problem's space stops a sweep before it tunes
+  // anything, on the GPU machine: check the bench's sweep files here.
+  const DeviceSpec h200 = device("h200");
+  const std::filesystem::path bench = std::filesystem::path(KTUNE_TEST_DATA_DIR) / ".." / ".." / "bench";
+  std::size_t starts = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(bench)) {
+    if (entry.path().extension() != ".json") continue;
+    const SweepFile sweep = read_sweep(entry.path());
+    for (const SweepItem& item : sweep.items) {
+      if (item.spec.kernel != "gemm" || item.spec.start.empty()) continue;
+      Space s = gemm_family().space(problem(item.spec.problem), h200);
+      restrict_space(s, item.spec.require);
+      try {
+        starts += start_configs(s, item.spec.start).size();
+      } catch (const std::invalid_argument& e) {
+        ADD_FAILURE() << entry.path().filename() << " " << item.spec.problem << ": " << e.what();
+      }
+    }
+  }
+  EXPECT_GT(starts, 0u);
 }
 
 TEST(GemmWgmma, StagedEpilogueBuffersCountAgainstSharedMemory) {
