@@ -158,6 +158,8 @@ struct TileCopyPlan {
   static constexpr bool kDstFromFirst = kDstSlots == 1;
 
   KTUNE_GEMM_HD static constexpr int row_delta(int i) { return kWholeRows ? i * kRowStep : i / kPassesPerRow; }
+  /// Source row strides from copy 0 to copy i (each change of row is one).
+  KTUNE_GEMM_HD static constexpr int row_steps(int i) { return kWholeRows ? i : i / kPassesPerRow; }
   KTUNE_GEMM_HD static constexpr int col_delta(int i) { return kWholeRows ? 0 : (i % kPassesPerRow) * THREADS * VEC; }
   /// With kDstFromFirst: copy i's element offset is (first ^ dst_xor(i)) + dst_add(i);
   /// otherwise it is slot i % kDstSlots's plus slot_add(i).
@@ -211,10 +213,12 @@ class TileCopyCursor {
   /// in range (VEC without PRED); then moves to the next k-tile.
   template <typename Copy>
   KTUNE_GEMM_HD void step(Copy&& copy) {
-    Ptr p = src_;
     KTUNE_GEMM_UNROLL
     for (int i = 0; i < Plan::kCopies; ++i) {
-      if (i > 0 && Plan::row_delta(i) != Plan::row_delta(i - 1)) p += stride_;
+      // Each copy's source is the first's plus a constant number of row
+      // strides (independent additions rather than a chain: the form timed in
+      // bench/results/gemm-hopper-2026-12-01-v7.md).
+      const Ptr p = src_ + Plan::row_steps(i) * stride_;
       int dst;
       if constexpr (Plan::kDstFromFirst) dst = (dst_[0] ^ Plan::dst_xor(i)) + Plan::dst_add(i);
       else dst = dst_[i % Plan::kDstSlots] + Plan::slot_add(i);
@@ -229,7 +233,7 @@ class TileCopyCursor {
     if constexpr (K_ALONG_ROWS) {
       static_assert(Plan::kCopies == 1 || Plan::row_delta(Plan::kCopies - 1) + Plan::kRowStep == Tile::kRows,
                     "a thread's last row is one row step short of the tile's end");
-      src_ = Plan::kCopies == 1 ? src_ + stride_ : p + stride_;
+      src_ += (Plan::row_steps(Plan::kCopies - 1) + 1) * stride_;
       rows_left_ -= Tile::kRows;
     } else {
       src_ += Tile::kCols;

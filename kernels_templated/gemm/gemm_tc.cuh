@@ -198,7 +198,12 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MIN_BLOCKS)
     // Multistage: STAGES - 1 tiles in flight. Fragments are double-buffered in
     // registers: a k-step's mma run while the next k-step's fragments load,
     // across stage boundaries too, so the barrier and the copy issue of a
-    // stage hide behind the tensor cores instead of stalling them.
+    // stage hide behind the tensor cores instead of stalling them. The first
+    // k-step issues its ldmatrix before the next tile's copies: both go
+    // through the memory instruction queue, and ldmatrix queued behind a burst
+    // of copies delays the fragments the next k-step waits for (2% at 4096^3
+    // and 8192^3 on the H200; spreading the copies over the k-steps lost 3%,
+    // see bench/results/gemm-hopper-2026-12-01-v7.md).
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
       if (s < k_tiles) load_stage(s);
@@ -212,6 +217,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MIN_BLOCKS)
       const int stage = kt % STAGES;
 #pragma unroll
       for (int step = 0; step < kSteps; ++step) {
+        const bool last = step == kSteps - 1;
+        if (!last) load_fragments(frag[(step + 1) % 2], stage, (step + 1) * kMmaK);
         if (step == 0) {
           // Refill the slot read during iteration kt - 1: every warp loaded its
           // last fragments from it before that iteration's barrier.
@@ -219,14 +226,13 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MIN_BLOCKS)
           if (next < k_tiles) load_stage(next % STAGES);
           cp_async_commit();
         }
-        if (step == kSteps - 1) {
+        if (last) {
           // Tile kt + 1 landed (all but the STAGES - 2 newest groups are done)
           // and is visible to every warp before its first fragments are read.
           cp_async_wait<STAGES - 2>();
           __syncthreads();
+          load_fragments(frag[(step + 1) % 2], (kt + 1) % STAGES, 0);
         }
-        const bool last = step == kSteps - 1;
-        load_fragments(frag[(step + 1) % 2], last ? (kt + 1) % STAGES : stage, last ? 0 : (step + 1) * kMmaK);
         multiply(frag[step % 2]);
       }
       // An odd number of k-steps would leave the next stage's first fragments
