@@ -55,13 +55,19 @@ __device__ __forceinline__ float activate(float v) {
   else return v;
 }
 
+/// v + bias[n], then the activation: the end of every element's epilogue.
+template <typename TOut, int EPI>
+__device__ __forceinline__ float finish_value(const GemmParams& p, float v, int n) {
+  if constexpr (EPI != kEpiNone) v += to_float(static_cast<const TOut*>(p.bias)[n]);
+  return activate<EPI>(v);
+}
+
 /// alpha*acc + beta*C0 + bias[n], then the activation: one element of C.
 template <typename TOut, int EPI>
 __device__ __forceinline__ float epilogue_value(const GemmParams& p, float acc, float c_old, int n) {
   float v = p.alpha * acc;
   if (p.beta != 0.f) v += p.beta * c_old;
-  if constexpr (EPI != kEpiNone) v += to_float(static_cast<const TOut*>(p.bias)[n]);
-  return activate<EPI>(v);
+  return finish_value<TOut, EPI>(p, v, n);
 }
 
 /// Finishes element (m, n) of C from its accumulated value, for split modes

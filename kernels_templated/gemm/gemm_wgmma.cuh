@@ -128,26 +128,43 @@ __device__ __forceinline__ int staged_offset(int row, int byte) {
   return row * kStagingRowBytes + ((((byte >> 4) ^ row) & 7) << 4) + (byte & 15);
 }
 
+/// Whether C's rows take 16-byte stores: ldc a multiple of 16 bytes and the
+/// base 16-byte aligned.
+template <typename TOut>
+__device__ __forceinline__ bool c_rows_aligned(const GemmParams& p) {
+  return p.ldc % (16 / static_cast<int>(sizeof(TOut))) == 0 && reinterpret_cast<unsigned long long>(p.C) % 16 == 0;
+}
+
 /// Finishes one warp's 16 rows x BN columns of C (rows row0 + 0..15 of an m64
 /// block, columns col0 + 0..BN-1) through its staging buffer: the finished
 /// values go to shared memory in the accumulator layout and leave as 16-byte
 /// row segments, so each global store fills whole sectors (stores straight
-/// from the accumulators write 4- or 8-byte pieces of eight rows at once).
-/// Elements past M or N are skipped; rows that are not 16-byte aligned
-/// (ldc not a multiple of 16 bytes) or segments cut by N go element-wise.
-template <typename TOut, int EPI, int BN>
+/// from the accumulators write 4- or 8-byte pairs of eight rows at once).
+///
+/// INTERIOR: the caller checked that the 16 rows and BN columns lie inside C,
+/// that its rows are 16-byte aligned (c_rows_aligned) and that beta is 0, so
+/// no element is checked, C is not read, and every segment is one store. That
+/// is the common case, and it runs about a fifth of the instructions of the
+/// general one, which counts at small K (bench/results/gemm-hopper-2026-12-01-v7.md).
+/// Otherwise elements past M or N are skipped, and segments of unaligned rows
+/// or cut by N go element-wise.
+template <typename TOut, int EPI, int BN, bool INTERIOR>
 __device__ __forceinline__ void store_rows_staged(const GemmParams& p, const float* acc, int row0, int col0,
                                                   unsigned char* staging, int lane) {
   constexpr int kOut = static_cast<int>(sizeof(TOut));
   constexpr int kPassCols = kStagingRowBytes / kOut;  // columns staged per pass: 64 (16-bit) or 32 (fp32)
   constexpr int kVec = 16 / kOut;                     // elements per 16-byte segment
-  const bool rows_aligned = p.ldc % kVec == 0 && reinterpret_cast<unsigned long long>(p.C) % 16 == 0;
+  const bool rows_aligned = INTERIOR || c_rows_aligned<TOut>(p);
   const int quad = lane % 4;
 #pragma unroll
   for (int pass = 0; pass < (BN + kPassCols - 1) / kPassCols; ++pass) {
     const int pass_cols = min(BN - pass * kPassCols, kPassCols);
+    // A constant trip count: with the pass's own column count as the bound,
+    // the loop can be left rolled and the accumulators indexed from memory.
 #pragma unroll
-    for (int j = pass * kPassCols / 8; j < pass * kPassCols / 8 + pass_cols / 8; ++j) {
+    for (int jj = 0; jj < kPassCols / 8; ++jj) {
+      const int j = pass * kPassCols / 8 + jj;  // n8 slice of the accumulators
+      if (jj >= pass_cols / 8) continue;
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         const int row = lane / 4 + 8 * half;
@@ -156,25 +173,34 @@ __device__ __forceinline__ void store_rows_staged(const GemmParams& p, const flo
         float v[2];
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
-          // Out-of-range elements are staged but never stored; do not read C or bias there.
-          const bool inside = row0 + row < p.M && n + e < p.N;
-          const float old = (p.beta != 0.f && inside)
-                                ? to_float(static_cast<const TOut*>(p.C)[static_cast<long long>(row0 + row) * p.ldc + n + e])
-                                : 0.f;
-          v[e] = inside ? epilogue_value<TOut, EPI>(p, acc[4 * j + 2 * half + e], old, n + e) : 0.f;
+          const float a = acc[4 * j + 2 * half + e];
+          if constexpr (INTERIOR) {
+            v[e] = finish_value<TOut, EPI>(p, p.alpha * a, n + e);
+          } else {
+            // Out-of-range elements are staged but never stored; do not read C or bias there.
+            const bool inside = row0 + row < p.M && n + e < p.N;
+            const float old = (p.beta != 0.f && inside)
+                                  ? to_float(static_cast<const TOut*>(p.C)[static_cast<long long>(row0 + row) * p.ldc + n + e])
+                                  : 0.f;
+            v[e] = inside ? epilogue_value<TOut, EPI>(p, a, old, n + e) : 0.f;
+          }
         }
         store_two<TOut>(reinterpret_cast<TOut*>(staging + staged_offset(row, local_col * kOut)), v[0], v[1]);
       }
     }
     __syncwarp();
     const int segments = pass_cols / kVec;  // per row
-    for (int s = lane; s < 16 * segments; s += 32) {
+    // Rolled on purpose: unrolled, the interior case's store addresses of every
+    // pass are computed up front, and with 128 accumulators live they spill.
+#pragma unroll 1
+    for (int i = 0; i < (16 * kPassCols / kVec + 31) / 32; ++i) {
+      const int s = lane + 32 * i;
       const int row = s / segments, segment = s % segments;
       const int m = row0 + row, n = col0 + pass * kPassCols + segment * kVec;
-      if (m >= p.M || n >= p.N) continue;
+      if (s >= 16 * segments || (!INTERIOR && (m >= p.M || n >= p.N))) continue;
       const unsigned char* staged = staging + staged_offset(row, segment * 16);
       TOut* c = static_cast<TOut*>(p.C) + static_cast<long long>(m) * p.ldc + n;
-      if (rows_aligned && n + kVec <= p.N) {
+      if (rows_aligned && (INTERIOR || n + kVec <= p.N)) {
         *reinterpret_cast<uint4*>(c) = *reinterpret_cast<const uint4*>(staged);
       } else {
         for (int e = 0; e < kVec && n + e < p.N; ++e) c[e] = reinterpret_cast<const TOut*>(staged)[e];
@@ -394,8 +420,11 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
       for (int mb = 0; mb < M_BLOCKS; ++mb) {
         const int warp_row0 = tile_m * BM + rows_before + mb * 64 + warp * 16;
         if constexpr (STAGE_C) {
-          store_rows_staged<TOut, EPI, BN>(p, acc[mb], warp_row0, tile_n * BN,
-                                           staging + (consumer * 4 + warp) * kStagingBytesPerWarp, lane);
+          unsigned char* buffer = staging + (consumer * 4 + warp) * kStagingBytesPerWarp;
+          const bool interior =
+              p.beta == 0.f && c_rows_aligned<TOut>(p) && warp_row0 + 16 <= p.M && (tile_n + 1) * BN <= p.N;
+          if (interior) store_rows_staged<TOut, EPI, BN, true>(p, acc[mb], warp_row0, tile_n * BN, buffer, lane);
+          else store_rows_staged<TOut, EPI, BN, false>(p, acc[mb], warp_row0, tile_n * BN, buffer, lane);
         } else {
           const int row = warp_row0 + lane / 4;
 #pragma unroll
