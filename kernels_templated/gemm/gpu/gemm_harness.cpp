@@ -293,13 +293,9 @@ cudaError_t GemmHarness::launch(const Config& config, std::span<const cudaKernel
   }
   const dim3 grid(static_cast<unsigned>(g.grid_x), 1, static_cast<unsigned>(g.split_k));
   void** main_args = knobs.wgmma ? wgmma_args : args;
-  if (cluster > 1) {
-    const ClusterLaunch clustered(grid, dim3(g.threads), static_cast<std::size_t>(g.smem_bytes), stream, cluster);
-    if (cudaError_t e = clustered.launch(main_kernel, main_args); e != cudaSuccess) return e;
-  } else if (cudaError_t e = cudaLaunchKernel(main_kernel, grid, dim3(g.threads), main_args, g.smem_bytes, stream);
-             e != cudaSuccess) {
-    return e;
-  }
+  // A cluster of 1 is an ordinary launch (ClusterLaunch attaches no attribute).
+  const ClusterLaunch main_launch(grid, dim3(g.threads), static_cast<std::size_t>(g.smem_bytes), stream, cluster);
+  if (cudaError_t e = main_launch.launch(main_kernel, main_args); e != cudaSuccess) return e;
   if (g.has_reduce) {
     if (cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(reduce_kernel), aux_grid, dim3(256), args, 0,
                                          stream);

@@ -189,12 +189,9 @@ cudaError_t RowwiseHarness::launch(const Config& config, std::span<const cudaKer
     if (grid_x > INT_MAX || k.grid_y > 65535) return cudaErrorInvalidConfiguration;
     const dim3 grid(static_cast<unsigned>(grid_x), static_cast<unsigned>(k.grid_y));
     const dim3 block(static_cast<unsigned>(k.block));
-    if (k.cluster > 1 || k.dynamic_smem > 0) {
-      const ClusterLaunch launch_config(grid, block, static_cast<std::size_t>(k.dynamic_smem), stream, k.cluster);
-      e = launch_config.launch(reinterpret_cast<const void*>(kernel), params);
-    } else {
-      e = cudaLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, params, 0, stream);
-    }
+    // A cluster of 1 is an ordinary launch (ClusterLaunch attaches no attribute).
+    const ClusterLaunch launch_config(grid, block, static_cast<std::size_t>(k.dynamic_smem), stream, k.cluster);
+    e = launch_config.launch(reinterpret_cast<const void*>(kernel), params);
     if (e != cudaSuccess) return e;
   }
   return cudaGetLastError();
