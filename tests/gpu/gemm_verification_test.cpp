@@ -72,6 +72,16 @@ std::vector<Config> pick_configs(const Problem& p, const DeviceSpec& d, std::uin
   derived_or_first({{"BLOCK_N", Value(std::int64_t{176})}, {"STAGE_C", Value(true)}, {"PERSISTENT", Value(true)}},
                    [](const Config& c) { return c.contains("STAGE_C") && c.boolean("STAGE_C") && !c.boolean("PINGPONG"); });
   first([](const Config& c) { return c.contains("STAGE_C") && c.boolean("STAGE_C") && c.boolean("PINGPONG"); });
+  // Deep rings (more than 8 stages fit only small tiles): a persistent block's
+  // ring wraps through many phases, and short K leaves most stages unused.
+  derived_or_first({{"BLOCK_M", Value(std::int64_t{64})},
+                    {"BLOCK_N", Value(std::int64_t{64})},
+                    {"WARP_M", Value(std::int64_t{64})},
+                    {"STAGES", Value(std::int64_t{13})},
+                    {"STAGE_C", Value(true)},
+                    {"PERSISTENT", Value(true)}},
+                   [](const Config& c) { return c.integer_or("STAGES", 0) > 8 && !c.boolean("PINGPONG"); });
+  first([](const Config& c) { return c.integer_or("STAGES", 0) > 8 && c.contains("PINGPONG") && c.boolean("PINGPONG"); });
   // KTUNE_GEMM_CONFIGS_PER_PROBLEM=N keeps the first N (default, then split-K
   // and fast-path ones come last): for slow runs under compute-sanitizer.
   if (const char* limit = std::getenv("KTUNE_GEMM_CONFIGS_PER_PROBLEM"))
