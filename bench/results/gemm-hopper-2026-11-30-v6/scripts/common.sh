@@ -40,15 +40,21 @@ bench() {
     sed -e 's/BLOCK_K=64,//; s/,PATH=wgmma//; s/,REDUCE=workspace,SPLIT_K=1//' | cut -c1-200 | head -14
 }
 
-# bench_database_winners DB TOP FILE: every problem's TOP fastest configurations in DB, benched.
-bench_database_winners() {
+# bench_key_lines FILE PREFIX KEYS: one bench per line of KEYS (problem|config|..., the form of
+# `ktune db query --keys`), labelled PREFIX1, PREFIX2, ...
+bench_key_lines() {
   local i=0 line
-  $B/ktune db query --db "$1" --top "$2" --keys > /tmp/b/winners.txt
   while IFS= read -r line; do
     i=$((i + 1))
     IFS='|' read -r -a keys <<< "$line"
-    bench "$3" "p$i" "${keys[@]}"
-  done < /tmp/b/winners.txt
+    bench "$1" "$2$i" "${keys[@]}"
+  done < "$3"
+}
+
+# bench_database_winners DB TOP FILE: every problem's TOP fastest configurations in DB, benched.
+bench_database_winners() {
+  $B/ktune db query --db "$1" --top "$2" --keys > /tmp/b/winners.txt
+  bench_key_lines "$3" p /tmp/b/winners.txt
 }
 
 # sass_sync_lines CUBIN: the fences, barriers and mbarrier arrivals of a cubin's SASS.

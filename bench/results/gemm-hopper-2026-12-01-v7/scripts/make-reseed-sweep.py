@@ -19,8 +19,6 @@ budget = int(sys.argv[6]) if len(sys.argv) > 6 else 14
 def short(key):
     fields = dict(kv.split("=") for kv in key.split(","))
     s = f"m={fields['m']},n={fields['n']},k={fields['k']},dtype={fields['dtype']},layout={fields['layout']}"
-    lds = {fields["lda"], fields["ldb"], fields["ldc"]}
-    natural = {"lda": fields["k"] if fields["layout"][0] == "n" else fields["m"]}
     # Misaligned problems carry explicit leading dimensions.
     if fields["layout"] == "nt" and fields["lda"] != fields["k"]:
         s += f",lda={fields['lda']},ldb={fields['ldb']},ldc={fields['ldc']}"

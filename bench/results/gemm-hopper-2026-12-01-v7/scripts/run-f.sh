@@ -22,8 +22,5 @@ tune m=8192,n=8192,k=8192,dtype=bf16,layout=nn 12 23
 $B/ktune db query --db $OUT/tuned.db --top 2 --keys |
   grep -E "k=(4096|11008|14336),layout=nt,.*,m=128,n=4096,out|k=4096,layout=nt,.*,m=512,n=(4096|11008),out|layout=nn" \
   > /tmp/b/retime.txt
-i=0
-while IFS= read -r line; do
-  i=$((i + 1)); IFS='|' read -r -a keys <<< "$line"; bench retime "q$i" "${keys[@]}"
-done < /tmp/b/retime.txt
+bench_key_lines retime q /tmp/b/retime.txt
 gpu_state

@@ -21,8 +21,5 @@ tune m=512,n=4096,k=4096,dtype=bf16,layout=nt 12 32
 tune m=512,n=11008,k=4096,dtype=bf16,layout=nt 12 33
 $B/ktune db query --db $OUT/h.db --top 2 --keys | grep -E ",m=(128|512),n=(4096|11008|14336),out" |
   grep -E "m=128|k=4096,layout=nt,lda=4096,ldb=4096,ldc=(4096|11008),m=512" > /tmp/b/retime.txt
-i=0
-while IFS= read -r line; do
-  i=$((i + 1)); IFS='|' read -r -a keys <<< "$line"; bench retime "h$i" "${keys[@]}"
-done < /tmp/b/retime.txt
+bench_key_lines retime h /tmp/b/retime.txt
 gpu_state
