@@ -3,13 +3,17 @@
 // blocks of a thread-block cluster (partial sums in distributed shared
 // memory); split rows use a stats kernel (kStats: each segment's sum of
 // squares into ws) then an apply kernel (kApply).
+//
+// HOLD_WEIGHTS (weights=smem): a persistent block walks rows of the same
+// columns, so it copies its weight segment into shared memory once, after its
+// row segment, and the write pass reads the weights there instead of from L2.
 #pragma once
 
 #include "kernels_templated/rowwise/common.cuh"
 
 namespace ktune_rw {
 
-template <typename Cfg, int PHASE>
+template <typename Cfg, int PHASE, int HOLD_WEIGHTS = 0>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) rmsnorm_kernel(RowwiseArgs a) {
   using T = typename Cfg::T;
   constexpr int VEC = Cfg::VEC, TPR = Cfg::TPR, RPB = Cfg::RPB;
@@ -18,6 +22,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) rmsnorm_kernel(
   // A persistent loop over segments held in shared memory loads the next
   // segment while it writes this one out.
   constexpr bool kRefill = RowShare<Cfg>::kShared && Cfg::STRIDE == kPersistent && (PHASE == kFused || PHASE == kCluster);
+  static_assert(!HOLD_WEIGHTS || (kRefill && RPB == 1), "held weights: a persistent block of one shared-memory segment");
+  constexpr int kVecBytes = VecBytes<T, VEC>::kBytes;
+  // The weight segment's 32-bit shared-memory address: right after the row segment.
+  const unsigned weights_base =
+      static_cast<unsigned>(__cvta_generic_to_shared(dynamic_smem())) + static_cast<unsigned>(a.seg_len * sizeof(T));
   int iteration = 0;
   bool prefetched = false;
 
@@ -25,6 +34,18 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) rmsnorm_kernel(
     const T* w = static_cast<const T*>(a.w) + s.col0;
     T* y = static_cast<T*>(a.y) + s.row * a.cols + s.col0;
     RowShare<Cfg> row = row_share<Cfg>(a, s);
+    if constexpr (HOLD_WEIGHTS) {
+      // Every row of this block has these columns (col0 and len do not change
+      // along the grid-stride loop). The copies form the oldest cp.async
+      // group, so the first wait for the row's copies covers them too; each
+      // thread copies and reads only its own vectors' slots.
+      if (iteration == 0 && s.len > 0) {
+        const int n = static_cast<int>(s.len);
+        for (int i = row.lane * VEC; i < n; i += Cfg::SPAN)
+          cp_async_at<kVecBytes>(weights_base + static_cast<unsigned>(i) * sizeof(T), w + i);
+        cp_async_commit();
+      }
+    }
     row.fill(prefetched);
 
     float ss = 0.f;
@@ -61,7 +82,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) rmsnorm_kernel(
         row.visit_refilling(static_cast<const T*>(a.x) + n.row * a.cols + n.col0, n.len,
                             [&](long long offset, const float(&v)[VEC]) {
                               float wv[VEC];
-                              load_vec<T, VEC, kCacheDefault>(w + offset, wv);
+                              if constexpr (HOLD_WEIGHTS)
+                                load_vec_shared_at<T, VEC>(weights_base + static_cast<unsigned>(offset) * sizeof(T), wv);
+                              else
+                                load_vec<T, VEC, kCacheDefault>(w + offset, wv);
                               write(offset, v, wv);
                             });
         prefetched = true;

@@ -141,7 +141,16 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
   plan.threads = static_cast<int>(rpb * tpr);
   plan.cluster = static_cast<int>(cluster);
   plan.smem_bytes = rowwise_static_smem(kind, tpr, rpb, c.text("reduction"));
-  plan.dynamic_smem = hold == "smem" ? static_cast<int>(rpb * plan.seg_len * dtype_bytes(p.text("dtype"))) : 0;
+  // rmsnorm weights=smem: the block's weight segment follows its row segment.
+  const std::string weights = kind == Kind::rmsnorm ? c.text_or("weights", "global") : "global";
+  if (weights != "global" && weights != "smem")
+    throw std::invalid_argument("knob weights: unknown value '" + weights + "' (global|smem)");
+  const bool hold_weights = weights == "smem";
+  if (hold_weights && (hold != "smem" || !persistent || rpb != 1 || c.integer("split") != 1))
+    throw std::invalid_argument("weights=smem needs row_cache=smem, grid=persistent, rows_per_block=1, split=1");
+  plan.dynamic_smem =
+      hold == "smem" ? static_cast<int>((rpb + (hold_weights ? 1 : 0)) * plan.seg_len * dtype_bytes(p.text("dtype")))
+                     : 0;
   const long long vrows = rows * split;
   const long long needed = ceil_div(vrows, rpb);
   plan.resident_per_sm = resident_blocks(d, plan.threads, plan.smem_bytes + plan.dynamic_smem, hold == "smem");
@@ -173,7 +182,7 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
         return "ktune_rw::softmax_kernel<" + cfg + ", " + (c.text("stats") == "online" ? "1" : "0") + ", " +
                std::to_string(phase) + ">";
       case Kind::rmsnorm:
-        return "ktune_rw::rmsnorm_kernel<" + cfg + ", " + std::to_string(phase) + ">";
+        return "ktune_rw::rmsnorm_kernel<" + cfg + ", " + std::to_string(phase) + (hold_weights ? ", 1" : "") + ">";
       case Kind::reduce:
         return "ktune_rw::reduce_rows_kernel<" + cfg + ", " + std::to_string(op_code(p)) + ", " +
                std::to_string(phase) + ">";

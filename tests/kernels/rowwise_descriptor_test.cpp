@@ -184,7 +184,9 @@ TEST(RowwiseDescriptors, ClusterRowsAreSingleKernelLaunchesOfWholeClusters) {
       EXPECT_LE(plan.kernels[0].grid_x, 1024 * c.integer("cluster"));
     }
     EXPECT_EQ(plan.workspace_floats, 0);
-    EXPECT_NE(plan.kernels[0].name_expression.find(", 3>"), std::string::npos);
+    // Phase 3 (kCluster), then the held-weights flag when weights=smem.
+    EXPECT_NE(plan.kernels[0].name_expression.find(c.text("weights") == "smem" ? ", 3, 1>" : ", 3>"),
+              std::string::npos);
     if (c.text("row_cache") != "none") {
       EXPECT_DOUBLE_EQ(f.estimate(p, c, d).dram_bytes, f.min_bytes(p));
     }
@@ -300,4 +302,44 @@ TEST(RowwiseDescriptors, LongRowsHaveOnChipClusterConfigurations) {
   EXPECT_TRUE(softmax.on_chip_row_configs(parse_problem(softmax, "rows=4096,cols=32768,dtype=fp16"), d).empty());
   const auto& reduce = static_cast<const rowwise::RowwiseFamily&>(find_family("reduce"));
   EXPECT_TRUE(reduce.on_chip_row_configs(parse_problem(reduce, "rows=256,cols=524288,dtype=bf16"), d).empty());
+}
+
+// rmsnorm weights=smem: only persistent blocks of one shared-memory segment
+// (which walk rows of the same columns) hold their weight segment, right
+// after the row segment, and they name the kernel that reads it there.
+TEST(RowwiseDescriptors, RmsnormWeightsHeldOnlyByPersistentSharedMemoryBlocks) {
+  const auto& f = static_cast<const rowwise::RowwiseFamily&>(find_family("rmsnorm"));
+  const DeviceSpec d = h200();
+  const Problem p = parse_problem(f, "rows=1024,cols=131072,dtype=bf16");
+  const Space s = f.space(p, d);
+  int held = 0;
+  for (const Config& c : s.sample(3000, 41)) {
+    const rowwise::LaunchPlan plan = rowwise::plan_launch(f.kind(), p, c, rowwise::plan_device(d));
+    const bool hold = c.text("weights") == "smem";
+    const std::string& name = plan.kernels.front().name_expression;
+    // The phase (0 fused, 3 cluster), then the held-weights flag.
+    const auto ends_with = [&](const std::string& tail) {
+      return name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
+    };
+    EXPECT_EQ(ends_with(", 0, 1>") || ends_with(", 3, 1>"), hold) << name;
+    if (!hold) continue;
+    ++held;
+    EXPECT_EQ(c.text("row_cache"), "smem");
+    EXPECT_EQ(c.text("grid"), "persistent");
+    EXPECT_EQ(c.integer("rows_per_block"), 1);
+    EXPECT_EQ(c.integer("split"), 1);
+    EXPECT_EQ(plan.dynamic_smem, 2 * plan.seg_len * 2);
+    EXPECT_LE(plan.dynamic_smem + plan.smem_bytes, d.smem_per_block_optin);
+  }
+  EXPECT_GT(held, 0);
+  // The long-row seeds offer both.
+  std::set<std::string> kinds;
+  for (const Config& c : f.on_chip_row_configs(p, d)) kinds.insert(c.text("weights"));
+  EXPECT_EQ(kinds, (std::set<std::string>{"global", "smem"}));
+  // A hand-written configuration that breaks the rule is refused by the plan too.
+  Config bad = f.on_chip_row_configs(p, d).front();
+  bad.set("weights", std::string("smem"));
+  bad.set("grid", std::string("rows"));
+  EXPECT_FALSE(s.is_valid(bad));
+  EXPECT_THROW(rowwise::plan_launch(f.kind(), p, bad, rowwise::plan_device(d)), std::invalid_argument);
 }
