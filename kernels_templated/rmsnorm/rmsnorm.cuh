@@ -23,7 +23,6 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) rmsnorm_kernel(
   // segment while it writes this one out.
   constexpr bool kRefill = RowShare<Cfg>::kShared && Cfg::STRIDE == kPersistent && (PHASE == kFused || PHASE == kCluster);
   static_assert(!HOLD_WEIGHTS || (kRefill && RPB == 1), "held weights: a persistent block of one shared-memory segment");
-  constexpr int kVecBytes = VecBytes<T, VEC>::kBytes;
   // The weight segment's 32-bit shared-memory address: right after the row segment.
   const unsigned weights_base =
       static_cast<unsigned>(__cvta_generic_to_shared(dynamic_smem())) + static_cast<unsigned>(a.seg_len * sizeof(T));
@@ -42,7 +41,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) rmsnorm_kernel(
       if (iteration == 0 && s.len > 0) {
         const int n = static_cast<int>(s.len);
         for (int i = row.lane * VEC; i < n; i += Cfg::SPAN)
-          cp_async_at<kVecBytes>(weights_base + static_cast<unsigned>(i) * sizeof(T), w + i);
+          cp_async_at<RowShare<Cfg>::kVecBytes>(weights_base + static_cast<unsigned>(i) * sizeof(T), w + i);
         cp_async_commit();
       }
     }

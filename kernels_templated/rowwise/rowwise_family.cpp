@@ -270,44 +270,40 @@ Space RowwiseFamily::space(const Problem& raw, const DeviceSpec& d) const {
                 const long long budget = std::min<long long>(64, 65536 / threads - 32);
                 return chunks <= 16 && chunks * a.i("vec") <= budget;
               });
+    std::vector<std::string> smem_names = {"row_cache", "vec",   "dtype_bytes", "rows_per_block", "threads_per_row",
+                                           "cols",      "split", "cluster",     "reduction",      "smem_limit"};
+    if (kind_ == Kind::rmsnorm) {
+      // A persistent block walks rows of the same columns (its cluster rank, or
+      // the whole row), so its weight segment is the same every row: held in
+      // shared memory, the write pass reads it there instead of from L2 (whose
+      // latency ncu showed as the refill walk's long-scoreboard stalls).
+      s.add(Parameter::categorical("weights", {"global", "smem"}, "global",
+                                   "weight vector read from global memory (L2) every row, or the block's segment "
+                                   "copied once into shared memory (persistent shared-memory rows)"));
+      s.require("weights in shared memory: a persistent grid of one shared-memory segment per block, no split",
+                {"weights", "row_cache", "grid", "rows_per_block", "split"}, [](const Assignment& a) {
+                  return a.s("weights") == "global" || (a.s("row_cache") == "smem" && a.s("grid") == "persistent" &&
+                                                        a.i("rows_per_block") == 1 && a.i("split") == 1);
+                });
+      smem_names.push_back("weights");
+    }
     // cp.async copies 4, 8 or 16 bytes; the segments of a block (one per row
-    // group, input dtype) and its static shared memory fit the opt-in limit.
+    // group, input dtype; rmsnorm weights=smem: one more, the weights) and
+    // its static shared memory fit the opt-in limit.
     s.require("a shared-memory segment: accesses of >= 4 bytes, the block's segments within the shared-memory limit",
-              {"row_cache", "vec", "dtype_bytes", "rows_per_block", "threads_per_row", "cols", "split", "cluster",
-               "reduction", "smem_limit"},
-              [kind](const Assignment& a) {
+              smem_names, [kind](const Assignment& a) {
                 if (a.s("row_cache") != "smem") return true;
                 const long long segment_bytes = cluster_seg_len_of(a) * a.i("dtype_bytes");
+                const long long segments =
+                    a.i("rows_per_block") + (kind == Kind::rmsnorm && a.s("weights") == "smem" ? 1 : 0);
                 return a.i("vec") * a.i("dtype_bytes") >= 4 &&
-                       a.i("rows_per_block") * segment_bytes +
+                       segments * segment_bytes +
                                rowwise_static_smem(kind, a.i("threads_per_row"), a.i("rows_per_block"),
                                                    a.s("reduction")) <=
                            a.i("smem_limit");
               });
     s.require("unroll applies to streaming loops only", {"row_cache", "unroll"},
               [](const Assignment& a) { return a.s("row_cache") == "none" || a.i("unroll") == 1; });
-  }
-  if (kind_ == Kind::rmsnorm) {
-    // A persistent block walks rows of the same columns (its cluster rank, or
-    // the whole row), so its weight segment is the same every row: held in
-    // shared memory, the write pass reads it there instead of from L2 (whose
-    // latency ncu showed as the refill walk's long-scoreboard stalls).
-    s.add(Parameter::categorical("weights", {"global", "smem"}, "global",
-                                 "weight vector read from global memory (L2) every row, or the block's segment "
-                                 "copied once into shared memory (persistent shared-memory rows)"));
-    s.require("weights in shared memory: a persistent grid of one shared-memory segment per block, no split",
-              {"weights", "row_cache", "grid", "rows_per_block", "split"}, [](const Assignment& a) {
-                return a.s("weights") == "global" || (a.s("row_cache") == "smem" && a.s("grid") == "persistent" &&
-                                                      a.i("rows_per_block") == 1 && a.i("split") == 1);
-              });
-    s.require("the segment and its weights fit the shared-memory limit",
-              {"weights", "dtype_bytes", "threads_per_row", "vec", "cols", "split", "cluster", "reduction", "smem_limit"},
-              [](const Assignment& a) {
-                if (a.s("weights") == "global") return true;
-                return 2 * cluster_seg_len_of(a) * a.i("dtype_bytes") +
-                           rowwise_static_smem(Kind::rmsnorm, a.i("threads_per_row"), 1, a.s("reduction")) <=
-                       a.i("smem_limit");
-              });
   }
   if (kind_ == Kind::softmax)
     s.add(Parameter::categorical("stats", {"online", "two_pass"}, "online",
@@ -406,21 +402,20 @@ std::vector<Config> RowwiseFamily::on_chip_row_configs(const Problem& raw, const
   base.set("unroll", std::int64_t{1});
   base.set("reduction", std::string("shuffle"));
   if (kind_ == Kind::softmax) base.set("stats", std::string("online"));
-  const std::vector<std::string> weights =
-      kind_ == Kind::rmsnorm ? std::vector<std::string>{"global", "smem"} : std::vector<std::string>{""};
   for (std::int64_t cluster : {2, 4, 8, 16})
     for (std::int64_t threads : {256, 512, 1024})
       for (const char* grid : {"persistent", "rows"})
-        for (const char* cache : {"default", "evict_first"})
-          for (const std::string& w : weights) {
-            Config c = base;
-            c.set("cluster", cluster);
-            c.set("threads_per_row", threads);
-            c.set("grid", std::string(grid));
-            c.set("cache", std::string(cache));
-            if (!w.empty()) c.set("weights", w);
-            if (s.is_valid(c)) out.push_back(c);
-          }
+        for (const char* cache : {"default", "evict_first"}) {
+          Config c = base;  // rmsnorm: weights=global, the default
+          c.set("cluster", cluster);
+          c.set("threads_per_row", threads);
+          c.set("grid", std::string(grid));
+          c.set("cache", std::string(cache));
+          if (s.is_valid(c)) out.push_back(c);
+          if (kind_ != Kind::rmsnorm) continue;
+          c.set("weights", std::string("smem"));
+          if (s.is_valid(c)) out.push_back(c);
+        }
   return out;
 }
 
