@@ -104,6 +104,7 @@ GemmKnobs GemmKnobs::from(const Config& c) {
     k.persistent = c.contains("PERSISTENT") && c.boolean("PERSISTENT");
     k.pingpong = c.contains("PINGPONG") && c.boolean("PINGPONG");  // absent in results stored before the knob
     k.cluster_m = static_cast<int>(c.integer_or("CLUSTER_M", 1));
+    k.cluster_n = static_cast<int>(c.integer_or("CLUSTER_N", 1));  // absent before the knob
     k.stage_c = c.contains("STAGE_C") && c.boolean("STAGE_C");  // absent before the knob
     return k;
   }
@@ -362,9 +363,9 @@ GemmGeometry GemmFamily::geometry(const GemmProblem& p, const GemmKnobs& k, int 
   g.tiles_n = ceil_div(p.n, k.block_n);
   g.grid_x = g.tiles_m * g.tiles_n;
   if (k.wgmma) {
-    // Clusters cover CLUSTER_M tile rows (the last one may hang past M).
-    const int cluster = std::max(1, k.cluster_m);
-    g.grid_x = ceil_div(g.tiles_m, cluster) * cluster * g.tiles_n;
+    // Clusters cover CLUSTER_M x CLUSTER_N tiles (the last ones may hang past M or N).
+    const int cluster = k.cluster();
+    g.grid_x = ceil_div(g.tiles_m, k.cluster_m) * ceil_div(g.tiles_n, k.cluster_n) * cluster;
     // Persistent: one block per SM (the ring takes most of its shared memory),
     // whole clusters only.
     if (k.persistent && sm_count >= cluster)
@@ -650,7 +651,8 @@ KernelSource GemmFamily::source(const Problem& raw, const Config& c) const {
   std::ostringstream main;
   if (k.wgmma) {
     main << "ktune_gemm::gemm_wgmma<" << tin << ", " << tout << ", " << k.block_m << ", " << k.block_n << ", "
-         << k.warp_m << ", " << k.stages << ", " << k.cluster_m << ", " << k.group_m << ", " << mode << ", " << epi
+         << k.warp_m << ", " << k.stages << ", " << k.cluster_m << ", " << k.cluster_n << ", " << k.group_m << ", "
+         << mode << ", " << epi
          << ", " << b(k.pingpong) << ", " << b(k.stage_c) << ">";
   } else if (p.simt()) {
     main << "ktune_gemm::gemm_simt<" << k.block_m << ", " << k.block_n << ", " << k.block_k << ", " << k.warp_m

@@ -54,6 +54,7 @@ struct GemmKnobs {
   bool persistent = false;        ///< wgmma: grid of at most one block per SM, looping over tiles
   bool pingpong = false;          ///< wgmma: two consumers on alternate whole tiles (WARP_M = BLOCK_M)
   int cluster_m = 1;              ///< wgmma: blocks per cluster along M, sharing (multicasting) B tiles
+  int cluster_n = 1;              ///< wgmma: blocks per cluster along N, sharing (multicasting) A tiles
   bool stage_c = false;           ///< wgmma: C leaves through shared memory as 16-byte row segments
   int block_m = 0, block_n = 0, block_k = 0;
   int warp_m = 0, warp_n = 0;
@@ -67,6 +68,8 @@ struct GemmKnobs {
   bool repack = false;            ///< REPACK: misaligned operands copied to an aligned workspace first
   int min_blocks = 1;             ///< mma/SIMT: blocks per SM ptxas must leave registers for (launch bounds)
 
+  /// wgmma: blocks per thread-block cluster (1 for the other paths).
+  int cluster() const { return wgmma ? cluster_m * cluster_n : 1; }
   /// wgmma consumer warpgroups: two in pingpong, else one per WARP_M rows of the tile.
   int consumers() const { return pingpong ? 2 : block_m / warp_m; }
   /// mma/SIMT: 32 per warp tile; wgmma: 128 per consumer warpgroup plus the producer's 128.

@@ -12,11 +12,13 @@
 // other one has waited on all of the previous item's stages (named barriers),
 // which keeps every parity wait at most one phase ahead of its barrier.
 //
-// With CLUSTER = 2, two blocks of a thread-block cluster compute vertically
-// adjacent tiles (same columns of C): each loads its own A tile and half of
-// the shared B tile, which TMA multicasts into both blocks' shared memory, so
-// L2 serves each B tile once per pair. A stage is refilled only after the
-// consumers of both blocks released it (they arrive on both blocks' barriers).
+// With a cluster of two blocks, the blocks compute adjacent tiles and share
+// one operand tile per stage: along M (CLUSTER_M = 2, same columns of C) they
+// share the B tile, along N (CLUSTER_N = 2, same rows) the A tile. Each block
+// loads its own tile of the other operand and half of the shared one, which
+// TMA multicasts into both blocks' shared memory, so L2 serves each shared
+// tile once per pair. A stage is refilled only after the consumers of both
+// blocks released it (they arrive on both blocks' barriers).
 //
 // Scope: 16-bit A and B, both K-major (layout nt), rows 16-byte aligned (the
 // descriptor routes other problems to the mma.sync path). TMA zero-fills
@@ -210,9 +212,24 @@ __device__ __forceinline__ void store_rows_staged(const GemmParams& p, const flo
   }
 }
 
+/// One TMA load of a tile (or of this block's half of a shared tile) into
+/// the ring, completing on `bar`. SHARERS = 2: the half is multicast to both
+/// blocks of the cluster, at the same shared offset and onto the barrier at
+/// the same offset in each.
+template <int SHARERS>
+__device__ __forceinline__ void load_tile(void* dst, const TmaMap* map, const cuda::std::int32_t (&coords)[2],
+                                          cuda::std::uint64_t* bar) {
+  if constexpr (SHARERS == 1) {
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_shared, cuda::ptx::space_global, dst, map, coords, bar);
+  } else {
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, map, coords, bar,
+                                    static_cast<cuda::std::uint16_t>((1u << SHARERS) - 1));
+  }
+}
+
 /// Releases a ring stage once the calling warpgroup's wgmma on it completed:
 /// one arrival per consumer warpgroup on the empty barrier of every block
-/// that wrote into the stage (the whole cluster when B is multicast). A wgmma
+/// that wrote into the stage (the whole cluster when an operand is multicast). A wgmma
 /// is one operation of the whole warpgroup, so any of its warps may signal;
 /// warp r of the group signals block r, spreading the remote arrivals.
 ///
@@ -249,12 +266,12 @@ __device__ __forceinline__ void named_barrier_sync(unsigned id, unsigned threads
 /// rows per consumer warpgroup (64 or 128: WM/64 wgmma m64 blocks), BM/WM
 /// consumers. PINGPONG: WM = BM, two consumers on alternate tiles. Plus one
 /// producer warpgroup. Grid: (blocks, 1, splits), launched in clusters of
-/// CLUSTER blocks along x; cluster c walks the cluster tiles (CLUSTER x 1
-/// tiles) c, c + clusters, ... STAGE_C: C leaves through shared memory as
-/// 16-byte row segments (store_rows_staged), else straight from the
-/// accumulators in pairs.
-template <typename T, typename TOut, int BM, int BN, int WM, int STAGES, int CLUSTER, int GROUP_M, int SPLIT_MODE,
-          int EPI, bool PINGPONG, bool STAGE_C>
+/// CLUSTER_M x CLUSTER_N blocks along x; cluster c walks the cluster tiles
+/// (CLUSTER_M x CLUSTER_N tiles) c, c + clusters, ... STAGE_C: C leaves
+/// through shared memory as 16-byte row segments (store_rows_staged), else
+/// straight from the accumulators in pairs.
+template <typename T, typename TOut, int BM, int BN, int WM, int STAGES, int CLUSTER_M, int CLUSTER_N, int GROUP_M,
+          int SPLIT_MODE, int EPI, bool PINGPONG, bool STAGE_C>
 __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
     gemm_wgmma(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b, const GemmParams p) {
   constexpr int CONSUMERS = PINGPONG ? 2 : BM / WM;
@@ -269,11 +286,16 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
   static_assert(BM % WM == 0 && (CONSUMERS == 1 || CONSUMERS == 2), "one or two consumer warpgroups");
   static_assert(!PINGPONG || WM == BM, "a pingpong consumer owns the whole tile");
   static_assert(WM == 64 || WM == 128, "a consumer owns one or two m64 blocks");
-  static_assert(BN % 16 == 0 && BN >= 64 && BN <= 256, "wgmma N");
+  static_assert(BN % 8 == 0 && BN >= 64 && BN <= 256, "wgmma N");
   static_assert(STAGES >= 2, "the ring needs two stages to overlap");
+  constexpr int CLUSTER = CLUSTER_M * CLUSTER_N;
   static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of one or two blocks");
   static_assert(!STAGE_C || SPLIT_MODE == kSplitNone, "split-K partials are fp32 sums, not finished C");
-  constexpr int B_PART = BN / CLUSTER;  // rows of the B tile this block loads (and multicasts)
+  // Rows of the shared tile this block loads (and multicasts): whole 8-row
+  // swizzle atoms, so each half starts on a 1024-byte boundary.
+  constexpr int A_PART = BM / CLUSTER_N;
+  constexpr int B_PART = BN / CLUSTER_M;
+  static_assert(A_PART % 8 == 0 && B_PART % 8 == 0, "a multicast half is whole 8-row swizzle atoms");
 
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
@@ -301,14 +323,19 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
     __syncthreads();
   }
   const int rank = CLUSTER > 1 ? static_cast<int>(cuda::ptx::get_sreg_cluster_ctarank()) : 0;
+  // This block's tile inside its cluster tile: the rank counts along M or along N.
+  const int rank_m = CLUSTER_M > 1 ? rank : 0;
+  const int rank_n = CLUSTER_N > 1 ? rank : 0;
 
-  // Work items are cluster tiles: CLUSTER vertically adjacent tiles. A block
-  // whose tile lies past M (odd tile rows) still loads its share of B; TMA
-  // zero-fills its A and the epilogue writes nothing.
+  // Work items are cluster tiles: CLUSTER_M x CLUSTER_N adjacent tiles. A
+  // block whose tile lies past M or N (an odd tile count) still loads its
+  // half of the shared operand; TMA zero-fills the rest and the epilogue
+  // writes nothing.
   const int tiles_m = (p.M + BM - 1) / BM;
   const int tiles_n = (p.N + BN - 1) / BN;
-  const int pairs_m = (tiles_m + CLUSTER - 1) / CLUSTER;
-  const int items = pairs_m * tiles_n;
+  const int clusters_m = (tiles_m + CLUSTER_M - 1) / CLUSTER_M;
+  const int clusters_n = (tiles_n + CLUSTER_N - 1) / CLUSTER_N;
+  const int items = clusters_m * clusters_n;
   const int first_item = blockIdx.x / CLUSTER;
   const int item_stride = gridDim.x / CLUSTER;
   const int k_begin = blockIdx.z * p.k_per_split;
@@ -322,9 +349,10 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
       int stage = 0;
       unsigned phase = 0;
       for (int item = first_item; item < items; item += item_stride) {
-        int pair_m, tile_n;
-        rasterize_id<GROUP_M>(item, pairs_m, tiles_n, pair_m, tile_n);
-        const int tile_m = pair_m * CLUSTER + rank;
+        int cluster_m, cluster_n;
+        rasterize_id<GROUP_M>(item, clusters_m, clusters_n, cluster_m, cluster_n);
+        const int tile_m = cluster_m * CLUSTER_M + rank_m;
+        const int tile_n = cluster_n * CLUSTER_N + rank_n;
         for (int kt = 0; kt < k_tiles; ++kt) {
           // A fresh barrier counts as having completed the phase before phase 0,
           // so the first pass over the ring does not wait.
@@ -333,19 +361,11 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
           cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
                                                bar, STAGE_BYTES);
           const cuda::std::int32_t k = k_begin + kt * BK;
-          const cuda::std::int32_t a_coords[2] = {k, tile_m * BM};
-          const cuda::std::int32_t b_coords[2] = {k, tile_n * BN + rank * B_PART};
-          cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_shared, cuda::ptx::space_global,
-                                          ring_a + stage * A_STAGE, &tma_a, a_coords, bar);
-          T* b_dst = ring_b + stage * B_STAGE + rank * B_PART * BK;
-          if constexpr (CLUSTER == 1) {
-            cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_shared, cuda::ptx::space_global, b_dst, &tma_b,
-                                            b_coords, bar);
-          } else {
-            // Same shared offset and barrier offset in every block of the cluster.
-            cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, b_dst, &tma_b,
-                                            b_coords, bar, static_cast<cuda::std::uint16_t>((1u << CLUSTER) - 1));
-          }
+          // Of a shared tile, this block loads the rows of its rank.
+          const cuda::std::int32_t a_coords[2] = {k, tile_m * BM + rank_n * A_PART};
+          const cuda::std::int32_t b_coords[2] = {k, tile_n * BN + rank_m * B_PART};
+          load_tile<CLUSTER_N>(ring_a + stage * A_STAGE + rank_n * A_PART * BK, &tma_a, a_coords, bar);
+          load_tile<CLUSTER_M>(ring_b + stage * B_STAGE + rank_m * B_PART * BK, &tma_b, b_coords, bar);
           if (++stage == STAGES) {
             stage = 0;
             phase ^= 1;
@@ -367,9 +387,10 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
     const int own_stride = PINGPONG ? 2 * item_stride : item_stride;
     const int rows_before = PINGPONG ? 0 : consumer * WM;  // this consumer's first row inside the tile
     for (int item = first_item + (PINGPONG ? consumer * item_stride : 0); item < items; item += own_stride) {
-      int pair_m, tile_n;
-      rasterize_id<GROUP_M>(item, pairs_m, tiles_n, pair_m, tile_n);
-      const int tile_m = pair_m * CLUSTER + rank;
+      int cluster_m, cluster_n;
+      rasterize_id<GROUP_M>(item, clusters_m, clusters_n, cluster_m, cluster_n);
+      const int tile_m = cluster_m * CLUSTER_M + rank_m;
+      const int tile_n = cluster_n * CLUSTER_N + rank_n;
       // The ring position of this item's first stage: the producer fills
       // k_tiles stages per item, in item order.
       const int position = (item - first_item) / item_stride * k_tiles;

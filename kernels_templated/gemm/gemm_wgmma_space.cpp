@@ -37,9 +37,10 @@ Space GemmFamily::wgmma_space(const GemmProblem& p, const DeviceSpec& d) {
   s.add(Parameter::categorical("PATH", {"wgmma"}, "wgmma", "tensor-core path: Hopper wgmma fed by TMA"));
   s.add(Parameter::list("BLOCK_M", {i64(64), i64(128), i64(256)}, i64(128), "rows of C per block"));
   std::vector<Value> widths;
-  // Steps of 16 (wgmma takes N in steps of 8): widths like 176 fit the tile
-  // count to the SMs (512 x 11008: 128 x 176 tiles fill 1.9 waves of 132, 128 x 128 ones 2.6).
-  for (int n = 64; n <= 256; n += 16) widths.emplace_back(i64(n));
+  // Every width wgmma takes (steps of 8): widths like 168 fit the tile count
+  // to the SMs (512 x 11008 in 128 x 168 tiles is exactly 2 waves of 132, as
+  // cuBLAS's kernel there runs; in 128 x 176 tiles 1.9, in 128 x 128 ones 2.6).
+  for (int n = 64; n <= 256; n += 8) widths.emplace_back(i64(n));
   s.add(Parameter::list("BLOCK_N", widths, i64(128), "columns of C per block (the wgmma N)"));
   s.add(Parameter::list("BLOCK_K", {i64(kWgmmaBlockK)}, i64(kWgmmaBlockK),
                         "K per stage (one 128-byte swizzled row of 16-bit elements)"));
@@ -58,6 +59,9 @@ Space GemmFamily::wgmma_space(const GemmProblem& p, const DeviceSpec& d) {
                             "instead of pairs straight from the accumulators; costs 8 KB per consumer"));
   s.add(Parameter::list("CLUSTER_M", {i64(1), i64(2)}, i64(1),
                         "blocks per cluster along M; 2 multicasts each B tile to both (TMA multicast)"));
+  // cuBLAS's kernels for the M = 512 shapes pair tiles along N (bench/results/gemm-hopper-2026-12-02-v8.md).
+  s.add(Parameter::list("CLUSTER_N", {i64(1), i64(2)}, i64(1),
+                        "blocks per cluster along N; 2 multicasts each A tile to both (TMA multicast)"));
   s.add(Parameter::list("SPLIT_K", {i64(1), i64(2), i64(4), i64(8), i64(16)}, i64(1),
                         "K splits (partials reduced by REDUCE)"));
   s.add(Parameter::categorical("REDUCE", {"workspace", "atomic"}, "workspace",
@@ -78,6 +82,12 @@ Space GemmFamily::wgmma_space(const GemmProblem& p, const DeviceSpec& d) {
             {"PINGPONG", "BLOCK_M", "WARP_M", "PERSISTENT"}, [](const Assignment& a) {
               return !a.b("PINGPONG") || (a.i("WARP_M") == a.i("BLOCK_M") && a.b("PERSISTENT"));
             });
+  s.require("clusters of at most two blocks (CLUSTER_M x CLUSTER_N)", {"CLUSTER_M", "CLUSTER_N"},
+            [](const Assignment& a) { return a.i("CLUSTER_M") * a.i("CLUSTER_N") <= 2; });
+  // Each block loads and multicasts half of the shared tile; a half must start
+  // on an 8-row swizzle atom (1024 bytes), so B's half-width is a multiple of 8.
+  s.require("a B tile shared along M splits into 8-row halves (BLOCK_N a multiple of 16 when CLUSTER_M = 2)",
+            {"CLUSTER_M", "BLOCK_N"}, [](const Assignment& a) { return a.i("BLOCK_N") % (8 * a.i("CLUSTER_M")) == 0; });
   s.require("accumulators per consumer thread (WARP_M/64 x BLOCK_N/2) at most 128", {"WARP_M", "BLOCK_N"},
             [](const Assignment& a) { return (a.i("WARP_M") / 64) * (a.i("BLOCK_N") / 2) <= kMaxAccumulators; });
   s.require("a staged epilogue writes finished C, not split-K partials (SPLIT_K = 1)", {"STAGE_C", "SPLIT_K"},
@@ -116,6 +126,7 @@ Config GemmFamily::wgmma_default_config(const GemmProblem& p) {
   c.set("PINGPONG", false);
   c.set("STAGE_C", false);
   c.set("CLUSTER_M", i64(1));
+  c.set("CLUSTER_N", i64(1));
   c.set("SPLIT_K", i64(1));
   c.set("REDUCE", std::string("workspace"));
   if (p.operands_misaligned()) c.set("REPACK", true);

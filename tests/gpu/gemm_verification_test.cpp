@@ -64,6 +64,14 @@ std::vector<Config> pick_configs(const Problem& p, const DeviceSpec& d, std::uin
   // BLOCK_N an odd multiple of 16: B halves of 104 rows multicast across the pair.
   derived_or_first({{"BLOCK_N", Value(std::int64_t{208})}, {"CLUSTER_M", Value(std::int64_t{2})}},
                    [](const Config& c) { return c.integer_or("CLUSTER_M", 1) == 2 && !c.boolean("PERSISTENT"); });
+  // A cluster along N (A multicast): cuBLAS's 128 x 128 kernel of the M = 512
+  // shapes, and a persistent one whose odd tile count leaves a partner past N.
+  derived_or_first({{"CLUSTER_N", Value(std::int64_t{2})}, {"STAGES", Value(std::int64_t{6})}},
+                   [](const Config& c) { return c.integer_or("CLUSTER_N", 1) == 2 && !c.boolean("PERSISTENT"); });
+  first([](const Config& c) { return c.integer_or("CLUSTER_N", 1) == 2 && c.boolean("PERSISTENT"); });
+  // BLOCK_N an odd multiple of 8 (168: exactly 2 waves at 512 x 11008), staged.
+  derived_or_first({{"BLOCK_N", Value(std::int64_t{168})}, {"STAGE_C", Value(true)}, {"PERSISTENT", Value(true)}},
+                   [](const Config& c) { return c.integer("BLOCK_N") % 16 == 8 && c.boolean("STAGE_C"); });
   // Pingpong consumers: alone and with B multicast across a cluster pair.
   first([](const Config& c) { return c.contains("PINGPONG") && c.boolean("PINGPONG") && c.integer("CLUSTER_M") == 1; });
   first([](const Config& c) { return c.contains("PINGPONG") && c.boolean("PINGPONG") && c.integer("CLUSTER_M") == 2; });

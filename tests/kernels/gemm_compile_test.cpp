@@ -125,7 +125,17 @@ TEST(GemmCompile, WgmmaSampleCompilesWithoutSpills) {
                     "BLOCK_M == 128 && BLOCK_N == 176 && WARP_M == 64 && STAGE_C"},
                    {"m=4096,n=4096,k=4096,layout=nt", 2, 412, "BLOCK_M == 128 && BLOCK_N == 208 && CLUSTER_M == 2"},
                    {"m=1000,n=1000,k=1000,layout=nt,dtype=fp16", 2, 413, "BLOCK_M == 128 && BLOCK_N == 112 && PINGPONG"},
-                   {"m=1000,n=1000,k=1000,layout=nt,out=fp32,epilogue=bias", 2, 414, "BLOCK_N == 240 && STAGE_C"}});
+                   {"m=1000,n=1000,k=1000,layout=nt,out=fp32,epilogue=bias", 2, 414, "BLOCK_N == 240 && STAGE_C"},
+                   // BLOCK_N an odd multiple of 8 (wgmma N in steps of 8): 168 is cuBLAS's
+                   // tile at 512 x 11008; a staging pass of 40 columns (8 for fp32 C).
+                   {"m=4096,n=4096,k=4096,layout=nt", 6, 415, "BLOCK_N % 16 == 8"},
+                   {"m=512,n=11008,k=4096,layout=nt", 2, 416,
+                    "BLOCK_M == 128 && BLOCK_N == 168 && WARP_M == 64 && STAGE_C && PERSISTENT"},
+                   {"m=127,n=131,k=257,layout=nt,out=fp32,beta=1,epilogue=bias_gelu", 2, 417,
+                    "BLOCK_N % 16 == 8 && STAGE_C"},
+                   // A cluster along N: each block loads half of the A tile and multicasts it.
+                   {"m=512,n=4096,k=4096,layout=nt", 6, 418, "CLUSTER_N == 2"},
+                   {"m=1000,n=1000,k=1000,layout=nt,out=fp32,epilogue=bias", 2, 419, "CLUSTER_N == 2 && PINGPONG"}});
 }
 
 TEST(GemmCompile, TensorCoreFp16AndTf32SamplesCompile) {

@@ -75,6 +75,8 @@ TEST(GemmWgmma, SpaceHoldsOnlyRunnableConfigurations) {
       EXPECT_EQ(k.split_k, 1) << c.key();
     }
     EXPECT_TRUE(consumers == 1 || consumers == 2) << c.key();
+    EXPECT_LE(k.cluster(), 2) << c.key();
+    if (k.cluster_m == 2) EXPECT_EQ(k.block_n % 16, 0) << c.key();  // B halves of whole 8-row atoms
     widths.insert(k.block_n);
     EXPECT_LE((k.warp_m / 64) * (k.block_n / 2), 128) << c.key();
     EXPECT_LE(GemmFamily::smem_bytes(gp, k), h200.smem_per_block_optin) << c.key();
@@ -83,10 +85,10 @@ TEST(GemmWgmma, SpaceHoldsOnlyRunnableConfigurations) {
   EXPECT_GT(count, 500u);
   EXPECT_GT(pingpong, 0u);
   EXPECT_GT(staged, 0u);
-  // The wgmma N in steps of 16, so tile counts can fit the SMs (e.g. 128 x 176).
-  std::set<int> steps_of_16;
-  for (int n = 64; n <= 256; n += 16) steps_of_16.insert(n);
-  EXPECT_EQ(widths, steps_of_16);
+  // Every wgmma N (steps of 8), so tile counts can fit the SMs (e.g. 128 x 168).
+  std::set<int> steps_of_8;
+  for (int n = 64; n <= 256; n += 8) steps_of_8.insert(n);
+  EXPECT_EQ(widths, steps_of_8);
   EXPECT_TRUE(s.is_valid(gemm_family().default_config(p, h200)));
   // The mma.sync space stays reachable for the same problem.
   const Space mma = gemm_family().space(problem("m=4096,n=4096,k=4096,layout=nt,path=mma"), h200);
@@ -180,6 +182,37 @@ TEST(GemmWgmma, PersistentGridIsCappedBySmCount) {
   EXPECT_EQ(GemmFamily::geometry(odd, GemmKnobs::from(c), 132).grid_x, 4 * 2);
 }
 
+TEST(GemmWgmma, ClusterAlongNPairsTileColumns) {
+  const Problem raw = problem("m=512,n=11008,k=4096,layout=nt");
+  const Space s = gemm_family().space(raw, device("h200"));
+  Config c = gemm_family().default_config(raw, device("h200"));
+  c.set("CLUSTER_N", std::int64_t{2});
+  EXPECT_NO_THROW(s.check(c));
+  EXPECT_EQ(gemm_family().source(raw, c).kernels[0],
+            "ktune_gemm::gemm_wgmma<__nv_bfloat16, __nv_bfloat16, 128, 128, 64, 4, 1, 2, 8, 0, 0, false, false>");
+  // 4 tile rows x 86 tile columns (11008 / 128), in clusters of two columns: 43 per tile row.
+  GemmKnobs k = GemmKnobs::from(c);
+  EXPECT_EQ(k.cluster(), 2);
+  EXPECT_EQ(GemmFamily::geometry(typed("m=512,n=11008,k=4096,layout=nt"), k, 132).grid_x, 4 * 86);
+  // An odd tile-column count rounds up to whole clusters (the partner past N writes nothing).
+  EXPECT_EQ(GemmFamily::geometry(typed("m=256,n=300,k=64,layout=nt"), k, 132).grid_x, 2 * 4);
+  // Clusters hold two blocks: not along M and N at once.
+  c.set("CLUSTER_M", std::int64_t{2});
+  EXPECT_FALSE(s.is_valid(c));
+  // A B tile shared along M splits into whole 8-row atoms: BLOCK_N = 168 only without CLUSTER_M.
+  c.set("CLUSTER_N", std::int64_t{1});
+  c.set("BLOCK_N", std::int64_t{168});
+  EXPECT_FALSE(s.is_valid(c));
+  c.set("CLUSTER_M", std::int64_t{1});
+  EXPECT_NO_THROW(s.check(c));
+  c.set("CLUSTER_N", std::int64_t{2});
+  EXPECT_NO_THROW(s.check(c));
+  // A configuration stored before the knob reads as CLUSTER_N = 1.
+  Config old = gemm_family().default_config(raw, device("h200"));
+  old.erase("CLUSTER_N");
+  EXPECT_EQ(GemmKnobs::from(old).cluster_n, 1);
+}
+
 TEST(GemmWgmma, SourceNamesTheWgmmaKernelAndAsksForSm90a) {
   const Problem p = problem("m=300,n=300,k=304,layout=nt,out=fp32,epilogue=bias");
   Config c = gemm_family().default_config(p, device("h200"));
@@ -189,7 +222,7 @@ TEST(GemmWgmma, SourceNamesTheWgmmaKernelAndAsksForSm90a) {
   EXPECT_TRUE(s.needs_arch_specific);
   ASSERT_EQ(s.kernels.size(), 2u);
   EXPECT_EQ(s.kernels[0], "ktune_gemm::splitk_prescale<1>");
-  EXPECT_EQ(s.kernels[1], "ktune_gemm::gemm_wgmma<__nv_bfloat16, float, 128, 128, 64, 4, 1, 8, 2, 1, false, false>");
+  EXPECT_EQ(s.kernels[1], "ktune_gemm::gemm_wgmma<__nv_bfloat16, float, 128, 128, 64, 4, 1, 1, 8, 2, 1, false, false>");
   EXPECT_NE(s.source.find("gemm_wgmma.cuh"), std::string::npos);
 }
 

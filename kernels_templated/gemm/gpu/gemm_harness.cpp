@@ -138,7 +138,7 @@ double GemmHarness::tolerance(const GemmProblem& p) {
 
 void GemmHarness::prepare(const Problem& raw, std::uint64_t seed) {
   release();
-  maps_block_m_ = maps_box_n_ = 0;  // new buffers: the tensor maps point at the old ones
+  maps_box_m_ = maps_box_n_ = 0;  // new buffers: the tensor maps point at the old ones
   maps_a_ = maps_b_ = nullptr;
   int device = 0;
   check(cudaGetDevice(&device), "cudaGetDevice");
@@ -215,7 +215,7 @@ cudaError_t GemmHarness::launch(const Config& config, std::span<const cudaKernel
         e != cudaSuccess)
       return e;
   }
-  const int cluster = knobs.wgmma ? std::max(1, knobs.cluster_m) : 1;
+  const int cluster = knobs.cluster();
   if (knobs.persistent && cluster > 1) {
     // A persistent grid of clusters: as many blocks as fit at once, which can
     // be fewer than the SMs (a cluster's blocks share a GPC).
@@ -266,19 +266,20 @@ cudaError_t GemmHarness::launch(const Config& config, std::span<const cudaKernel
   void* wgmma_args[] = {&map_a_, &map_b_, &params};
   if (knobs.wgmma) {
     // A is M x K and B is N x K, both row-major (layout nt): boxes of 64
-    // K-elements; each block of a cluster loads its share of the B tile.
-    const int box_n = knobs.block_n / cluster;
-    if (maps_block_m_ != knobs.block_m || maps_box_n_ != box_n || maps_a_ != kernel_a || maps_b_ != kernel_b) {
+    // K-elements; each block of a cluster loads its share of the tile it
+    // shares (B along M, A along N).
+    const int box_m = knobs.block_m / knobs.cluster_n;
+    const int box_n = knobs.block_n / knobs.cluster_m;
+    if (maps_box_m_ != box_m || maps_box_n_ != box_n || maps_a_ != kernel_a || maps_b_ != kernel_b) {
       const bool bf16 = p.dtype == "bf16";
-      maps_block_m_ = 0;  // stale until both are encoded
-      if (cudaError_t e = encode_tma_map_2d(&map_a_, kernel_a, bf16, p.m, p.k, g.kernel_lda, knobs.block_m,
-                                            knobs.block_k);
+      maps_box_m_ = 0;  // stale until both are encoded
+      if (cudaError_t e = encode_tma_map_2d(&map_a_, kernel_a, bf16, p.m, p.k, g.kernel_lda, box_m, knobs.block_k);
           e != cudaSuccess)
         return e;
       if (cudaError_t e = encode_tma_map_2d(&map_b_, kernel_b, bf16, p.n, p.k, g.kernel_ldb, box_n, knobs.block_k);
           e != cudaSuccess)
         return e;
-      maps_block_m_ = knobs.block_m;
+      maps_box_m_ = box_m;
       maps_box_n_ = box_n;
       maps_a_ = kernel_a;
       maps_b_ = kernel_b;

@@ -56,7 +56,7 @@ class GemmHarness final : public FamilyHarness {
   // Tensor maps of the wgmma path, encoded for one box size and reused while
   // it stays the same (encoding on every timed launch would stall the stream).
   CUtensorMap map_a_{}, map_b_{};
-  int maps_block_m_ = 0, maps_box_n_ = 0;
+  int maps_box_m_ = 0, maps_box_n_ = 0;  // the boxes the tensor maps were encoded with (0: none)
   const void* maps_a_ = nullptr;  ///< the buffers the maps address (A/B or their repacked copies)
   const void* maps_b_ = nullptr;
   /// Blocks of a persistent cluster grid that fit at once, per (shared memory, threads, cluster size).

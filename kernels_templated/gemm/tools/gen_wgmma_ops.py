@@ -7,8 +7,8 @@ text; writing them by hand invites off-by-one mistakes. Rerun after editing:
     python3 kernels_templated/gemm/tools/gen_wgmma_ops.py > kernels_templated/gemm/gemm_wgmma_ops.cuh
 """
 
-# wgmma takes any N multiple of 8 up to 256; the space offers multiples of 16.
-NS = list(range(64, 257, 16))
+# wgmma takes any N multiple of 8 up to 256; the space offers them all.
+NS = list(range(64, 257, 8))
 TYPES = [("__nv_bfloat16", "bf16"), ("__half", "f16")]
 
 
