@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kernels_templated/family.hpp"
+
 namespace ktune {
 namespace {
 
@@ -227,6 +229,25 @@ std::string shard_db_path(const std::string& db, const Shard& shard) {
   std::string suffix = ".shard-" + std::to_string(shard.index) + "-of-" + std::to_string(shard.count);
   std::filesystem::path out = p.parent_path() / (p.stem().string() + suffix + p.extension().string());
   return out.string();
+}
+
+std::vector<std::string> check_items_on_device(const std::vector<SweepItem>& items, const DeviceSpec& device) {
+  std::vector<std::string> refused;
+  for (const SweepItem& item : items) {
+    const TuneSpec& spec = item.spec;
+    if (!spec.replay.empty()) continue;
+    try {
+      const KernelFamily& family = find_family(spec.kernel);
+      Space space = family.space(parse_problem(family, spec.problem), device);
+      space.require_nonempty();
+      restrict_space(space, spec.require);
+      start_configs(space, spec.start);
+    } catch (const std::exception& e) {
+      refused.push_back("runs[" + std::to_string(item.run) + "] " + spec.kernel + " " + spec.problem + ": " +
+                        e.what());
+    }
+  }
+  return refused;
 }
 
 std::vector<SweepOutcome> run_sweep(const std::vector<SweepItem>& items, Store& store, ProgressSink* progress,

@@ -61,6 +61,14 @@ std::vector<SweepItem> shard_items(const std::vector<SweepItem>& items, const Sh
 /// the unsharded (1/1) path is returned unchanged.
 std::string shard_db_path(const std::string& db, const Shard& shard);
 
+/// Builds each family item's space for its problem on `device` (a spec, so no
+/// GPU is needed) and checks what a run would otherwise refuse only once it
+/// reaches the GPU: a sub-space (`require`) with no valid configuration, and
+/// start configurations outside the (sub-)space. Returns one message per
+/// refused item, naming it; empty when every item would start. Replay items
+/// carry their own space and were checked by parse_sweep.
+std::vector<std::string> check_items_on_device(const std::vector<SweepItem>& items, const DeviceSpec& device);
+
 /// The outcome of one item, for the summary.
 struct SweepOutcome {
   SweepItem item;

@@ -8,6 +8,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "space/device_spec.hpp"
+
 namespace ktune::cli {
 
 /// Bad input from the user (a malformed problem, an unknown family, ...):
@@ -30,5 +32,9 @@ void set_exit_code(int code);
 
 /// The database a command uses when --db is not given: $KTUNE_DB, else ./ktune.db.
 std::string default_db_path();
+
+/// The built-in device named `name_or_arch` (as --device takes it); a
+/// UsageError listing the built-in devices when there is none.
+DeviceSpec builtin_device_or_usage_error(const std::string& name_or_arch);
 
 }  // namespace ktune::cli

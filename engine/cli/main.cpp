@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "engine/cli/command.hpp"
@@ -37,6 +39,13 @@ void set_exit_code(int code) { exit_code() = code; }
 std::string default_db_path() {
   const char* env = std::getenv("KTUNE_DB");
   return env && *env ? env : "ktune.db";
+}
+
+DeviceSpec builtin_device_or_usage_error(const std::string& name_or_arch) {
+  if (std::optional<DeviceSpec> device = find_builtin_device(name_or_arch)) return *device;
+  std::string known;
+  for (const DeviceSpec& d : builtin_devices()) known += (known.empty() ? "" : ", ") + d.name + " (" + d.arch() + ")";
+  throw UsageError("unknown device '" + name_or_arch + "' (built in: " + known + ")");
 }
 
 }  // namespace ktune::cli

@@ -92,15 +92,10 @@ int run_space(const SpaceArgs& args) {
         throw UsageError("--kernel " + args.kernel + " needs --problem (" +
                          std::string(family.problem_help()) + ")");
       const Problem problem = parse_problem(family, args.problem);
-      auto device = find_builtin_device(args.device);
-      if (!device) {
-        std::vector<std::string> known;
-        for (const auto& d : builtin_devices()) known.push_back(d.name + " (" + d.arch() + ")");
-        throw UsageError("unknown device '" + args.device + "' (built in: " + join(known, ", ") + ")");
-      }
-      space = family.space(problem, *device);
-      title = std::string(family.name()) + " for " + problem.key() + " on " + device->name + " (" +
-              device->arch() + ")";
+      const DeviceSpec device = builtin_device_or_usage_error(args.device);
+      space = family.space(problem, device);
+      title = std::string(family.name()) + " for " + problem.key() + " on " + device.name + " (" +
+              device.arch() + ")";
     }
     space->require_nonempty();
     restrict_space(*space, args.require);  // throws std::invalid_argument: a usage error

@@ -19,6 +19,7 @@ struct SweepArgs {
   std::string shard = "0/1";
   std::string db;
   bool dry_run = false;
+  std::string device = "sm_90";  ///< --dry-run: the built-in device whose spaces the runs are checked against
   bool mpi = false;
   std::string gpus;
   std::size_t workers = 0;
@@ -70,13 +71,24 @@ int run_sweep_command(const SweepArgs& args) {
     std::cout << "; database " << db << "\n";
   };
   if (args.dry_run) {
+    const DeviceSpec device = builtin_device_or_usage_error(args.device);
     header();
     for (const SweepItem& item : items)
       std::cout << "  [" << item.index << "] "
                 << (item.spec.replay.empty() ? item.spec.kernel + " " + item.spec.problem
                                              : "replay " + item.spec.replay)
                 << " (" << item.spec.strategy << ")\n";
-    return 0;
+    // What a run would refuse only on the GPU machine (start keys, sub-spaces), caught here.
+    const std::vector<std::string> refused = check_items_on_device(items, device);
+    if (refused.empty()) {
+      std::cout << "Every run's sub-space and start configurations fit its space on " << device.name << " ("
+                << device.arch() << ").\n";
+      return 0;
+    }
+    std::cerr << refused.size() << " run(s) would be refused on " << device.name << " (" << device.arch()
+              << "):\n";
+    for (const std::string& why : refused) std::cerr << "  " << why << "\n";
+    return 2;
   }
   if (args.mpi) {
     // Every rank reads and checks the same file (above); rank 0 alone writes
@@ -131,7 +143,13 @@ const CommandRegistrar registrar(25, [](CLI::App& app) {
                   "(<db>.shard-I-of-N.db); rerunning a shard resumes it")
       ->capture_default_str();
   cmd->add_option("--db", args->db, "Database (overrides the file's \"db\"; default out/ktune.db)");
-  cmd->add_flag("--dry-run", args->dry_run, "Validate the file and list this shard's runs without tuning");
+  cmd->add_flag("--dry-run", args->dry_run,
+                "Validate the file and list this shard's runs without tuning; also check each run's sub-space "
+                "and start configurations against its space on --device (exit 2 naming the runs refused)");
+  cmd->add_option("--device", args->device,
+                  "With --dry-run: the built-in device (name or arch, as for `ktune space`) whose spaces the "
+                  "runs are checked against")
+      ->capture_default_str();
   cmd->add_flag("--mpi", args->mpi,
                 "Spread evaluation over MPI ranks (mpirun -np N ktune sweep FILE --mpi): rank 0 runs the "
                 "searchers and writes the database, ranks 1..N-1 evaluate (GPU items on GPU local rank % GPUs)");

@@ -230,6 +230,24 @@ TEST_F(TuneCli, SweepShardsRunIntoTheirOwnDatabasesAndResume) {
   EXPECT_FALSE(fs::exists(dir_ / "sweep.shard-0-of-2.db"));
 }
 
+TEST_F(TuneCli, SweepDryRunRefusesStartsOutsideTheDevicesSpace) {
+  std::ofstream(dir_ / "gemm.json") << R"({
+    "defaults": {"strategy": "bayes", "budget": 8},
+    "runs": [{"kernel": "gemm", "problems": ["m=256,n=256,k=256,layout=nt"],
+              "start": ["BLOCK_K=64,BLOCK_M=256,BLOCK_N=256,CLUSTER_M=1,CLUSTER_N=1,GROUP_M=8,PATH=wgmma,PERSISTENT=false,PINGPONG=false,REDUCE=workspace,SPLIT_K=1,STAGES=16,STAGE_C=false,WARP_M=128"]}]
+  })";
+  const std::string file = quote((dir_ / "gemm.json").string());
+  const std::string db = quote((dir_ / "dry.db").string());
+  CliRun dry = ktune("sweep " + file + " --db " + db + " --dry-run --device h200");
+  EXPECT_EQ(dry.code, 2) << dry.output;
+  EXPECT_NE(dry.output.find("would be refused on NVIDIA H200"), std::string::npos) << dry.output;
+  EXPECT_NE(dry.output.find("runs[0] gemm m=256,n=256,k=256,layout=nt"), std::string::npos) << dry.output;
+  EXPECT_FALSE(fs::exists(dir_ / "dry.db"));  // a dry run writes no database
+  CliRun unknown = ktune("sweep " + file + " --dry-run --device tpu");
+  EXPECT_EQ(unknown.code, 2) << unknown.output;
+  EXPECT_NE(unknown.output.find("unknown device 'tpu'"), std::string::npos) << unknown.output;
+}
+
 TEST_F(TuneCli, HelpDescribesEveryOption) {
   CliRun r = ktune("tune --help");
   EXPECT_EQ(r.code, 0) << r.output;

@@ -243,5 +243,32 @@ TEST_F(SweepFixture, AFailingItemDoesNotStopTheSweep) {
   EXPECT_NE(summary.str().find("error:"), std::string::npos);
 }
 
+// Run T of bench/results/gemm-hopper-2026-12-02-v9.md lost two problems on the
+// H200 to start keys whose ring did not fit shared memory; this check finds
+// such keys on any machine, before the GPU is borrowed.
+TEST(SweepDeviceCheck, NamesTheRunsWhoseStartsOrSubSpaceTheDeviceRefuses) {
+  const DeviceSpec h200 = *find_builtin_device("h200");
+  const std::string fits =
+      "BLOCK_K=64,BLOCK_M=128,BLOCK_N=112,CLUSTER_M=1,CLUSTER_N=1,GROUP_M=8,PATH=wgmma,PERSISTENT=false,"
+      "PINGPONG=false,REDUCE=workspace,SPLIT_K=1,STAGES=6,STAGE_C=true,WARP_M=64";
+  std::string too_deep = fits;  // 7 stages of 128 x 112 plus the staging buffers: over 227 KB
+  too_deep.replace(too_deep.find("STAGES=6"), 8, "STAGES=7");
+  const std::string problem = "m=128,n=14336,k=4096,dtype=bf16,layout=nt";
+  json j{{"defaults", {{"strategy", "bayes"}, {"budget", 8}}},
+         {"runs", json::array({{{"kernel", "gemm"}, {"problems", {problem}}, {"start", {fits}}},
+                               {{"kernel", "gemm"}, {"problems", {problem}}, {"start", {too_deep}}},
+                               {{"kernel", "gemm"}, {"problems", {problem}}, {"require", {"BLOCK_M > 512"}}}})}};
+  const SweepFile file = parse_sweep(j, {});  // every key is well formed: parsing accepts all three
+  const std::vector<std::string> refused = check_items_on_device(file.items, h200);
+  ASSERT_EQ(refused.size(), 2u);
+  EXPECT_NE(refused[0].find("runs[1]"), std::string::npos) << refused[0];
+  EXPECT_NE(refused[0].find("STAGES=7"), std::string::npos) << refused[0];
+  EXPECT_NE(refused[0].find("shared memory"), std::string::npos) << refused[0];
+  EXPECT_NE(refused[1].find("runs[2]"), std::string::npos) << refused[1];
+  EXPECT_NE(refused[1].find("BLOCK_M > 512"), std::string::npos) << refused[1];
+  // The first run alone starts.
+  EXPECT_TRUE(check_items_on_device({file.items[0]}, h200).empty());
+}
+
 }  // namespace
 }  // namespace ktune
