@@ -143,13 +143,16 @@ const CommandRegistrar registrar(25, [](CLI::App& app) {
                   "(<db>.shard-I-of-N.db); rerunning a shard resumes it")
       ->capture_default_str();
   cmd->add_option("--db", args->db, "Database (overrides the file's \"db\"; default out/ktune.db)");
-  cmd->add_flag("--dry-run", args->dry_run,
-                "Validate the file and list this shard's runs without tuning; also check each run's sub-space "
-                "and start configurations against its space on --device (exit 2 naming the runs refused)");
+  CLI::Option* dry_run =
+      cmd->add_flag("--dry-run", args->dry_run,
+                    "Validate the file and list this shard's runs without tuning; also check each run's sub-space "
+                    "and start configurations against its space on --device (exit 2 naming the runs refused)");
+  // A sweep tunes on the GPUs it finds; naming a device means only the dry run's check.
   cmd->add_option("--device", args->device,
                   "With --dry-run: the built-in device (name or arch, as for `ktune space`) whose spaces the "
                   "runs are checked against")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->needs(dry_run);
   cmd->add_flag("--mpi", args->mpi,
                 "Spread evaluation over MPI ranks (mpirun -np N ktune sweep FILE --mpi): rank 0 runs the "
                 "searchers and writes the database, ranks 1..N-1 evaluate (GPU items on GPU local rank % GPUs)");

@@ -243,6 +243,10 @@ TEST_F(TuneCli, SweepDryRunRefusesStartsOutsideTheDevicesSpace) {
   EXPECT_NE(dry.output.find("would be refused on NVIDIA H200"), std::string::npos) << dry.output;
   EXPECT_NE(dry.output.find("runs[0] gemm m=256,n=256,k=256,layout=nt"), std::string::npos) << dry.output;
   EXPECT_FALSE(fs::exists(dir_ / "dry.db"));  // a dry run writes no database
+  CliRun tuning = ktune("sweep " + file + " --db " + db + " --device h200");  // --device serves the dry run only
+  EXPECT_EQ(tuning.code, 2) << tuning.output;
+  EXPECT_NE(tuning.output.find("--dry-run"), std::string::npos) << tuning.output;
+  EXPECT_FALSE(fs::exists(dir_ / "dry.db"));
   CliRun unknown = ktune("sweep " + file + " --dry-run --device tpu");
   EXPECT_EQ(unknown.code, 2) << unknown.output;
   EXPECT_NE(unknown.output.find("unknown device 'tpu'"), std::string::npos) << unknown.output;
