@@ -10,23 +10,33 @@
 namespace ktune {
 
 /// A cudaLaunchConfig_t (grid, block, dynamic shared memory, stream) whose
-/// blocks form clusters of `cluster` blocks along x (y = z = 1). A cluster of
-/// 1 attaches no attribute: an ordinary launch that still goes through
-/// cudaLaunchKernelExC. The configuration points at the attribute this object
-/// owns, so it is neither copied nor moved.
+/// blocks form clusters of `cluster` blocks along x (y = z = 1), and, when
+/// `cooperative`, whose blocks must all be resident at once (the launch fails
+/// with cudaErrorCooperativeLaunchTooLarge otherwise). A cluster of 1 that is
+/// not cooperative attaches no attribute: an ordinary launch that still goes
+/// through cudaLaunchKernelExC. The configuration points at the attributes
+/// this object owns, so it is neither copied nor moved.
 class ClusterLaunch {
  public:
-  ClusterLaunch(dim3 grid, dim3 block, std::size_t dynamic_smem, cudaStream_t stream, int cluster) {
-    cluster_attr_.id = cudaLaunchAttributeClusterDimension;
-    cluster_attr_.val.clusterDim.x = static_cast<unsigned>(cluster);
-    cluster_attr_.val.clusterDim.y = 1;
-    cluster_attr_.val.clusterDim.z = 1;
+  ClusterLaunch(dim3 grid, dim3 block, std::size_t dynamic_smem, cudaStream_t stream, int cluster,
+                bool cooperative = false) {
     config_.gridDim = grid;
     config_.blockDim = block;
     config_.dynamicSmemBytes = dynamic_smem;
     config_.stream = stream;
-    config_.attrs = &cluster_attr_;
-    config_.numAttrs = cluster > 1 ? 1 : 0;
+    config_.attrs = attrs_;
+    if (cluster > 1) {
+      cudaLaunchAttribute& a = attrs_[config_.numAttrs++];
+      a.id = cudaLaunchAttributeClusterDimension;
+      a.val.clusterDim.x = static_cast<unsigned>(cluster);
+      a.val.clusterDim.y = 1;
+      a.val.clusterDim.z = 1;
+    }
+    if (cooperative) {
+      cudaLaunchAttribute& a = attrs_[config_.numAttrs++];
+      a.id = cudaLaunchAttributeCooperative;
+      a.val.cooperative = 1;
+    }
   }
   ClusterLaunch(const ClusterLaunch&) = delete;
   ClusterLaunch& operator=(const ClusterLaunch&) = delete;
@@ -42,7 +52,7 @@ class ClusterLaunch {
   }
 
  private:
-  cudaLaunchAttribute cluster_attr_{};
+  cudaLaunchAttribute attrs_[2]{};
   cudaLaunchConfig_t config_{};
 };
 

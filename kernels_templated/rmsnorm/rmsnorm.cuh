@@ -1,7 +1,8 @@
 // RMSNorm with weight over the last axis: y = x / sqrt(mean(x^2) + eps) * w,
 // fp32 math. PHASE kFused owns whole rows; kCluster shares a row among the
 // blocks of a thread-block cluster (partial sums in distributed shared
-// memory); split rows use a stats kernel (kStats: each segment's sum of
+// memory); kLinked shares it among blocks of a cooperative grid (partial
+// sums in global memory); split rows use a stats kernel (kStats: each segment's sum of
 // squares into ws) then an apply kernel (kApply).
 //
 // HOLD_WEIGHTS (weights=smem): a persistent block walks rows of the same
@@ -17,11 +18,11 @@ template <typename Cfg, int PHASE, int HOLD_WEIGHTS = 0>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) rmsnorm_kernel(RowwiseArgs a) {
   using T = typename Cfg::T;
   constexpr int VEC = Cfg::VEC, TPR = Cfg::TPR, RPB = Cfg::RPB;
-  static_assert(PHASE != kCluster || RPB == 1, "a cluster block holds one segment");
+  static_assert((PHASE != kCluster && PHASE != kLinked) || RPB == 1, "a block of a shared row holds one segment");
   __shared__ ReduceStorage<float, RPB, TPR, Cfg::RED> red;
   // A persistent loop over segments held in shared memory loads the next
   // segment while it writes this one out.
-  constexpr bool kRefill = RowShare<Cfg>::kShared && Cfg::STRIDE == kPersistent && (PHASE == kFused || PHASE == kCluster);
+  constexpr bool kRefill = RowShare<Cfg>::kShared && Cfg::STRIDE == kPersistent && (PHASE == kFused || PHASE == kCluster || PHASE == kLinked);
   static_assert(!HOLD_WEIGHTS || (kRefill && RPB == 1), "held weights: a persistent block of one shared-memory segment");
   // The weight segment's 32-bit shared-memory address: right after the row segment.
   const unsigned weights_base =
@@ -64,6 +65,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) rmsnorm_kernel(
       ss = group_reduce<SumOp, RPB, TPR, Cfg::RED>(ss, red);
     }
     if constexpr (PHASE == kCluster) ss = cluster_reduce<SumOp>(ss, a.split, iteration & 1);
+    if constexpr (PHASE == kLinked) ss = linked_reduce<SumOp>(ss, a, s.row, s.vrow);
     ++iteration;
 
     if constexpr (PHASE == kStats) {

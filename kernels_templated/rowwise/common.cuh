@@ -24,8 +24,11 @@ enum ReduceOp { kOpSum = 0, kOpMax = 1 };
 /// statistics of one segment into RowwiseArgs::ws; the output of one segment
 /// from the combined partials; or one segment of a row that a thread-block
 /// cluster of RowwiseArgs::split blocks shares (partials meet in distributed
-/// shared memory, the segment stays in registers: one read, one write).
-enum Phase { kFused = 0, kStats = 1, kApply = 2, kCluster = 3 };
+/// shared memory, the segment stays in registers: one read, one write); or
+/// one segment of a row whose RowwiseArgs::split blocks run at once in a
+/// cooperative persistent grid (partials meet in global memory behind a
+/// per-row counter: any number of SMs per row, not one GPC's).
+enum Phase { kFused = 0, kStats = 1, kApply = 2, kCluster = 3, kLinked = 4 };
 
 // ---- elements: every dtype converts through its raw bits
 
@@ -465,6 +468,65 @@ __device__ __forceinline__ V cluster_reduce(V v, int size, int parity) {
   const int lane = static_cast<int>(threadIdx.x & 31);
   V peer = Op::identity();
   if (lane < size) peer_value(slot[parity], static_cast<unsigned>(lane), peer);
+  return warp_reduce<32, Op>(peer);
+}
+
+// ---- rows shared by the blocks of a cooperative grid: partials through global memory
+
+/// A reduction value's words in the workspace (float: 1; MaxSum: m, s).
+__device__ __forceinline__ void store_words(float* p, float v) { p[0] = v; }
+__device__ __forceinline__ void store_words(float* p, MaxSum v) { p[0] = v.m, p[1] = v.s; }
+/// Reads a word another block wrote: at gpu scope, so never a stale L1 line.
+__device__ __forceinline__ float load_relaxed_gpu(const float* p) {
+  float v;
+  asm volatile("ld.relaxed.gpu.global.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void load_words(const float* p, float& v) { v = load_relaxed_gpu(p); }
+__device__ __forceinline__ void load_words(const float* p, MaxSum& v) {
+  v.m = load_relaxed_gpu(p);
+  v.s = load_relaxed_gpu(p + 1);
+}
+/// Adds one to a counter; release: this thread's earlier stores are visible
+/// to whoever acquires the count.
+__device__ __forceinline__ unsigned arrive_release_gpu(unsigned* counter) {
+  unsigned old;
+  asm volatile("atom.add.release.gpu.global.u32 %0, [%1], 1;" : "=r"(old) : "l"(counter) : "memory");
+  return old;
+}
+__device__ __forceinline__ unsigned load_acquire_gpu(const unsigned* counter) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(counter) : "memory");
+  return v;
+}
+
+/// Combines v over the a.split segments of row s.row, each held by a block
+/// of a cooperative grid (PHASE kLinked): every block must be resident, which
+/// the cooperative launch guarantees, or the wait below never ends.
+/// Thread 0 writes the block's partial to the row's workspace slot, counts
+/// itself in on the row's counter (release) and waits for the count to reach
+/// split (acquire); after the block barrier, lane r of every warp reads
+/// segment r's partial and a warp butterfly combines them (the same bits in
+/// every block, as cluster_reduce). The counter is left at zero for the next
+/// launch: each thread 0 counts itself in a second time once past its wait,
+/// and the last of those 2 * split arrivals (no block still waits) clears it.
+/// Every thread of the block must call it; split <= 32.
+template <typename Op, typename V>
+__device__ __forceinline__ V linked_reduce(V v, const RowwiseArgs& a, long long row, long long vrow) {
+  constexpr int kWords = sizeof(V) / sizeof(float);
+  float* partials = a.ws + kWords * row * a.split;
+  unsigned* counter = a.counters + row;
+  if (threadIdx.x == 0) {
+    store_words(partials + kWords * (vrow & (a.split - 1)), v);
+    arrive_release_gpu(counter);
+    while (load_acquire_gpu(counter) < static_cast<unsigned>(a.split)) {
+    }
+    if (atomicAdd(counter, 1u) == static_cast<unsigned>(2 * a.split - 1)) atomicExch(counter, 0u);
+  }
+  __syncthreads();
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  V peer = Op::identity();
+  if (lane < a.split) load_words(partials + kWords * lane, peer);
   return warp_reduce<32, Op>(peer);
 }
 

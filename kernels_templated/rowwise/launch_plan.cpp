@@ -132,6 +132,16 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
   const bool persistent = c.text("grid") == "persistent";
   const bool stride = persistent || c.text("grid") == "stride";
   const std::string hold = kind == Kind::reduce ? "none" : c.text("row_cache");
+  // split_combine=in_kernel: one cooperative kernel whose blocks exchange a
+  // row's partials through global memory, in place of a stats kernel and an
+  // apply kernel.
+  const std::string combine = kind == Kind::reduce ? "second_kernel" : c.text_or("split_combine", "second_kernel");
+  if (combine != "second_kernel" && combine != "in_kernel")
+    throw std::invalid_argument("knob split_combine: unknown value '" + combine + "' (second_kernel|in_kernel)");
+  const bool linked = combine == "in_kernel";
+  if (linked && (split < 2 || split > kMaxLinkedSplit || cluster != 1 || rpb != 1 || !persistent))
+    throw std::invalid_argument(
+        "split_combine=in_kernel needs split 2..32, rows_per_block=1, cluster=1 and grid=persistent");
 
   LaunchPlan plan;
   plan.split = static_cast<int>(split);
@@ -155,10 +165,12 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
   const long long needed = ceil_div(vrows, rpb);
   plan.resident_per_sm = resident_blocks(d, plan.threads, plan.smem_bytes + plan.dynamic_smem, hold == "smem");
   long long blocks = needed;
+  // Blocks that walk the same rows together: a cluster, or a linked row's segments.
+  const long long group = linked ? split : cluster;
   if (stride) {
-    // A persistent grid of whole clusters (a cluster's blocks walk the same rows).
-    const long long resident = plan.resident_per_sm * d.sm_count / cluster * cluster;
-    blocks = std::min(needed, std::max(cluster, resident));
+    // A persistent grid of whole groups.
+    const long long resident = plan.resident_per_sm * d.sm_count / group * group;
+    blocks = std::min(needed, std::max(group, resident));
   }
   plan.main_blocks = blocks;
 
@@ -175,7 +187,8 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
                                                                        plan.smem_bytes + plan.dynamic_smem, true))
                                : std::string()) +
                           ">";
-  const int first_phase = cluster > 1 ? 3 : (split > 1 ? 1 : 0);
+  // Phases (common.cuh): fused 0, stats 1, apply 2, cluster 3, linked 4.
+  const int first_phase = cluster > 1 ? 3 : (linked ? 4 : (split > 1 ? 1 : 0));
   auto row_kernel = [&](int phase) {
     switch (kind) {
       case Kind::softmax:
@@ -189,9 +202,12 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
     }
     return std::string();
   };
-  plan.kernels.push_back(
-      {row_kernel(first_phase), blocks, 1, plan.threads, static_cast<int>(cluster), plan.dynamic_smem, persistent});
-  if (split > 1 && cluster == 1) {
+  plan.kernels.push_back({row_kernel(first_phase), blocks, 1, plan.threads, static_cast<int>(cluster),
+                          plan.dynamic_smem, persistent, static_cast<int>(group), linked});
+  if (linked) {
+    plan.workspace_floats = (kind == Kind::softmax ? 2 : 1) * rows * split;
+    plan.counters = rows;
+  } else if (split > 1 && cluster == 1) {
     if (kind == Kind::reduce) {
       plan.workspace_floats = rows * split;
       plan.kernels.push_back({"ktune_rw::reduce_rows_finish<" + type + ", " + std::to_string(op_code(p)) + ">",

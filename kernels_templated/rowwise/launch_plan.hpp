@@ -27,6 +27,14 @@ struct KernelLaunch {
   /// memory; the launcher shrinks it to what the device holds at once
   /// (registers, cluster placement). grid=stride launches grid_x as planned.
   bool persistent = false;
+  /// Blocks that walk the same rows and must be resident together (a
+  /// cluster, or the segments of a row that exchange partials in the kernel);
+  /// a persistent grid is a whole number of groups.
+  int group = 1;
+  /// Launched cooperatively (split_combine=in_kernel): the driver refuses the
+  /// launch unless every block is resident at once, since a block waits for
+  /// its row's other segments.
+  bool cooperative = false;
 };
 
 struct LaunchPlan {
@@ -34,7 +42,8 @@ struct LaunchPlan {
   int split = 1;                 ///< RowwiseArgs::split
   long long seg_len = 0;         ///< RowwiseArgs::seg_len (axis=last); 0 for axis=rows
   long long workspace_floats = 0;///< fp32 partials the kernels exchange (0 without split)
-  long long counters = 0;        ///< zeroed unsigned counters the kernel needs (RowwiseArgs::counters; it leaves them zero)
+  long long counters = 0;        ///< zeroed unsigned counters the kernel needs (RowwiseArgs::counters; it leaves them zero):
+                                 ///< one per column group (reduce axis=rows) or per row (split_combine=in_kernel)
   int chunks = 0;                ///< accesses per thread held in registers (0: streaming; -1: held in shared memory)
   int threads = 0;               ///< threads per block of the main kernel
   long long main_blocks = 0;     ///< blocks of the main kernel
@@ -85,9 +94,15 @@ long long register_chunks(long long seg_len, long long threads_per_row, long lon
 /// Segment length for `split` segments per row: ceil(cols / split) rounded up to `vec`.
 long long segment_length(long long cols, long long split, long long vec);
 
+/// Most segments a row may have with split_combine=in_kernel: one warp's
+/// lanes read the row's partials (linked_reduce in common.cuh).
+constexpr int kMaxLinkedSplit = 32;
+
 /// The plan for a normalized problem and a valid configuration. Throws
-/// std::invalid_argument naming a missing or malformed knob, or a split x
-/// cluster that is not a power of two (the kernels shift and mask by it).
+/// std::invalid_argument naming a missing or malformed knob, a split x
+/// cluster that is not a power of two (the kernels shift and mask by it), or
+/// split_combine=in_kernel outside its conditions (split 2..32, one segment
+/// per block, no cluster, grid=persistent).
 LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanDevice& d);
 
 /// Knob values as the templates number them (rowwise/common.cuh).

@@ -259,6 +259,19 @@ Space RowwiseFamily::space(const Problem& raw, const DeviceSpec& d) const {
                 return a.i("cluster") == 1 ||
                        a.i("threads_per_row") <= next_pow2((cluster_seg_len_of(a) + a.i("vec") - 1) / a.i("vec"));
               });
+    // A row split over blocks that run at once can combine its partials in
+    // the kernel (global memory and a per-row counter): one read of a held
+    // segment, like a cluster, but over any SMs, not the few clusters that
+    // fit a GPC (a cluster of 16 leaves 20 of the H200's 132 SMs idle).
+    s.add(Parameter::categorical("split_combine", {"second_kernel", "in_kernel"}, "second_kernel",
+                                 "split rows: a stats kernel then an apply kernel; or one cooperative persistent "
+                                 "kernel whose blocks exchange each row's partials through global memory"));
+    s.require("in-kernel combining: split 2..32, one segment per block, no cluster, a persistent grid",
+              {"split_combine", "split", "rows_per_block", "cluster", "grid"}, [](const Assignment& a) {
+                return a.s("split_combine") == "second_kernel" ||
+                       (a.i("split") >= 2 && a.i("split") <= kMaxLinkedSplit && a.i("rows_per_block") == 1 &&
+                        a.i("cluster") == 1 && a.s("grid") == "persistent");
+              });
     // __launch_bounds__(threads) caps registers at 65536 / threads (64 for
     // 1024 threads); the held floats leave 32 for addresses and the reduction.
     s.require("a register-held segment fits the per-thread register budget (<= 64 floats, 16 accesses)",
@@ -366,12 +379,13 @@ WorkEstimate RowwiseFamily::estimate(const Problem& raw, const Config& c, const 
   if (kind_ != Kind::reduce) {
     const bool held = c.text("row_cache") != "none";
     const bool two_pass = kind_ == Kind::softmax && c.text("stats") == "two_pass";
-    if (c.integer("split") > 1) {
+    const bool in_kernel = c.text_or("split_combine", "second_kernel") == "in_kernel";
+    if (c.integer("split") > 1 && !in_kernel) {
       // The apply kernel reads every segment again after the stats kernel.
       rereads += input > l2 / 2 ? 1.0 : 0.0;
       if (!held && two_pass) rereads += miss_in_flight;
     } else if (!held) {
-      // One kernel (a cluster's blocks included): the re-reads come from L2
+      // One kernel (a cluster's or a linked row's blocks included): the re-reads come from L2
       // while the segments in flight fit there.
       rereads += (two_pass ? 2.0 : 1.0) * miss_in_flight;
     }
@@ -416,6 +430,18 @@ std::vector<Config> RowwiseFamily::on_chip_row_configs(const Problem& raw, const
           c.set("weights", std::string("smem"));
           if (s.is_valid(c)) out.push_back(c);
         }
+  // The same rows split over blocks of a cooperative grid (split_combine=in_kernel).
+  for (std::int64_t split : {2, 4, 8, 16, 32})
+    for (std::int64_t threads : {128, 256, 512, 1024})
+      for (const char* cache : {"default", "evict_first"}) {
+        Config c = base;
+        c.set("split", split);
+        c.set("split_combine", std::string("in_kernel"));
+        c.set("threads_per_row", threads);
+        c.set("grid", std::string("persistent"));
+        c.set("cache", std::string(cache));
+        if (s.is_valid(c)) out.push_back(c);
+      }
   return out;
 }
 

@@ -45,12 +45,14 @@ class RowwiseFamily final : public KernelFamily {
   Kind kind() const { return kind_; }
 
   /// softmax / rmsnorm: configurations that keep a whole row on chip across
-  /// a thread-block cluster (one segment per block in shared memory, read
-  /// once and written once), for rows too long for one block's shared
-  /// memory: every valid cluster size, 256..1024 threads per row, one
-  /// widest access, grid rows | persistent, cache default | evict_first.
-  /// A sampled search rarely lands on them (they are a sliver of the
-  /// space), so tuners seed them. Empty for reduce and for rows that fit a block.
+  /// blocks (one segment per block in shared memory, read once and written
+  /// once), for rows too long for one block's shared memory: a thread-block
+  /// cluster (every valid size, 256..1024 threads per row, grid rows |
+  /// persistent) or a split row combined in the kernel (split 2..32,
+  /// 128..1024 threads, a persistent cooperative grid); one widest access,
+  /// cache default | evict_first. A sampled search rarely lands on them
+  /// (they are a sliver of the space), so tuners seed them. Empty for reduce
+  /// and for rows that fit a block.
   std::vector<Config> on_chip_row_configs(const Problem& p, const DeviceSpec& d) const;
 
  private:

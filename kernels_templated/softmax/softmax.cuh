@@ -1,7 +1,8 @@
 // Softmax over the last axis: y = exp(x - max) / sum(exp(x - max)), fp32 math.
 // One kernel (PHASE kFused) when a row group owns a whole row; a thread-block
 // cluster whose blocks share a row (kCluster: partials meet in distributed
-// shared memory); or, for split rows, a stats kernel (kStats: each segment's
+// shared memory); blocks of a cooperative grid that share a row (kLinked:
+// partials meet in global memory); or, for split rows, a stats kernel (kStats: each segment's
 // max and sum into ws) then an apply kernel (kApply: combine the row's
 // partials, write its segment).
 #pragma once
@@ -17,13 +18,13 @@ namespace ktune_rw {
 template <typename Cfg, int ONLINE, int PHASE>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) softmax_kernel(RowwiseArgs a) {
   constexpr int VEC = Cfg::VEC, TPR = Cfg::TPR, RPB = Cfg::RPB;
-  static_assert(PHASE != kCluster || RPB == 1, "a cluster block holds one segment");
+  static_assert((PHASE != kCluster && PHASE != kLinked) || RPB == 1, "a block of a shared row holds one segment");
   using Share = RowShare<Cfg>;
   __shared__ ReduceStorage<float, RPB, TPR, Cfg::RED> red_f;
   __shared__ ReduceStorage<MaxSum, RPB, TPR, Cfg::RED> red_p;
   // A persistent loop over segments held in shared memory loads the next
   // segment while it writes this one out.
-  constexpr bool kRefill = Share::kShared && Cfg::STRIDE == kPersistent && (PHASE == kFused || PHASE == kCluster);
+  constexpr bool kRefill = Share::kShared && Cfg::STRIDE == kPersistent && (PHASE == kFused || PHASE == kCluster || PHASE == kLinked);
   // Statistics over groups of vectors of a shared-memory segment hold a
   // group's raw words and partial sums at once: about 75 registers at 256
   // threads, where __launch_bounds__ leaves 85 (3 blocks). Under a tighter
@@ -115,6 +116,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) softmax_kernel(
         stat = MaxSum{m, group_reduce<SumOp, RPB, TPR, Cfg::RED>(sum, red_f)};
     }
     if constexpr (PHASE == kCluster) stat = cluster_reduce<MaxSumOp>(stat, a.split, iteration & 1);
+    if constexpr (PHASE == kLinked) stat = linked_reduce<MaxSumOp>(stat, a, s.row, s.vrow);
     ++iteration;
 
     if constexpr (PHASE == kStats) {

@@ -76,11 +76,14 @@ TEST(RowwiseDescriptors, SpacesAreNonEmptyAndConsistent) {
             rowwise::LaunchPlan plan = rowwise::plan_launch(
                 static_cast<const rowwise::RowwiseFamily&>(f).kind(), p, c, rowwise::plan_device(d));
             ASSERT_FALSE(plan.kernels.empty());
-            // Split rows take a second kernel; column slices combine in the
-            // last slice of the one kernel (with counters it leaves zeroed).
+            // Split rows take a second kernel unless they combine in the
+            // kernel (split_combine=in_kernel: one counter per row); column
+            // slices combine in the last slice of the one kernel (with
+            // counters it leaves zeroed).
             const bool columns = rowwise::is_column_reduction(static_cast<const rowwise::RowwiseFamily&>(f).kind(), p);
-            EXPECT_EQ(plan.kernels.size(), c.integer("split") > 1 && !columns ? 2u : 1u);
-            EXPECT_EQ(plan.counters > 0, columns && c.integer("split") > 1);
+            const bool in_kernel = c.text_or("split_combine", "second_kernel") == "in_kernel";
+            EXPECT_EQ(plan.kernels.size(), c.integer("split") > 1 && !columns && !in_kernel ? 2u : 1u);
+            EXPECT_EQ(plan.counters > 0, (columns && c.integer("split") > 1) || in_kernel);
             EXPECT_GE(plan.threads, 32);
             EXPECT_LE(plan.threads, 1024);
             EXPECT_EQ(plan.threads % 32, 0);
@@ -260,19 +263,21 @@ TEST(RowwiseDescriptors, SharedMemoryRowsFitTheBlockAndReadOnce) {
 
 // The long rows of issue 8 (softmax 1 MiB bf16 rows, rmsnorm 256 KiB bf16
 // rows) have configurations that hold the whole row on chip across a
-// cluster: every block one segment in shared memory, one kernel, the input
-// read once.
+// cluster, or across the blocks of a split row combined in the kernel:
+// every block one segment in shared memory, one kernel, the input read once.
 TEST(RowwiseDescriptors, LongRowsHaveOnChipClusterConfigurations) {
   const DeviceSpec d = h200();
   struct Want {
     const char* family;
     const char* problem;
     std::set<long long> clusters;
+    std::set<long long> linked_splits;
   };
   const std::vector<Want> wants = {
-      {"softmax", "rows=256,cols=524288,dtype=bf16", {8, 16}},        // 128 KiB / 64 KiB segments
-      {"rmsnorm", "rows=1024,cols=131072,dtype=bf16", {2, 4, 8, 16}},  // 128 KiB .. 16 KiB
-      {"rmsnorm", "rows=37,cols=131070,dtype=bf16", {2, 4, 8, 16}},    // odd length: 4-byte accesses
+      // 128 KiB / 64 KiB segments (and 32 KiB split 32 ways)
+      {"softmax", "rows=256,cols=524288,dtype=bf16", {8, 16}, {8, 16, 32}},
+      {"rmsnorm", "rows=1024,cols=131072,dtype=bf16", {2, 4, 8, 16}, {2, 4, 8, 16, 32}},  // 128 KiB .. 8 KiB
+      {"rmsnorm", "rows=37,cols=131070,dtype=bf16", {2, 4, 8, 16}, {2, 4, 8, 16, 32}},    // odd: 4-byte accesses
   };
   for (const Want& w : wants) {
     SCOPED_TRACE(std::string(w.family) + " " + w.problem);
@@ -281,21 +286,27 @@ TEST(RowwiseDescriptors, LongRowsHaveOnChipClusterConfigurations) {
     const Space s = f.space(p, d);
     const std::vector<Config> configs = f.on_chip_row_configs(p, d);
     ASSERT_FALSE(configs.empty());
-    std::set<long long> clusters;
+    std::set<long long> clusters, linked_splits;
     for (const Config& c : configs) {
       SCOPED_TRACE(c.key());
       EXPECT_TRUE(s.is_valid(c));
       EXPECT_EQ(c.text("row_cache"), "smem");
-      clusters.insert(c.integer("cluster"));
+      const bool linked = c.text("split_combine") == "in_kernel";
+      (linked ? linked_splits : clusters).insert(linked ? c.integer("split") : c.integer("cluster"));
       const rowwise::LaunchPlan plan = rowwise::plan_launch(f.kind(), p, c, rowwise::plan_device(d));
       ASSERT_EQ(plan.kernels.size(), 1u);  // one kernel: no second read of the row
       EXPECT_EQ(plan.kernels[0].cluster, c.integer("cluster"));
-      EXPECT_EQ(plan.seg_len, rowwise::segment_length(p.integer("cols"), plan.cluster, c.integer("vec")));
-      EXPECT_GE(plan.seg_len * plan.cluster, p.integer("cols"));  // the cluster holds the whole row
+      EXPECT_EQ(plan.kernels[0].cooperative, linked);
+      EXPECT_EQ(plan.kernels[0].group, plan.split);  // the row's blocks walk rows together
+      EXPECT_EQ(plan.kernels[0].grid_x % plan.split, 0);
+      EXPECT_EQ(plan.split, c.integer("cluster") * c.integer("split"));
+      EXPECT_EQ(plan.seg_len, rowwise::segment_length(p.integer("cols"), plan.split, c.integer("vec")));
+      EXPECT_GE(plan.seg_len * plan.split, p.integer("cols"));  // the row's blocks hold the whole row
       EXPECT_LE(plan.dynamic_smem + plan.smem_bytes, d.smem_per_block_optin);
       EXPECT_EQ(f.estimate(p, c, d).dram_bytes, f.min_bytes(p));
     }
     EXPECT_EQ(clusters, w.clusters);
+    EXPECT_EQ(linked_splits, w.linked_splits);
   }
   // Rows that fit one block, and reductions, get none.
   const auto& softmax = static_cast<const rowwise::RowwiseFamily&>(find_family("softmax"));
@@ -342,4 +353,52 @@ TEST(RowwiseDescriptors, RmsnormWeightsHeldOnlyByPersistentSharedMemoryBlocks) {
   bad.set("grid", std::string("rows"));
   EXPECT_FALSE(s.is_valid(bad));
   EXPECT_THROW(rowwise::plan_launch(f.kind(), p, bad, rowwise::plan_device(d)), std::invalid_argument);
+}
+
+// split_combine=in_kernel: one cooperative persistent kernel (phase 4,
+// kLinked) whose blocks exchange a row's partials through the workspace and
+// one counter per row; only for split rows of one segment per block, 2..32
+// segments, no cluster. Anything else is refused by the space and, by name,
+// by the plan.
+TEST(RowwiseDescriptors, InKernelSplitRowsAreOneCooperativeKernel) {
+  const DeviceSpec d = h200();
+  for (const char* name : {"softmax", "rmsnorm"}) {
+    SCOPED_TRACE(name);
+    const auto& f = static_cast<const rowwise::RowwiseFamily&>(find_family(name));
+    const Problem p = parse_problem(f, "rows=256,cols=524288,dtype=bf16");
+    const Space s = f.space(p, d);
+    int linked = 0;
+    for (const Config& c : s.sample(4000, 53)) {
+      const rowwise::LaunchPlan plan = rowwise::plan_launch(f.kind(), p, c, rowwise::plan_device(d));
+      const bool in_kernel = c.text("split_combine") == "in_kernel";
+      EXPECT_EQ(plan.kernels.front().cooperative, in_kernel) << c.key();
+      if (!in_kernel) continue;
+      ++linked;
+      EXPECT_GE(c.integer("split"), 2);
+      EXPECT_LE(c.integer("split"), rowwise::kMaxLinkedSplit);
+      EXPECT_EQ(c.integer("rows_per_block"), 1);
+      EXPECT_EQ(c.integer("cluster"), 1);
+      EXPECT_EQ(c.text("grid"), "persistent");
+      ASSERT_EQ(plan.kernels.size(), 1u);
+      const std::string& kernel = plan.kernels[0].name_expression;
+      EXPECT_EQ(kernel.compare(kernel.size() - 4, 4, ", 4>"), 0) << kernel;  // phase kLinked, last argument
+      EXPECT_EQ(plan.counters, 256);                                       // one per row
+      EXPECT_EQ(plan.workspace_floats, (f.kind() == rowwise::Kind::softmax ? 2 : 1) * 256 * plan.split);
+      EXPECT_EQ(plan.kernels[0].grid_x % plan.split, 0);
+      EXPECT_TRUE(plan.kernels[0].persistent);
+    }
+    EXPECT_GT(linked, 0);
+    Config c = f.on_chip_row_configs(p, d).back();
+    ASSERT_EQ(c.text("split_combine"), "in_kernel");
+    for (auto [knob, value] : std::vector<std::pair<const char*, Value>>{{"grid", std::string("rows")},
+                                                                         {"split", std::int64_t{64}},
+                                                                         {"split", std::int64_t{1}},
+                                                                         {"rows_per_block", std::int64_t{2}}}) {
+      Config bad = c;
+      bad.set(knob, value);
+      SCOPED_TRACE(bad.key());
+      EXPECT_FALSE(s.is_valid(bad));
+      EXPECT_THROW(rowwise::plan_launch(f.kind(), p, bad, rowwise::plan_device(d)), std::invalid_argument);
+    }
+  }
 }

@@ -189,8 +189,9 @@ cudaError_t RowwiseHarness::launch(const Config& config, std::span<const cudaKer
     if (grid_x > INT_MAX || k.grid_y > 65535) return cudaErrorInvalidConfiguration;
     const dim3 grid(static_cast<unsigned>(grid_x), static_cast<unsigned>(k.grid_y));
     const dim3 block(static_cast<unsigned>(k.block));
-    // A cluster of 1 is an ordinary launch (ClusterLaunch attaches no attribute).
-    const ClusterLaunch launch_config(grid, block, static_cast<std::size_t>(k.dynamic_smem), stream, k.cluster);
+    // A cluster of 1, not cooperative, is an ordinary launch (ClusterLaunch attaches no attribute).
+    const ClusterLaunch launch_config(grid, block, static_cast<std::size_t>(k.dynamic_smem), stream, k.cluster,
+                                      k.cooperative);
     e = launch_config.launch(reinterpret_cast<const void*>(kernel), params);
     if (e != cudaSuccess) return e;
   }
@@ -222,7 +223,9 @@ long long RowwiseHarness::persistent_grid(const KernelLaunch& k, cudaKernel_t ke
     cudaGetLastError();  // a failed query leaves the planned grid; the launch reports real errors
     it = resident_.emplace(key, resident).first;
   }
-  return it->second > 0 ? std::min(k.grid_x, it->second) : k.grid_x;
+  // Whole groups only (a cluster, or a linked row's segments, walks rows together).
+  const long long resident = it->second / k.group * k.group;
+  return resident > 0 ? std::min(k.grid_x, resident) : k.grid_x;
 }
 
 void RowwiseHarness::poison_outputs(cudaStream_t stream) {
