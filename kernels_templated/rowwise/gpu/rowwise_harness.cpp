@@ -117,8 +117,9 @@ void RowwiseHarness::prepare(const Problem& raw, std::uint64_t seed) {
   check(cudaMalloc(&y_, output_elements() * elem_bytes_), "allocate output");
   ws_floats_ = max_workspace_floats(kind_, problem_);
   check(cudaMalloc(reinterpret_cast<void**>(&ws_), ws_floats_ * sizeof(float)), "allocate workspace");
-  // Column groups of a column reduction: at most one per column.
-  counter_count_ = is_column_reduction(kind_, problem_) ? cols : 1;
+  // Column groups of a column reduction: at most one per column; a row of
+  // softmax / rmsnorm combined in the kernel (split_combine=in_kernel): one per row.
+  counter_count_ = is_column_reduction(kind_, problem_) ? cols : (kind_ == Kind::reduce ? 1 : rows);
   check(cudaMalloc(reinterpret_cast<void**>(&counters_), counter_count_ * sizeof(unsigned)), "allocate counters");
   check(cudaMemset(counters_, 0, counter_count_ * sizeof(unsigned)), "zero counters");
   check(cudaMalloc(reinterpret_cast<void**>(&ref_), output_elements() * sizeof(double)), "allocate reference");
