@@ -176,12 +176,20 @@ class Bench {
                            c.integer("vec") * bytes == widest;
       (is_lean ? lean : rest).push_back(c);
     }
+    // A seed written before a knob existed (a previous run's bests) takes
+    // that knob's default; its other values are kept as given.
+    std::vector<Config> completed;
+    for (Config c : seeds) {
+      for (const Parameter& knob : space.parameters())
+        if (!c.contains(knob.name())) c.set(knob.name(), knob.default_value());
+      completed.push_back(std::move(c));
+    }
     std::vector<Config> first;
-    for (const Config& c : seeds)
+    for (const Config& c : completed)
       if (space.is_valid(c)) first.push_back(c);
     if (seeds_only_) {
       // Exactly the given configurations, in order (A/B timing, profiling).
-      for (const Config& c : seeds)
+      for (const Config& c : completed)
         if (!space.is_valid(c)) std::printf("  seed not valid for this shape: %s\n", c.key().c_str());
       std::set<std::string> seen;
       std::vector<Config> batch;

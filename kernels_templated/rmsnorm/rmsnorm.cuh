@@ -6,8 +6,10 @@
 // squares into ws) then an apply kernel (kApply).
 //
 // HOLD_WEIGHTS (weights=smem): a persistent block walks rows of the same
-// columns, so it copies its weight segment into shared memory once, after its
-// row segment, and the write pass reads the weights there instead of from L2.
+// columns (a whole row, its cluster rank, or, kLinked, the same segment of
+// each row: its grid is a whole number of rows' segments), so it copies its
+// weight segment into shared memory once, after its row segment, and the
+// write pass reads the weights there instead of from L2.
 #pragma once
 
 #include "kernels_templated/rowwise/common.cuh"

@@ -293,10 +293,12 @@ Space RowwiseFamily::space(const Problem& raw, const DeviceSpec& d) const {
       s.add(Parameter::categorical("weights", {"global", "smem"}, "global",
                                    "weight vector read from global memory (L2) every row, or the block's segment "
                                    "copied once into shared memory (persistent shared-memory rows)"));
-      s.require("weights in shared memory: a persistent grid of one shared-memory segment per block, no split",
-                {"weights", "row_cache", "grid", "rows_per_block", "split"}, [](const Assignment& a) {
-                  return a.s("weights") == "global" || (a.s("row_cache") == "smem" && a.s("grid") == "persistent" &&
-                                                        a.i("rows_per_block") == 1 && a.i("split") == 1);
+      s.require("weights in shared memory: a persistent grid of one shared-memory segment per block, no split "
+                "unless combined in the kernel",
+                {"weights", "row_cache", "grid", "rows_per_block", "split", "split_combine"}, [](const Assignment& a) {
+                  return a.s("weights") == "global" ||
+                         (a.s("row_cache") == "smem" && a.s("grid") == "persistent" && a.i("rows_per_block") == 1 &&
+                          (a.i("split") == 1 || a.s("split_combine") == "in_kernel"));
                 });
       smem_names.push_back("weights");
     }
@@ -440,6 +442,9 @@ std::vector<Config> RowwiseFamily::on_chip_row_configs(const Problem& raw, const
         c.set("threads_per_row", threads);
         c.set("grid", std::string("persistent"));
         c.set("cache", std::string(cache));
+        if (s.is_valid(c)) out.push_back(c);
+        if (kind_ != Kind::rmsnorm) continue;
+        c.set("weights", std::string("smem"));
         if (s.is_valid(c)) out.push_back(c);
       }
   return out;
