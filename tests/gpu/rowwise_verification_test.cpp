@@ -16,6 +16,7 @@
 #include "kernels_templated/family.hpp"
 #include "kernels_templated/harness.hpp"
 #include "kernels_templated/rowwise/gpu/cubin_runner.hpp"
+#include "kernels_templated/rowwise/gpu/rowwise_harness.hpp"
 #include "kernels_templated/rowwise/launch_plan.hpp"
 #include "kernels_templated/rowwise/rowwise_family.hpp"
 #include "space/space.hpp"
@@ -141,6 +142,8 @@ void verify_all(const Compiler& compiler, const char* family, const Problem& p, 
       }
       ASSERT_EQ(r.launch, cudaSuccess) << cudaGetErrorString(r.launch);
       EXPECT_TRUE(r.verification.passed) << r.verification.detail;
+      // The next launch (timed runs are not re-zeroed) must find the counters at zero.
+      EXPECT_EQ(static_cast<rowwise::RowwiseHarness&>(*harness).nonzero_counters(stream), 0);
     }
     if (launched) tally.verified.push_back(configs[i]);
   }
@@ -283,13 +286,16 @@ TEST_F(RowwiseGpu, LongRowsHeldOnChipAcrossClusters) {
     verify_all(compiler, c.family, p, configs, seed++, stream, tally);
   }
   const int checked = static_cast<int>(tally.verified.size()), unlaunchable = tally.unlaunchable;
-  int big_clusters = 0;
-  for (const Config& cfg : tally.verified)
+  int big_clusters = 0, linked = 0;
+  for (const Config& cfg : tally.verified) {
     if (cfg.integer("cluster") >= 8) ++big_clusters;
-  std::printf("verified %d on-chip cluster configurations on long rows (%d with clusters of 8 or 16; %d "
-              "non-portable clusters not launchable)\n",
-              checked, big_clusters, unlaunchable);
+    if (cfg.text_or("split_combine", "second_kernel") == "in_kernel") ++linked;
+  }
+  std::printf("verified %d on-chip configurations on long rows (%d with clusters of 8 or 16, %d split rows "
+              "combined in the kernel; %d non-portable clusters not launchable)\n",
+              checked, big_clusters, linked, unlaunchable);
   EXPECT_GT(big_clusters, 0);
+  EXPECT_GT(linked, 0);
 }
 
 TEST_F(RowwiseGpu, VerificationCatchesUnwrittenAndWrongOutputs) {

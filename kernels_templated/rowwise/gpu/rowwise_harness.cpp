@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 #include "kernels_templated/gpu/cluster_launch.hpp"
 #include "kernels_templated/rowwise/args.h"
@@ -237,6 +238,14 @@ void RowwiseHarness::poison_outputs(cudaStream_t stream) {
   // Kernels leave their counters at zero; zeroing here keeps a configuration
   // that failed mid-way from spoiling the next one.
   check(cudaMemsetAsync(counters_, 0, counter_count_ * sizeof(unsigned), stream), "zero counters");
+}
+
+long long RowwiseHarness::nonzero_counters(cudaStream_t stream) const {
+  std::vector<unsigned> host(static_cast<std::size_t>(counter_count_));
+  check(cudaMemcpyAsync(host.data(), counters_, host.size() * sizeof(unsigned), cudaMemcpyDeviceToHost, stream),
+        "read counters");
+  check(cudaStreamSynchronize(stream), "read counters");
+  return std::count_if(host.begin(), host.end(), [](unsigned c) { return c != 0; });
 }
 
 Verification RowwiseHarness::verify(const Config& config, cudaStream_t stream) {

@@ -32,6 +32,10 @@ class RowwiseHarness final : public FamilyHarness {
   double tolerance(const Config& config) const;
   /// Elements one thread of `config` adds up sequentially in fp32.
   long long accumulation_chain(const Config& config) const;
+  /// Counters (RowwiseArgs::counters) not at zero, read back after the
+  /// stream's work: kernels that use them must leave them zero, since timed
+  /// launches run back to back without the zeroing poison_outputs does.
+  long long nonzero_counters(cudaStream_t stream) const;
   /// Number of output elements of the prepared problem.
   long long output_elements() const;
   const Problem& problem() const { return problem_; }
