@@ -62,7 +62,9 @@ void check_schedule(int items, int k_tiles, int workers, int min_share) {
                                                                    : ktune_gemm::kStreamKWhole);
       EXPECT_EQ(p.role, expected_role);
       // Only the first piece can start inside an item (one workspace slot per worker).
-      if (p.role == ktune_gemm::kStreamKContributor) EXPECT_EQ(j, 0u);
+      if (p.role == ktune_gemm::kStreamKContributor) {
+        EXPECT_EQ(j, 0u);
+      }
       const bool is_split_item = p.item >= s.dp_items();
       if (is_split_item) {
         // The share comes first, then the whole items.
@@ -70,8 +72,9 @@ void check_schedule(int items, int k_tiles, int workers, int min_share) {
         share += p.k_end - p.k_begin;
         split_pieces[p.item].push_back({w, p});
         // A finisher ends the share: the worker's next piece is a whole item.
-        if (p.role == ktune_gemm::kStreamKFinisher && j + 1 < pieces.size())
+        if (p.role == ktune_gemm::kStreamKFinisher && j + 1 < pieces.size()) {
           EXPECT_LT(pieces[j + 1].item, s.dp_items());
+        }
       } else {
         in_share = false;
         EXPECT_EQ(p.role, ktune_gemm::kStreamKWhole);
