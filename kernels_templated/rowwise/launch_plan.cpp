@@ -40,6 +40,10 @@ int cache_code(const std::string& cache) {
                               "' (default|nc|nc_noalloc|evict_first|nc_l2_256b)");
 }
 
+bool in_kernel_split_allowed(long long split, long long rows_per_block, long long cluster, bool persistent) {
+  return split >= 2 && split <= kMaxLinkedSplit && rows_per_block == 1 && cluster == 1 && persistent;
+}
+
 long long segment_length(long long cols, long long split, long long vec) {
   long long seg = (cols + split - 1) / split;
   return (seg + vec - 1) / vec * vec;
@@ -139,7 +143,7 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
   if (combine != "second_kernel" && combine != "in_kernel")
     throw std::invalid_argument("knob split_combine: unknown value '" + combine + "' (second_kernel|in_kernel)");
   const bool linked = combine == "in_kernel";
-  if (linked && (split < 2 || split > kMaxLinkedSplit || cluster != 1 || rpb != 1 || !persistent))
+  if (linked && !in_kernel_split_allowed(split, rpb, cluster, persistent))
     throw std::invalid_argument(
         "split_combine=in_kernel needs split 2..32, rows_per_block=1, cluster=1 and grid=persistent");
 

@@ -98,6 +98,12 @@ long long segment_length(long long cols, long long split, long long vec);
 /// lanes read the row's partials (linked_reduce in common.cuh).
 constexpr int kMaxLinkedSplit = 32;
 
+/// Whether a row may combine its partials in the kernel
+/// (split_combine=in_kernel): 2..kMaxLinkedSplit segments, one per block, no
+/// cluster, on a persistent grid (sized to what is resident at once). The
+/// space's constraint and plan_launch both ask this.
+bool in_kernel_split_allowed(long long split, long long rows_per_block, long long cluster, bool persistent);
+
 /// The plan for a normalized problem and a valid configuration. Throws
 /// std::invalid_argument naming a missing or malformed knob, a split x
 /// cluster that is not a power of two (the kernels shift and mask by it), or

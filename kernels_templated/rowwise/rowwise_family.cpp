@@ -269,8 +269,8 @@ Space RowwiseFamily::space(const Problem& raw, const DeviceSpec& d) const {
     s.require("in-kernel combining: split 2..32, one segment per block, no cluster, a persistent grid",
               {"split_combine", "split", "rows_per_block", "cluster", "grid"}, [](const Assignment& a) {
                 return a.s("split_combine") == "second_kernel" ||
-                       (a.i("split") >= 2 && a.i("split") <= kMaxLinkedSplit && a.i("rows_per_block") == 1 &&
-                        a.i("cluster") == 1 && a.s("grid") == "persistent");
+                       in_kernel_split_allowed(a.i("split"), a.i("rows_per_block"), a.i("cluster"),
+                                               a.s("grid") == "persistent");
               });
     // __launch_bounds__(threads) caps registers at 65536 / threads (64 for
     // 1024 threads); the held floats leave 32 for addresses and the reduction.
@@ -418,19 +418,24 @@ std::vector<Config> RowwiseFamily::on_chip_row_configs(const Problem& raw, const
   base.set("unroll", std::int64_t{1});
   base.set("reduction", std::string("shuffle"));
   if (kind_ == Kind::softmax) base.set("stats", std::string("online"));
+  // Keeps c if valid and, for rmsnorm, its twin with the weights held in
+  // shared memory (c has weights=global, the default).
+  auto offer = [&](Config c) {
+    if (s.is_valid(c)) out.push_back(c);
+    if (kind_ != Kind::rmsnorm) return;
+    c.set("weights", std::string("smem"));
+    if (s.is_valid(c)) out.push_back(c);
+  };
   for (std::int64_t cluster : {2, 4, 8, 16})
     for (std::int64_t threads : {256, 512, 1024})
       for (const char* grid : {"persistent", "rows"})
         for (const char* cache : {"default", "evict_first"}) {
-          Config c = base;  // rmsnorm: weights=global, the default
+          Config c = base;
           c.set("cluster", cluster);
           c.set("threads_per_row", threads);
           c.set("grid", std::string(grid));
           c.set("cache", std::string(cache));
-          if (s.is_valid(c)) out.push_back(c);
-          if (kind_ != Kind::rmsnorm) continue;
-          c.set("weights", std::string("smem"));
-          if (s.is_valid(c)) out.push_back(c);
+          offer(c);
         }
   // The same rows split over blocks of a cooperative grid (split_combine=in_kernel).
   for (std::int64_t split : {2, 4, 8, 16, 32})
@@ -442,10 +447,7 @@ std::vector<Config> RowwiseFamily::on_chip_row_configs(const Problem& raw, const
         c.set("threads_per_row", threads);
         c.set("grid", std::string("persistent"));
         c.set("cache", std::string(cache));
-        if (s.is_valid(c)) out.push_back(c);
-        if (kind_ != Kind::rmsnorm) continue;
-        c.set("weights", std::string("smem"));
-        if (s.is_valid(c)) out.push_back(c);
+        offer(c);
       }
   return out;
 }
