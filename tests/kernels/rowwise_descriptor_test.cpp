@@ -29,6 +29,11 @@ std::vector<std::string> variants(const std::string& family) {
   return {""};
 }
 
+/// Whether a kernel name expression ends with `tail` (its last template arguments).
+bool ends_with(const std::string& name, const std::string& tail) {
+  return name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
+}
+
 }  // namespace
 
 TEST(RowwiseDescriptors, AreRegistered) {
@@ -188,8 +193,8 @@ TEST(RowwiseDescriptors, ClusterRowsAreSingleKernelLaunchesOfWholeClusters) {
     }
     EXPECT_EQ(plan.workspace_floats, 0);
     // Phase 3 (kCluster), then the held-weights flag when weights=smem.
-    EXPECT_NE(plan.kernels[0].name_expression.find(c.text("weights") == "smem" ? ", 3, 1>" : ", 3>"),
-              std::string::npos);
+    EXPECT_TRUE(ends_with(plan.kernels[0].name_expression, c.text("weights") == "smem" ? ", 3, 1>" : ", 3>"))
+        << plan.kernels[0].name_expression;
     if (c.text("row_cache") != "none") {
       EXPECT_DOUBLE_EQ(f.estimate(p, c, d).dram_bytes, f.min_bytes(p));
     }
@@ -329,10 +334,7 @@ TEST(RowwiseDescriptors, RmsnormWeightsHeldOnlyByPersistentSharedMemoryBlocks) {
     const bool hold = c.text("weights") == "smem";
     const std::string& name = plan.kernels.front().name_expression;
     // The phase (0 fused, 3 cluster, 4 linked), then the held-weights flag.
-    const auto ends_with = [&](const std::string& tail) {
-      return name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
-    };
-    EXPECT_EQ(ends_with(", 0, 1>") || ends_with(", 3, 1>") || ends_with(", 4, 1>"), hold) << name;
+    EXPECT_EQ(ends_with(name, ", 0, 1>") || ends_with(name, ", 3, 1>") || ends_with(name, ", 4, 1>"), hold) << name;
     if (!hold) continue;
     ++held;
     EXPECT_EQ(c.text("row_cache"), "smem");
@@ -386,8 +388,7 @@ TEST(RowwiseDescriptors, InKernelSplitRowsAreOneCooperativeKernel) {
       ASSERT_EQ(plan.kernels.size(), 1u);
       const std::string& kernel = plan.kernels[0].name_expression;
       // Phase kLinked, then (rmsnorm weights=smem) the held-weights flag.
-      const std::string tail = c.text_or("weights", "global") == "smem" ? ", 4, 1>" : ", 4>";
-      EXPECT_EQ(kernel.compare(kernel.size() - tail.size(), tail.size(), tail), 0) << kernel;
+      EXPECT_TRUE(ends_with(kernel, c.text_or("weights", "global") == "smem" ? ", 4, 1>" : ", 4>")) << kernel;
       EXPECT_EQ(plan.counters, 256);                                       // one per row
       EXPECT_EQ(plan.workspace_floats, (f.kind() == rowwise::Kind::softmax ? 2 : 1) * 256 * plan.split);
       EXPECT_EQ(plan.kernels[0].grid_x % plan.split, 0);
