@@ -112,6 +112,11 @@ struct StreamKSchedule {
   /// over pieces: kernels inline their piece body once; ptxas serializes wgmma
   /// when the accumulators pass between two copies of the main loop.)
   KTUNE_SK_HD bool next_piece(Cursor& c, StreamKPiece& p) const {
+    if (c.next_item < dp_items()) {
+      p = StreamKPiece{c.next_item, 0, k_tiles, kStreamKWhole};
+      c.next_item += workers;
+      return true;
+    }
     if (c.next_iteration < c.share_end) {
       const long long g = c.next_iteration;
       p.item = dp_items() + static_cast<int>(g / k_tiles);
@@ -120,11 +125,6 @@ struct StreamKSchedule {
       p.k_end = left < k_tiles - p.k_begin ? p.k_begin + static_cast<int>(left) : k_tiles;
       p.role = p.k_begin > 0 ? kStreamKContributor : (p.k_end < k_tiles ? kStreamKFinisher : kStreamKWhole);
       c.next_iteration += p.k_end - p.k_begin;
-      return true;
-    }
-    if (c.next_item < dp_items()) {
-      p = StreamKPiece{c.next_item, 0, k_tiles, kStreamKWhole};
-      c.next_item += workers;
       return true;
     }
     return false;
