@@ -138,7 +138,6 @@ Config wg(int bm, int bn, int wm, int stages, int group, bool persistent, int sp
   c.set("PERSISTENT", persistent);
   c.set("PINGPONG", pingpong);
   c.set("STAGE_C", stage_c);
-  c.set("STREAM_K", false);
   c.set("CLUSTER_M", std::int64_t{cluster});
   c.set("CLUSTER_N", std::int64_t{1});
   c.set("SPLIT_K", std::int64_t{split});

@@ -106,7 +106,6 @@ GemmKnobs GemmKnobs::from(const Config& c) {
     k.cluster_m = static_cast<int>(c.integer_or("CLUSTER_M", 1));
     k.cluster_n = static_cast<int>(c.integer_or("CLUSTER_N", 1));  // absent before the knob
     k.stage_c = c.contains("STAGE_C") && c.boolean("STAGE_C");  // absent before the knob
-    k.stream_k = c.contains("STREAM_K") && c.boolean("STREAM_K");  // absent before the knob
     return k;
   }
   k.block_k = static_cast<int>(c.integer("BLOCK_K"));
@@ -126,9 +125,8 @@ std::string_view GemmFamily::description() const {
 }
 
 std::vector<std::string> GemmFamily::template_files() const {
-  return {"gemm/gemm_common.cuh",  "gemm/gemm_smem_layout.cuh", "gemm/gemm_tile.cuh",
-          "gemm/gemm_tc.cuh",      "gemm/gemm_simt.cuh",        "gemm/gemm_splitk.cuh",
-          "gemm/gemm_wgmma.cuh",   "gemm/gemm_wgmma_ops.cuh",   "gemm/gemm_stream_k.cuh",
+  return {"gemm/gemm_common.cuh", "gemm/gemm_smem_layout.cuh", "gemm/gemm_tile.cuh",   "gemm/gemm_tc.cuh",
+          "gemm/gemm_simt.cuh",   "gemm/gemm_splitk.cuh",      "gemm/gemm_wgmma.cuh", "gemm/gemm_wgmma_ops.cuh",
           "gemm/gemm_repack.cuh"};
 }
 
@@ -137,8 +135,8 @@ std::vector<std::string> GemmFamily::template_files_for(const Problem& normalize
   // headers; split-K and repack kernels can be launched by every path.
   const GemmProblem p = GemmProblem::from(normalized);
   if (uses_wgmma(p, d))
-    return {"gemm/gemm_common.cuh",    "gemm/gemm_splitk.cuh",   "gemm/gemm_wgmma.cuh",
-            "gemm/gemm_wgmma_ops.cuh", "gemm/gemm_stream_k.cuh", "gemm/gemm_repack.cuh"};
+    return {"gemm/gemm_common.cuh", "gemm/gemm_splitk.cuh", "gemm/gemm_wgmma.cuh", "gemm/gemm_wgmma_ops.cuh",
+            "gemm/gemm_repack.cuh"};
   if (p.simt()) return {"gemm/gemm_common.cuh", "gemm/gemm_simt.cuh", "gemm/gemm_splitk.cuh", "gemm/gemm_repack.cuh"};
   return {"gemm/gemm_common.cuh", "gemm/gemm_smem_layout.cuh", "gemm/gemm_tile.cuh", "gemm/gemm_tc.cuh",
           "gemm/gemm_splitk.cuh", "gemm/gemm_repack.cuh"};
@@ -372,7 +370,6 @@ GemmGeometry GemmFamily::geometry(const GemmProblem& p, const GemmKnobs& k, int 
     // whole clusters only.
     if (k.persistent && sm_count >= cluster)
       g.grid_x = std::min<long long>(g.grid_x, sm_count / cluster * cluster);
-    if (k.stream_k) g.stream_k_slots = g.grid_x;
   }
   g.split_k = std::max(1, k.split_k);
   const long long k_tiles = ceil_div(p.k, k.block_k);
@@ -656,7 +653,7 @@ KernelSource GemmFamily::source(const Problem& raw, const Config& c) const {
     main << "ktune_gemm::gemm_wgmma<" << tin << ", " << tout << ", " << k.block_m << ", " << k.block_n << ", "
          << k.warp_m << ", " << k.stages << ", " << k.cluster_m << ", " << k.cluster_n << ", " << k.group_m << ", "
          << mode << ", " << epi
-         << ", " << b(k.pingpong) << ", " << b(k.stage_c) << ", " << b(k.stream_k) << ">";
+         << ", " << b(k.pingpong) << ", " << b(k.stage_c) << ">";
   } else if (p.simt()) {
     main << "ktune_gemm::gemm_simt<" << k.block_m << ", " << k.block_n << ", " << k.block_k << ", " << k.warp_m
          << ", " << k.warp_n << ", " << k.vec << ", " << b(k.smem == "pad") << ", " << b(p.a_t()) << ", "

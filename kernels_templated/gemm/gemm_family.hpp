@@ -56,7 +56,6 @@ struct GemmKnobs {
   int cluster_m = 1;              ///< wgmma: blocks per cluster along M, sharing (multicasting) B tiles
   int cluster_n = 1;              ///< wgmma: blocks per cluster along N, sharing (multicasting) A tiles
   bool stage_c = false;           ///< wgmma: C leaves through shared memory as 16-byte row segments
-  bool stream_k = false;          ///< wgmma: the last round's items split along K over the persistent workers
   int block_m = 0, block_n = 0, block_k = 0;
   int warp_m = 0, warp_n = 0;
   int stages = 2;
@@ -93,8 +92,6 @@ struct GemmGeometry {
   bool has_prescale = false;  ///< atomic split-K: a prescale kernel precedes
   long long aux_blocks = 0;   ///< blocks of the reduce/prescale kernel (256 threads)
   long long workspace_floats = 0;
-  /// STREAM_K: one partial slot (BLOCK_M x BLOCK_N fp32) and one flag per block of the grid.
-  long long stream_k_slots = 0;
   // REPACK: a misaligned operand is first copied (gemm_repack.cuh) into the
   // pack workspace with the leading dimension below, which the main kernel reads.
   bool repack_a = false, repack_b = false;

@@ -9,9 +9,14 @@
 // too. Here the leftover items' k-iterations are instead spread evenly over
 // the workers.
 //
-// The schedule's invariants are tested on the host
-// (tests/kernels/gemm_stream_k_test.cpp); gemm_wgmma.cuh runs it when
-// STREAM_K is set, with the partial and flag helpers at the end of this file.
+// Status: the schedule and its invariants are tested on the host
+// (tests/kernels/gemm_stream_k_test.cpp), and NVRTC compiles it for sm_90a.
+// gemm_wgmma.cuh does not use it: wired in (branch wip/stream-k-v11), it
+// verified on the H200 but ran 4-55% slower than the same configurations
+// without it, share first or last (bench/results/gemm-hopper-2026-12-02-v11.md).
+// Workers at staggered k-offsets read about 50% more L2 sectors than the
+// lock-step whole-tile rounds, whose concurrent requests for the same tiles
+// the L2 serves more cheaply.
 //
 // The schedule, for I items of K k-tiles and W workers:
 // - The last S = I mod W items are split. Their S*K k-iterations, numbered
@@ -80,16 +85,6 @@ struct StreamKSchedule {
     return s;
   }
 
-  /// No split: every worker takes whole items w, w + W, ... (the grid
-  /// without STREAM_K, persistent or one block per item).
-  KTUNE_SK_HD static StreamKSchedule whole_items(int items, int k_tiles, int workers) {
-    StreamKSchedule s;
-    s.items = items;
-    s.k_tiles = k_tiles;
-    s.workers = workers;
-    return s;
-  }
-
   /// Items taken whole, round-robin: 0 .. dp_items() - 1 (a multiple of workers).
   KTUNE_SK_HD int dp_items() const { return items - sk_items; }
 
@@ -98,44 +93,22 @@ struct StreamKSchedule {
     return w >= sk_workers ? sk_iterations : sk_iterations * w / sk_workers;
   }
 
-  /// Where a worker is in its pieces: the next stream-K iteration and the end
-  /// of its share, then the next whole item.
-  struct Cursor {
-    long long next_iteration;
-    long long share_end;
-    int next_item;
-  };
-  KTUNE_SK_HD Cursor first_piece(int w) const { return Cursor{share_begin(w), share_begin(w + 1), w}; }
-
-  /// Worker w's next piece into `p`, in the order the worker runs them: its
-  /// stream-K share, then its whole items. False when none is left. (One loop
-  /// over pieces: kernels inline their piece body once; ptxas serializes wgmma
-  /// when the accumulators pass between two copies of the main loop.)
-  KTUNE_SK_HD bool next_piece(Cursor& c, StreamKPiece& p) const {
-    if (c.next_item < dp_items()) {
-      p = StreamKPiece{c.next_item, 0, k_tiles, kStreamKWhole};
-      c.next_item += workers;
-      return true;
-    }
-    if (c.next_iteration < c.share_end) {
-      const long long g = c.next_iteration;
-      p.item = dp_items() + static_cast<int>(g / k_tiles);
-      p.k_begin = static_cast<int>(g % k_tiles);
-      const long long left = c.share_end - g;
-      p.k_end = left < k_tiles - p.k_begin ? p.k_begin + static_cast<int>(left) : k_tiles;
-      p.role = p.k_begin > 0 ? kStreamKContributor : (p.k_end < k_tiles ? kStreamKFinisher : kStreamKWhole);
-      c.next_iteration += p.k_end - p.k_begin;
-      return true;
-    }
-    return false;
-  }
-
-  /// Calls f(piece) for each piece of worker w, in next_piece's order.
+  /// Calls f(piece) for each piece of worker w, in the order the worker
+  /// runs them: its stream-K share, then its whole items.
   template <typename F>
   KTUNE_SK_HD void for_each_piece(int w, F&& f) const {
-    Cursor c = first_piece(w);
-    StreamKPiece p;
-    while (next_piece(c, p)) f(p);
+    const long long end = share_begin(w + 1);
+    for (long long g = share_begin(w); g < end;) {
+      StreamKPiece p;
+      p.item = dp_items() + static_cast<int>(g / k_tiles);
+      p.k_begin = static_cast<int>(g % k_tiles);
+      const long long left = end - g;
+      p.k_end = left < k_tiles - p.k_begin ? p.k_begin + static_cast<int>(left) : k_tiles;
+      p.role = p.k_begin > 0 ? kStreamKContributor : (p.k_end < k_tiles ? kStreamKFinisher : kStreamKWhole);
+      f(p);
+      g += p.k_end - p.k_begin;
+    }
+    for (int item = w; item < dp_items(); item += workers) f(StreamKPiece{item, 0, k_tiles, kStreamKWhole});
   }
 
   /// For a finisher piece of worker w on `item`: the last worker whose share
@@ -148,69 +121,5 @@ struct StreamKSchedule {
     return last;
   }
 };
-
-/// Shares shorter than this many k-tiles are not worth a partial's round
-/// trip: writing and re-reading a 128 x 256 fp32 tile takes about as long as
-/// a few k-tiles of wgmma on it.
-constexpr int kStreamKMinShare = 8;
-
-/// Where contributor pieces leave their work: one BM x BN fp32 partial per
-/// block of the grid (block b's at partials + b * BM * BN) and one flag per
-/// block, zero between launches: a contributor sets its flag to 1 and the one
-/// finisher that reads the partial sets it back to 0.
-struct StreamKBuffers {
-  float* partials;
-  int* flags;
-};
-
-#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-
-/// The float4 of a partial slot that holds accumulators 4i .. 4i+3 of m64
-/// block mb of consumer thread `thread` (of THREADS): register order, 16
-/// bytes per thread per step, consecutive threads adjacent, so each warp's
-/// access is 512 contiguous bytes.
-template <int ACC, int THREADS>
-__device__ __forceinline__ int stream_k_chunk(int mb, int i, int thread) {
-  return (mb * (ACC / 4) + i) * THREADS + thread;
-}
-
-/// Stores a contributor's accumulators into its partial slot. The fence makes
-/// the stores visible at GPU scope before the caller's barrier and flag release.
-template <int M_BLOCKS, int ACC, int THREADS>
-__device__ __forceinline__ void stream_k_store_partial(const float (&acc)[M_BLOCKS][ACC], float* slot, int thread) {
-  float4* out = reinterpret_cast<float4*>(slot);
-#pragma unroll
-  for (int mb = 0; mb < M_BLOCKS; ++mb)
-#pragma unroll
-    for (int i = 0; i < ACC / 4; ++i)
-      __stcg(out + stream_k_chunk<ACC, THREADS>(mb, i, thread),
-             make_float4(acc[mb][4 * i], acc[mb][4 * i + 1], acc[mb][4 * i + 2], acc[mb][4 * i + 3]));
-  __threadfence();
-}
-
-/// Accumulators 4i .. 4i+3 of m64 block mb of a contributor's partial. An L2
-/// read (ld.global.cg): an L1 line from an earlier launch could hold an older
-/// partial.
-template <int ACC, int THREADS>
-__device__ __forceinline__ float4 stream_k_load_partial(const float* slot, int mb, int i, int thread) {
-  return __ldcg(reinterpret_cast<const float4*>(slot) + stream_k_chunk<ACC, THREADS>(mb, i, thread));
-}
-
-/// Publishes a stored partial: a GPU-scope release of the block's flag.
-__device__ __forceinline__ void stream_k_signal(int* flag) {
-  asm volatile("st.release.gpu.global.b32 [%0], %1;\n" ::"l"(flag), "r"(1) : "memory");
-}
-
-/// Waits (acquire, GPU scope) until a contributor published its partial, then
-/// clears the flag for the next launch: this finisher is its only reader.
-__device__ __forceinline__ void stream_k_wait_and_clear(int* flag) {
-  int set = 0;
-  do {
-    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(set) : "l"(flag) : "memory");
-  } while (set == 0);
-  asm volatile("st.relaxed.gpu.global.b32 [%0], %1;\n" ::"l"(flag), "r"(0) : "memory");
-}
-
-#endif
 
 }  // namespace ktune_gemm

@@ -20,16 +20,6 @@
 // tile once per pair. A stage is refilled only after the consumers of both
 // blocks released it (they arrive on both blocks' barriers).
 //
-// With STREAM_K (a persistent cooperative grid), the items of the last,
-// partial round are not run whole by some workers while the rest idle: their
-// k-tiles are shared out evenly over the workers, first thing in each
-// worker's run (gemm_stream_k.cuh). A piece that ends an item's k-range but
-// does not start it leaves its fp32 partial in a workspace slot and raises a
-// flag; the piece that starts the item adds those partials, in worker order
-// (so the result is deterministic), and writes C. The workers wait on one
-// another, so every block of the grid must be resident at once, as a
-// persistent grid sized to the device is.
-//
 // Scope: 16-bit A and B, both K-major (layout nt), rows 16-byte aligned (the
 // descriptor routes other problems to the mma.sync path). TMA zero-fills
 // reads past M, N and K, so edges need no predication on the load side; the
@@ -39,7 +29,6 @@
 #include <cuda/ptx>
 
 #include "kernels_templated/gemm/gemm_common.cuh"
-#include "kernels_templated/gemm/gemm_stream_k.cuh"
 #include "kernels_templated/gemm/gemm_wgmma_ops.cuh"
 
 namespace ktune_gemm {
@@ -264,11 +253,7 @@ __device__ __forceinline__ void release_stage(unsigned long long* empty_bar, int
 /// Named barriers (0 is __syncthreads) that hand the ring from one pingpong
 /// consumer to the other: the consumer that finished waiting on an item's
 /// stages arrives, the other one syncs before its next item.
-/// (A function, not an array: an array indexed in the consumers' lambda would
-/// need a copy in device memory.)
-__device__ __forceinline__ unsigned handoff_barrier(int consumer) { return 1 + static_cast<unsigned>(consumer); }
-/// Named barrier of all consumer threads around a stream-K partial's hand-over.
-constexpr unsigned kStreamKBarrier = 3;
+constexpr unsigned kHandoffBarrier[2] = {1, 2};
 __device__ __forceinline__ void named_barrier_arrive(unsigned id, unsigned threads) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
@@ -284,13 +269,11 @@ __device__ __forceinline__ void named_barrier_sync(unsigned id, unsigned threads
 /// CLUSTER_M x CLUSTER_N blocks along x; cluster c walks the cluster tiles
 /// (CLUSTER_M x CLUSTER_N tiles) c, c + clusters, ... STAGE_C: C leaves
 /// through shared memory as 16-byte row segments (store_rows_staged), else
-/// straight from the accumulators in pairs. STREAM_K: the last round's items
-/// are split over the workers (clusters) along K; partials and flags in `sk`.
+/// straight from the accumulators in pairs.
 template <typename T, typename TOut, int BM, int BN, int WM, int STAGES, int CLUSTER_M, int CLUSTER_N, int GROUP_M,
-          int SPLIT_MODE, int EPI, bool PINGPONG, bool STAGE_C, bool STREAM_K>
+          int SPLIT_MODE, int EPI, bool PINGPONG, bool STAGE_C>
 __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
-    gemm_wgmma(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b, const GemmParams p,
-               const StreamKBuffers sk) {
+    gemm_wgmma(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b, const GemmParams p) {
   constexpr int CONSUMERS = PINGPONG ? 2 : BM / WM;
   // Consumers reading one stage: both halves of the tile, or the one owner.
   constexpr int READERS = PINGPONG ? 1 : CONSUMERS;
@@ -308,8 +291,6 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
   constexpr int CLUSTER = CLUSTER_M * CLUSTER_N;
   static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of one or two blocks");
   static_assert(!STAGE_C || SPLIT_MODE == kSplitNone, "split-K partials are fp32 sums, not finished C");
-  static_assert(!STREAM_K || (!PINGPONG && SPLIT_MODE == kSplitNone),
-                "stream-K: cooperative consumers walking one schedule, no K splits");
   // Rows of the shared tile this block loads (and multicasts): whole 8-row
   // swizzle atoms, so each half starts on a 1024-byte boundary.
   constexpr int A_PART = BM / CLUSTER_N;
@@ -355,14 +336,10 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
   const int clusters_m = (tiles_m + CLUSTER_M - 1) / CLUSTER_M;
   const int clusters_n = (tiles_n + CLUSTER_N - 1) / CLUSTER_N;
   const int items = clusters_m * clusters_n;
-  // Workers are clusters: worker w runs items w, w + W, ... (and with
-  // STREAM_K first its share of the last round's k-tiles).
   const int first_item = blockIdx.x / CLUSTER;
   const int item_stride = gridDim.x / CLUSTER;
   const int k_begin = blockIdx.z * p.k_per_split;
   const int k_tiles = (min(p.K - k_begin, p.k_per_split) + BK - 1) / BK;  // >= 1 (space constraint)
-  const StreamKSchedule schedule = STREAM_K ? StreamKSchedule::make(items, k_tiles, item_stride, kStreamKMinShare)
-                                            : StreamKSchedule::whole_items(items, k_tiles, item_stride);
   const int warpgroup = threadIdx.x / 128;
 
   if (warpgroup == 0) {
@@ -371,14 +348,12 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
     if (threadIdx.x == 0) {
       int stage = 0;
       unsigned phase = 0;
-      // Every piece of this worker, in the consumers' order (pingpong
-      // consumers take alternate items of the same sequence).
-      schedule.for_each_piece(first_item, [&](const StreamKPiece& piece) {
+      for (int item = first_item; item < items; item += item_stride) {
         int cluster_m, cluster_n;
-        rasterize_id<GROUP_M>(piece.item, clusters_m, clusters_n, cluster_m, cluster_n);
+        rasterize_id<GROUP_M>(item, clusters_m, clusters_n, cluster_m, cluster_n);
         const int tile_m = cluster_m * CLUSTER_M + rank_m;
         const int tile_n = cluster_n * CLUSTER_N + rank_n;
-        for (int kt = piece.k_begin; kt < piece.k_end; ++kt) {
+        for (int kt = 0; kt < k_tiles; ++kt) {
           // A fresh barrier counts as having completed the phase before phase 0,
           // so the first pass over the ring does not wait.
           mbar_wait(&empty[stage], phase ^ 1);
@@ -396,7 +371,7 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
             phase ^= 1;
           }
         }
-      });
+      }
     }
   } else {
     setmaxnreg_inc<CONSUMERS == 1 ? 240 : 232>();
@@ -408,22 +383,24 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
     for (int mb = 0; mb < M_BLOCKS; ++mb)
 #pragma unroll
       for (int i = 0; i < ACC; ++i) acc[mb][i] = 0.f;
+    // Pingpong consumer c takes every other item, starting with the c-th.
+    const int own_stride = PINGPONG ? 2 * item_stride : item_stride;
     const int rows_before = PINGPONG ? 0 : consumer * WM;  // this consumer's first row inside the tile
-    // Runs one piece whose first stage sits at ring position `position` (the
-    // producer fills the ring in piece order, one stage per k-tile).
-    auto run_piece = [&](const StreamKPiece& piece, int position) {
-      const int item = piece.item;
+    for (int item = first_item + (PINGPONG ? consumer * item_stride : 0); item < items; item += own_stride) {
       int cluster_m, cluster_n;
       rasterize_id<GROUP_M>(item, clusters_m, clusters_n, cluster_m, cluster_n);
       const int tile_m = cluster_m * CLUSTER_M + rank_m;
       const int tile_n = cluster_n * CLUSTER_N + rank_n;
+      // The ring position of this item's first stage: the producer fills
+      // k_tiles stages per item, in item order.
+      const int position = (item - first_item) / item_stride * k_tiles;
       int stage = position % STAGES;
       unsigned phase = (position / STAGES) & 1;
       if constexpr (PINGPONG) {
-        if (item != first_item) named_barrier_sync(handoff_barrier(consumer ^ 1), 256);
+        if (item != first_item) named_barrier_sync(kHandoffBarrier[consumer ^ 1], 256);
       }
       int previous = -1;
-      for (int kt = piece.k_begin; kt < piece.k_end; ++kt) {
+      for (int kt = 0; kt < k_tiles; ++kt) {
         mbar_wait(&full[stage], phase);
         wgmma_fence();
         const T* a_tile = ring_a + stage * A_STAGE + rows_before * BK;
@@ -432,9 +409,9 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
         for (int k16 = 0; k16 < BK / 16; ++k16) {
 #pragma unroll
           for (int mb = 0; mb < M_BLOCKS; ++mb) {
-            // The first k-step of a piece overwrites instead of accumulating.
+            // The first k-step of a tile overwrites instead of accumulating.
             Wgmma<BN, T>::run(acc[mb], wgmma_smem_desc(a_tile + mb * 64 * BK + k16 * 16),
-                              wgmma_smem_desc(b_tile + k16 * 16), (kt > piece.k_begin || k16 > 0) ? 1 : 0);
+                              wgmma_smem_desc(b_tile + k16 * 16), (kt > 0 || k16 > 0) ? 1 : 0);
           }
         }
         wgmma_commit();
@@ -451,56 +428,12 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
       // Every stage of this item has landed: the other consumer may start
       // waiting on the next item's (if it has one).
       if constexpr (PINGPONG) {
-        if (item + item_stride < items) named_barrier_arrive(handoff_barrier(consumer), 256);
+        if (item + item_stride < items) named_barrier_arrive(kHandoffBarrier[consumer], 256);
       }
       wgmma_wait<0>();
       release_stage<CLUSTER>(&empty[previous], warp, lane);
 #pragma unroll
       for (int mb = 0; mb < M_BLOCKS; ++mb) fence_registers<ACC>(acc[mb]);
-
-      if constexpr (STREAM_K) {
-        // Blocks are numbered worker * CLUSTER + rank: a block's partners in
-        // the other workers hold the same tile of each shared item.
-        constexpr int kConsumerThreads = CONSUMERS * 128;
-        const int thread = threadIdx.x - 128;
-        constexpr long long kSlot = static_cast<long long>(BM) * BN;
-        if (piece.role == kStreamKContributor) {
-          stream_k_store_partial<M_BLOCKS, ACC, kConsumerThreads>(acc, sk.partials + blockIdx.x * kSlot, thread);
-          named_barrier_sync(kStreamKBarrier, kConsumerThreads);
-          if (thread == 0) stream_k_signal(sk.flags + blockIdx.x);
-          return;
-        }
-        if (piece.role == kStreamKFinisher) {
-          // The sums leave straight from registers in pairs (store_result_pair),
-          // staged or not: adding the partials into acc would make ptxas
-          // serialize every wgmma of the kernel (non-wgmma definitions of
-          // accumulator registers inside the loop). One tile per worker.
-          const int last = schedule.last_contributor(first_item, item);
-          if (thread == 0)
-            for (int w = first_item + 1; w <= last; ++w) stream_k_wait_and_clear(sk.flags + w * CLUSTER + rank);
-          named_barrier_sync(kStreamKBarrier, kConsumerThreads);
-#pragma unroll
-          for (int mb = 0; mb < M_BLOCKS; ++mb) {
-            const int row = tile_m * BM + rows_before + mb * 64 + warp * 16 + lane / 4;
-#pragma unroll
-            for (int j = 0; j < BN / 8; ++j) {
-              float4 sum = make_float4(acc[mb][4 * j], acc[mb][4 * j + 1], acc[mb][4 * j + 2], acc[mb][4 * j + 3]);
-              for (int w = first_item + 1; w <= last; ++w) {
-                const float4 v = stream_k_load_partial<ACC, kConsumerThreads>(
-                    sk.partials + (w * CLUSTER + rank) * kSlot, mb, j, thread);
-                sum.x += v.x;
-                sum.y += v.y;
-                sum.z += v.z;
-                sum.w += v.w;
-              }
-              const int col = tile_n * BN + j * 8 + (lane % 4) * 2;
-              store_result_pair<TOut, EPI, SPLIT_MODE>(p, row, col, sum.x, sum.y);
-              store_result_pair<TOut, EPI, SPLIT_MODE>(p, row + 8, col, sum.z, sum.w);
-            }
-          }
-          return;
-        }
-      }
 
       // Accumulator layout of m64nN: warp w holds rows 16w..16w+15; lane l holds
       // rows l/4 and l/4 + 8, columns 8j + 2(l%4) and +1 of every n8 slice j.
@@ -523,18 +456,6 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
           }
         }
       }
-    };
-    if constexpr (PINGPONG) {
-      // Consumer c takes every other item, starting with the c-th; the ring
-      // holds k_tiles stages per item, in item order.
-      for (int item = first_item + consumer * item_stride; item < items; item += 2 * item_stride)
-        run_piece(StreamKPiece{item, 0, k_tiles, kStreamKWhole}, (item - first_item) / item_stride * k_tiles);
-    } else {
-      int position = 0;
-      schedule.for_each_piece(first_item, [&](const StreamKPiece& piece) {
-        run_piece(piece, position);
-        position += piece.k_end - piece.k_begin;
-      });
     }
   }
   // A block must not exit while its partner may still multicast into its

@@ -57,9 +57,6 @@ Space GemmFamily::wgmma_space(const GemmProblem& p, const DeviceSpec& d) {
   s.add(Parameter::boolean("STAGE_C", false,
                             "epilogue through shared memory: C leaves as 16-byte row segments (whole sectors) "
                             "instead of pairs straight from the accumulators; costs 8 KB per consumer"));
-  s.add(Parameter::boolean("STREAM_K", false,
-                            "split the last round's tiles along K over all persistent blocks (stream-K), "
-                            "instead of running them whole while the other SMs idle"));
   s.add(Parameter::list("CLUSTER_M", {i64(1), i64(2)}, i64(1),
                         "blocks per cluster along M; 2 multicasts each B tile to both (TMA multicast)"));
   // cuBLAS's kernels for the M = 512 shapes pair tiles along N (bench/results/gemm-hopper-2026-12-02-v8.md).
@@ -84,11 +81,6 @@ Space GemmFamily::wgmma_space(const GemmProblem& p, const DeviceSpec& d) {
   s.require("pingpong consumers own whole tiles of a persistent grid (WARP_M = BLOCK_M, PERSISTENT)",
             {"PINGPONG", "BLOCK_M", "WARP_M", "PERSISTENT"}, [](const Assignment& a) {
               return !a.b("PINGPONG") || (a.i("WARP_M") == a.i("BLOCK_M") && a.b("PERSISTENT"));
-            });
-  s.require("stream-K shares the last round of a persistent grid among cooperative consumers, without K splits "
-            "(PERSISTENT, not PINGPONG, SPLIT_K = 1)",
-            {"STREAM_K", "PERSISTENT", "PINGPONG", "SPLIT_K"}, [](const Assignment& a) {
-              return !a.b("STREAM_K") || (a.b("PERSISTENT") && !a.b("PINGPONG") && a.i("SPLIT_K") == 1);
             });
   s.require("clusters of at most two blocks (CLUSTER_M x CLUSTER_N)", {"CLUSTER_M", "CLUSTER_N"},
             [](const Assignment& a) { return a.i("CLUSTER_M") * a.i("CLUSTER_N") <= 2; });
@@ -133,7 +125,6 @@ Config GemmFamily::wgmma_default_config(const GemmProblem& p) {
   c.set("PERSISTENT", false);
   c.set("PINGPONG", false);
   c.set("STAGE_C", false);
-  c.set("STREAM_K", false);
   c.set("CLUSTER_M", i64(1));
   c.set("CLUSTER_N", i64(1));
   c.set("SPLIT_K", i64(1));

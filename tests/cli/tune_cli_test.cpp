@@ -234,7 +234,7 @@ TEST_F(TuneCli, SweepDryRunRefusesStartsOutsideTheDevicesSpace) {
   std::ofstream(dir_ / "gemm.json") << R"({
     "defaults": {"strategy": "bayes", "budget": 8},
     "runs": [{"kernel": "gemm", "problems": ["m=256,n=256,k=256,layout=nt"],
-              "start": ["BLOCK_K=64,BLOCK_M=256,BLOCK_N=256,CLUSTER_M=1,CLUSTER_N=1,GROUP_M=8,PATH=wgmma,PERSISTENT=false,PINGPONG=false,REDUCE=workspace,SPLIT_K=1,STAGES=16,STAGE_C=false,STREAM_K=false,WARP_M=128"]}]
+              "start": ["BLOCK_K=64,BLOCK_M=256,BLOCK_N=256,CLUSTER_M=1,CLUSTER_N=1,GROUP_M=8,PATH=wgmma,PERSISTENT=false,PINGPONG=false,REDUCE=workspace,SPLIT_K=1,STAGES=16,STAGE_C=false,WARP_M=128"]}]
   })";
   const std::string file = quote((dir_ / "gemm.json").string());
   const std::string db = quote((dir_ / "dry.db").string());

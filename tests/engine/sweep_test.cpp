@@ -250,7 +250,7 @@ TEST(SweepDeviceCheck, NamesTheRunsWhoseStartsOrSubSpaceTheDeviceRefuses) {
   const DeviceSpec h200 = *find_builtin_device("h200");
   const std::string fits =
       "BLOCK_K=64,BLOCK_M=128,BLOCK_N=112,CLUSTER_M=1,CLUSTER_N=1,GROUP_M=8,PATH=wgmma,PERSISTENT=false,"
-      "PINGPONG=false,REDUCE=workspace,SPLIT_K=1,STAGES=6,STAGE_C=true,STREAM_K=false,WARP_M=64";
+      "PINGPONG=false,REDUCE=workspace,SPLIT_K=1,STAGES=6,STAGE_C=true,WARP_M=64";
   std::string too_deep = fits;  // 7 stages of 128 x 112 plus the staging buffers: over 227 KB
   too_deep.replace(too_deep.find("STAGES=6"), 8, "STAGES=7");
   const std::string problem = "m=128,n=14336,k=4096,dtype=bf16,layout=nt";

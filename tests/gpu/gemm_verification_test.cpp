@@ -13,7 +13,6 @@
 
 #include "engine/compiler.hpp"
 #include "kernels_templated/gemm/gemm_family.hpp"
-#include "kernels_templated/gemm/gemm_stream_k.cuh"
 #include "kernels_templated/gemm/gpu/gemm_harness.hpp"
 
 namespace ktune {
@@ -91,9 +90,6 @@ std::vector<Config> pick_configs(const Problem& p, const DeviceSpec& d, std::uin
                     {"PERSISTENT", Value(true)}},
                    [](const Config& c) { return c.integer_or("STAGES", 0) > 8 && !c.boolean("PINGPONG"); });
   first([](const Config& c) { return c.integer_or("STAGES", 0) > 8 && c.contains("PINGPONG") && c.boolean("PINGPONG"); });
-  // Stream-K tails (split only where the persistent grid has a partial last round).
-  derived_or_first({{"PERSISTENT", Value(true)}, {"STREAM_K", Value(true)}},
-                   [](const Config& c) { return c.contains("STREAM_K") && c.boolean("STREAM_K"); });
   // KTUNE_GEMM_CONFIGS_PER_PROBLEM=N keeps the first N (default, then split-K
   // and fast-path ones come last): for slow runs under compute-sanitizer.
   if (const char* limit = std::getenv("KTUNE_GEMM_CONFIGS_PER_PROBLEM"))
@@ -230,70 +226,6 @@ TEST(GemmGpu, WgmmaPathMatchesCublasOnEdgeShapes) {
   std::vector<std::string> nt;
   for (const auto& s : shapes) nt.push_back(s + ",layout=nt,path=wgmma");
   verify_against_cublas(nt, {"dtype=bf16", "dtype=fp16,out=fp32", "dtype=bf16,out=fp32", "dtype=fp16"});
-}
-
-// Stream-K tails: shapes whose last round splits items into two or three
-// pieces (2048 x 2176 x 1536 in 128 x 128 tiles: 8 items of 24 k-tiles over 24
-// workers), into uneven shares that straddle items with a partial last k-tile
-// (K = 4104), and with edges cut by M and N under a GELU epilogue. Each
-// configuration runs twice, so the second launch finds the flags the first
-// left (verify() fails any configuration that leaves one set).
-TEST(GemmGpu, WgmmaStreamKMatchesCublas) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device (cudaGetDeviceCount failed or found none)";
-  auto device = find_builtin_device("h200");
-  ASSERT_TRUE(device.has_value());
-  cudaDeviceProp prop{};
-  ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
-  DeviceSpec d = *device;
-  d.smem_per_block_optin = static_cast<int>(prop.sharedMemPerBlockOptin);
-  d.sm_count = prop.multiProcessorCount;
-  using Knobs = std::vector<std::pair<const char*, Value>>;
-  auto i = [](std::int64_t v) { return Value(v); };
-  const std::vector<Knobs> variants = {
-      {},
-      {{"STAGE_C", Value(true)}},
-      {{"WARP_M", i(128)}, {"STAGES", i(6)}},
-      {{"BLOCK_N", i(256)}, {"CLUSTER_M", i(2)}, {"STAGE_C", Value(true)}},
-      {{"CLUSTER_N", i(2)}, {"STAGES", i(6)}},
-      {{"BLOCK_M", i(64)}, {"BLOCK_N", i(64)}, {"STAGES", i(8)}},
-      {{"BLOCK_N", i(168)}, {"STAGE_C", Value(true)}, {"STAGES", i(5)}},
-  };
-  const std::vector<std::string> shapes = {"m=2048,n=2176,k=1536,epilogue=bias,beta=0.5", "m=2048,n=2048,k=4104",
-                                           "m=1000,n=3000,k=776,epilogue=bias_gelu"};
-  std::vector<Problem> problems;
-  std::vector<Config> configs;
-  std::vector<KernelSource> sources;
-  int split = 0;
-  for (const char* dtype : {"dtype=bf16", "dtype=fp16,out=fp32"})
-    for (const auto& shape : shapes) {
-      const Problem p = parse_problem(gemm_family(), shape + ",layout=nt,path=wgmma," + dtype);
-      const Space s = gemm_family().space(p, d);
-      for (const Knobs& knobs : variants) {
-        Config c = gemm_family().default_config(p, d);
-        c.set("PERSISTENT", true);
-        c.set("STREAM_K", true);
-        for (const auto& [name, value] : knobs) c.set(name, value);
-        ASSERT_TRUE(s.is_valid(c)) << p.key() << " | " << c.key();
-        // Whether the last round splits (clusters of two: at most half the SMs' worth of workers).
-        const GemmKnobs k = GemmKnobs::from(c);
-        const GemmGeometry g = GemmFamily::geometry(GemmProblem::from(p), k, d.sm_count);
-        const auto items = static_cast<int>(((g.tiles_m + k.cluster_m - 1) / k.cluster_m) *
-                                            ((g.tiles_n + k.cluster_n - 1) / k.cluster_n));
-        const auto k_tiles = static_cast<int>((GemmProblem::from(p).k + k.block_k - 1) / k.block_k);
-        const auto schedule = ktune_gemm::StreamKSchedule::make(items, k_tiles, static_cast<int>(g.grid_x / k.cluster()),
-                                                                ktune_gemm::kStreamKMinShare);
-        if (schedule.sk_workers > 1) ++split;
-        for (int twice = 0; twice < 2; ++twice) {
-          problems.push_back(p);
-          configs.push_back(c);
-          sources.push_back(gemm_family().source(p, c));
-        }
-      }
-    }
-  EXPECT_GE(split, static_cast<int>(configs.size() / 2 / 2)) << "most configurations must split their last round";
-  Compiler compiler(CompilerOptions{});
-  const auto outputs = compiler.compile_all(sources);
-  run_and_verify(problems, configs, sources, outputs);
 }
 
 }  // namespace

@@ -57,6 +57,8 @@ void compile_samples(const std::vector<Sample>& samples) {
     // ptxas's C7515: it serializes every wgmma of the kernel when registers
     // that feed a wgmma are written by other instructions inside the main
     // loop (the kernel then runs at a fraction of its speed, and verifies).
+    // A stream-K draft with two inlined copies of the main loop tripped it
+    // (bench/results/gemm-hopper-2026-12-02-v11.md).
     if (k.wgmma) EXPECT_EQ(out.log.find("C7515"), std::string::npos) << what << "\n" << out.log.substr(0, 3000);
     // The main kernel is the one named gemm_*; the others are small helpers.
     for (const auto& r : out.kernels) {
@@ -139,11 +141,7 @@ TEST(GemmCompile, WgmmaSampleCompilesWithoutSpills) {
                     "BLOCK_N % 16 == 8 && STAGE_C"},
                    // A cluster along N: each block loads half of the A tile and multicasts it.
                    {"m=512,n=4096,k=4096,layout=nt", 6, 418, "CLUSTER_N == 2"},
-                   {"m=1000,n=1000,k=1000,layout=nt,out=fp32,epilogue=bias", 2, 419, "CLUSTER_N == 2 && PINGPONG"},
-                   // Stream-K tails: contributor and finisher epilogues beside the usual one.
-                   {"m=8192,n=4096,k=4096,layout=nt", 4, 420, "STREAM_K"},
-                   {"m=1000,n=3000,k=776,layout=nt,out=fp32,beta=1,epilogue=bias_gelu", 2, 421,
-                    "STREAM_K && CLUSTER_M == 2"}});
+                   {"m=1000,n=1000,k=1000,layout=nt,out=fp32,epilogue=bias", 2, 419, "CLUSTER_N == 2 && PINGPONG"}});
 }
 
 TEST(GemmCompile, TensorCoreFp16AndTf32SamplesCompile) {

@@ -185,7 +185,7 @@ TEST(GemmWgmma, ClusterAlongNPairsTileColumns) {
   c.set("CLUSTER_N", std::int64_t{2});
   EXPECT_NO_THROW(s.check(c));
   EXPECT_EQ(gemm_family().source(raw, c).kernels[0],
-            "ktune_gemm::gemm_wgmma<__nv_bfloat16, __nv_bfloat16, 128, 128, 64, 4, 1, 2, 8, 0, 0, false, false, false>");
+            "ktune_gemm::gemm_wgmma<__nv_bfloat16, __nv_bfloat16, 128, 128, 64, 4, 1, 2, 8, 0, 0, false, false>");
   // 4 tile rows x 86 tile columns (11008 / 128), in clusters of two columns: 43 per tile row.
   GemmKnobs k = GemmKnobs::from(c);
   EXPECT_EQ(k.cluster(), 2);
@@ -209,37 +209,6 @@ TEST(GemmWgmma, ClusterAlongNPairsTileColumns) {
   EXPECT_EQ(GemmKnobs::from(old).cluster_n, 1);
 }
 
-TEST(GemmWgmma, StreamKNeedsAPersistentCooperativeUnsplitGrid) {
-  const Problem raw = problem("m=8192,n=4096,k=4096,layout=nt");
-  const Space s = gemm_family().space(raw, device("h200"));
-  Config c = gemm_family().default_config(raw, device("h200"));
-  EXPECT_FALSE(c.boolean("STREAM_K"));
-  c.set("STREAM_K", true);
-  EXPECT_FALSE(s.is_valid(c)) << "not persistent";
-  c.set("PERSISTENT", true);
-  EXPECT_NO_THROW(s.check(c));
-  EXPECT_EQ(gemm_family().source(raw, c).kernels[0],
-            "ktune_gemm::gemm_wgmma<__nv_bfloat16, __nv_bfloat16, 128, 128, 64, 4, 1, 1, 8, 0, 0, false, false, true>");
-  // One partial slot and flag per block of the (persistent) grid; none without the knob.
-  EXPECT_EQ(GemmFamily::geometry(typed("m=8192,n=4096,k=4096,layout=nt"), GemmKnobs::from(c), 132).stream_k_slots,
-            132);
-  c.set("SPLIT_K", std::int64_t{2});
-  EXPECT_FALSE(s.is_valid(c)) << "K splits";
-  c.set("SPLIT_K", std::int64_t{1});
-  c.set("BLOCK_M", std::int64_t{128});
-  c.set("WARP_M", std::int64_t{128});
-  c.set("PINGPONG", true);
-  EXPECT_FALSE(s.is_valid(c)) << "pingpong";
-  c.set("PINGPONG", false);
-  EXPECT_NO_THROW(s.check(c));
-  c.set("STREAM_K", false);
-  EXPECT_EQ(GemmFamily::geometry(typed("m=8192,n=4096,k=4096,layout=nt"), GemmKnobs::from(c), 132).stream_k_slots, 0);
-  // A configuration stored before the knob reads as STREAM_K = false.
-  Config old = gemm_family().default_config(raw, device("h200"));
-  old.erase("STREAM_K");
-  EXPECT_FALSE(GemmKnobs::from(old).stream_k);
-}
-
 TEST(GemmWgmma, SourceNamesTheWgmmaKernelAndAsksForSm90a) {
   const Problem p = problem("m=300,n=300,k=304,layout=nt,out=fp32,epilogue=bias");
   Config c = gemm_family().default_config(p, device("h200"));
@@ -249,7 +218,7 @@ TEST(GemmWgmma, SourceNamesTheWgmmaKernelAndAsksForSm90a) {
   EXPECT_TRUE(s.needs_arch_specific);
   ASSERT_EQ(s.kernels.size(), 2u);
   EXPECT_EQ(s.kernels[0], "ktune_gemm::splitk_prescale<1>");
-  EXPECT_EQ(s.kernels[1], "ktune_gemm::gemm_wgmma<__nv_bfloat16, float, 128, 128, 64, 4, 1, 1, 8, 2, 1, false, false, false>");
+  EXPECT_EQ(s.kernels[1], "ktune_gemm::gemm_wgmma<__nv_bfloat16, float, 128, 128, 64, 4, 1, 1, 8, 2, 1, false, false>");
   EXPECT_NE(s.source.find("gemm_wgmma.cuh"), std::string::npos);
 }
 

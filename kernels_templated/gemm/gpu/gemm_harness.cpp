@@ -60,12 +60,6 @@ struct HostGemmParams {
   int k_per_split;
 };
 
-/// Host mirror of ktune_gemm::StreamKBuffers (gemm_stream_k.cuh).
-struct HostStreamKBuffers {
-  float* partials;
-  int* flags;
-};
-
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string("gemm harness: ") + what + ": " + cudaGetErrorString(e));
 }
@@ -129,8 +123,6 @@ void GemmHarness::release() {
   }
   workspace_.reset();
   pack_.reset();
-  stream_k_partials_.reset();
-  stream_k_flags_.reset();
 }
 
 double GemmHarness::tolerance(const GemmProblem& p) {
@@ -244,21 +236,6 @@ cudaError_t GemmHarness::launch(const Config& config, std::span<const cudaKernel
     if (cudaError_t e = cudaMemsetAsync(workspace_.data(), 0xFF, workspace_.bytes(), stream); e != cudaSuccess)
       return e;
   }
-  if (g.stream_k_slots > 0) {
-    const auto slots = static_cast<std::size_t>(g.stream_k_slots);
-    const std::size_t partial_floats = slots * knobs.block_m * knobs.block_n;
-    if (stream_k_partials_.size() < partial_floats) {
-      if (cudaError_t e = stream_k_partials_.grow_to(partial_floats); e != cudaSuccess) return e;
-      if (cudaError_t e = cudaMemsetAsync(stream_k_partials_.data(), 0xFF, stream_k_partials_.bytes(), stream);
-          e != cudaSuccess)
-        return e;
-    }
-    if (stream_k_flags_.size() < slots) {
-      if (cudaError_t e = stream_k_flags_.grow_to(slots); e != cudaSuccess) return e;
-      if (cudaError_t e = cudaMemsetAsync(stream_k_flags_.data(), 0, stream_k_flags_.bytes(), stream); e != cudaSuccess)
-        return e;
-    }
-  }
   // REPACK: misaligned operands are copied to the pack buffer (aligned rows)
   // and the main kernel reads the copies.
   const void* kernel_a = a_;
@@ -286,8 +263,7 @@ cudaError_t GemmHarness::launch(const Config& config, std::span<const cudaKernel
                         static_cast<int>(p.k), g.kernel_lda, g.kernel_ldb, p.ldc, static_cast<float>(p.alpha),
                         static_cast<float>(p.beta), g.k_per_split};
   void* args[] = {&params};
-  HostStreamKBuffers stream_k{stream_k_partials_.data(), stream_k_flags_.data()};
-  void* wgmma_args[] = {&map_a_, &map_b_, &params, &stream_k};
+  void* wgmma_args[] = {&map_a_, &map_b_, &params};
   if (knobs.wgmma) {
     // A is M x K and B is N x K, both row-major (layout nt): boxes of 64
     // K-elements; each block of a cluster loads its share of the tile it
@@ -343,10 +319,6 @@ void GemmHarness::poison_outputs(cudaStream_t stream) {
   if (workspace_.data())
     check(gemm_gpu::fill_pattern(workspace_.data(), workspace_.size(), Elem::fp32, kPoison32, stream),
           "poisoning the workspace");
-  // A finisher that reads a slot no contributor wrote sums NaN.
-  if (stream_k_partials_.data())
-    check(gemm_gpu::fill_pattern(stream_k_partials_.data(), stream_k_partials_.size(), Elem::fp32, kPoison32, stream),
-          "poisoning the stream-K partials");
   // Repacked operands are rewritten by every launch: poison makes a skipped repack fail verification.
   if (pack_.data())
     check(cudaMemsetAsync(pack_.data(), 0xFF, pack_.bytes(), stream), "poisoning the repacked operands");
@@ -405,30 +377,14 @@ Verification GemmHarness::verify(const Config& config, cudaStream_t stream) {
            << " elements off, " << v.unwritten << " unwritten, " << v.nan_or_inf << " non-finite; first: "
            << first.str();
   }
-  if (const long long left = stream_k_flags_left_set(); left != 0) {
-    v.passed = false;
-    detail << (detail.tellp() > 0 ? "; " : "") << left
-           << " stream-K flags left set (a contributor's partial was never read); cleared";
-  }
   if (!GemmFamily::deterministic(config)) detail << (detail.tellp() > 0 ? "; " : "") << "non-deterministic (atomic split-K)";
   v.detail = detail.str();
   return v;
 }
 
-long long GemmHarness::stream_k_flags_left_set() {
-  if (!stream_k_flags_.data()) return 0;
-  std::vector<int> flags(stream_k_flags_.size());
-  check(cudaMemcpy(flags.data(), stream_k_flags_.data(), stream_k_flags_.bytes(), cudaMemcpyDeviceToHost),
-        "reading the stream-K flags");
-  const long long left = std::count_if(flags.begin(), flags.end(), [](int f) { return f != 0; });
-  // Cleared, so that the configurations after this one are judged on their own.
-  if (left != 0) check(cudaMemset(stream_k_flags_.data(), 0, stream_k_flags_.bytes()), "clearing the stream-K flags");
-  return left;
-}
-
 std::size_t GemmHarness::working_set_bytes() const {
-  return (a_elems_ + b_elems_) * problem_.in_bytes() + c_elems_ * problem_.out_bytes() + workspace_.bytes() +
-         pack_.bytes() + stream_k_partials_.bytes();
+  return (a_elems_ + b_elems_) * problem_.in_bytes() + c_elems_ * problem_.out_bytes() +
+         workspace_.bytes() + pack_.bytes();
 }
 
 std::pair<const void*, std::size_t> GemmHarness::output_region() const {

@@ -37,8 +37,6 @@ class GemmHarness final : public FamilyHarness {
   cudaError_t launch_cublas(cudaStream_t stream);
   /// The rel-L2 tolerance for a problem (documented in gemm/README.md).
   static double tolerance(const GemmProblem& p);
-  /// STREAM_K flags that are not zero (each kernel must leave them so); clears them.
-  long long stream_k_flags_left_set();
 
  private:
   void release();
@@ -50,11 +48,6 @@ class GemmHarness final : public FamilyHarness {
   void* bias_ = nullptr;
   GrowingDeviceBuffer<float> workspace_;     ///< split-K partial sums
   GrowingDeviceBuffer<unsigned char> pack_;  ///< REPACK: aligned copies of A (at 0) and B (256-byte aligned after A)
-  GrowingDeviceBuffer<float> stream_k_partials_;  ///< STREAM_K: one BLOCK_M x BLOCK_N fp32 slot per block
-  /// STREAM_K: one flag per block. Zeroed when allocated and never poisoned:
-  /// kernels must leave them at zero (verify() checks), since timed launches
-  /// do not reset them.
-  GrowingDeviceBuffer<int> stream_k_flags_;
   std::size_t a_elems_ = 0, b_elems_ = 0, c_elems_ = 0;
   std::vector<float> reference_;  ///< alpha*op(A)op(B) + beta*C0 + bias, activated; M x N tight
   double reference_rms_ = 0;
