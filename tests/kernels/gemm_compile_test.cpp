@@ -59,7 +59,9 @@ void compile_samples(const std::vector<Sample>& samples) {
     // loop (the kernel then runs at a fraction of its speed, and verifies).
     // A stream-K draft with two inlined copies of the main loop tripped it
     // (bench/results/gemm-hopper-2026-12-02-v11.md).
-    if (k.wgmma) EXPECT_EQ(out.log.find("C7515"), std::string::npos) << what << "\n" << out.log.substr(0, 3000);
+    if (k.wgmma) {
+      EXPECT_EQ(out.log.find("C7515"), std::string::npos) << what << "\n" << out.log.substr(0, 3000);
+    }
     // The main kernel is the one named gemm_*; the others are small helpers.
     for (const auto& r : out.kernels) {
       const bool main = r.name_expression.find("::gemm_") != std::string::npos;
