@@ -71,3 +71,15 @@ profile() {
     > "$out" 2>&1
   echo "ncu $kernel rc=$? at $(el)s"
 }
+
+# rowwise_seeds_ab WARM ONLY FILE: bench_rowwise_bench twice on the --only shape(s), timing exactly the WARM
+# seeds (no search, no PyTorch); each repetition's seed lines appended to $OUT/FILE and printed.
+rowwise_seeds_ab() {
+  local rep
+  for rep in 1 2; do
+    timeout 60 $B/bench_rowwise_bench --out /tmp/b/ab-$rep --warm "$1" --seeds-only --no-torch \
+      --only "$2" > /tmp/b/ab-$rep.log 2>&1
+    echo "=== rep $rep rc=$? at $(el)s" | tee -a $OUT/$3
+    grep -E "D2D|GB/s|seed" /tmp/b/ab-$rep.log | cut -c1-260 | tee -a $OUT/$3
+  done
+}

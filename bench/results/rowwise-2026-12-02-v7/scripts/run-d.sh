@@ -6,12 +6,7 @@
 # the copy and PyTorch in the same process.
 source "$(dirname "$0")/../../gemm-hopper-2026-11-30-v6/scripts/common.sh"
 V=bench/results/rowwise-2026-12-02-v7
-for rep in 1 2; do
-  timeout 60 $B/bench_rowwise_bench --out /tmp/b/ab-$rep --warm $V/warm-runD.json --seeds-only --no-torch \
-    --only "rmsnorm rows=32768" > /tmp/b/ab-$rep.log 2>&1
-  echo "=== rep $rep rc=$? at $(el)s" | tee -a $OUT/weights-ab.txt
-  grep -E "D2D|GB/s|seed" /tmp/b/ab-$rep.log | cut -c1-260 | tee -a $OUT/weights-ab.txt
-done
+rowwise_seeds_ab $V/warm-runD.json "rmsnorm rows=32768" weights-ab.txt
 timeout 120 $B/bench_rowwise_bench --out /tmp/b/one --warm $V/warm-runD.json --only "rmsnorm rows=32768" > $OUT/rmsnorm-32768.log 2>&1
 echo "bench rc=$? at $(el)s"; cp /tmp/b/one/rowwise-bench.md $OUT/rmsnorm-32768-bench.md; cp /tmp/b/one/rowwise-progress.jsonl $OUT/rmsnorm-32768-progress.jsonl
 grep -E "D2D|^\| rmsnorm " $OUT/rmsnorm-32768-bench.md | cut -c1-330

@@ -5,12 +5,7 @@
 # DRAM bytes and throughput, L1 hit rate (the weights), L2 sectors, instructions, stall reasons.
 source "$(dirname "$0")/../../gemm-hopper-2026-11-30-v6/scripts/common.sh"
 V=bench/results/rowwise-2026-12-02-v8
-for rep in 1 2; do
-  timeout 60 $B/bench_rowwise_bench --out /tmp/b/ab-$rep --warm $V/warm-runA.json --seeds-only --no-torch \
-    --only "rmsnorm rows=32768" > /tmp/b/ab-$rep.log 2>&1
-  echo "=== rep $rep rc=$? at $(el)s" | tee -a $OUT/rmsnorm-ab.txt
-  grep -E "D2D|GB/s|seed" /tmp/b/ab-$rep.log | cut -c1-260 | tee -a $OUT/rmsnorm-ab.txt
-done
+rowwise_seeds_ab $V/warm-runA.json "rmsnorm rows=32768" rmsnorm-ab.txt
 M="dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__t_sector_hit_rate.pct,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,sm__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active"
 for f in rmsnorm softmax; do
   timeout 60 ncu --clock-control none -k "regex:${f}_kernel" --launch-skip 5 --launch-count 1 --metrics $M \
