@@ -497,6 +497,50 @@ std::int64_t Store::prune_stale(const std::string& family, const std::string& cu
   }
 }
 
+namespace {
+
+// The verified results of family ?1 timed warm, in a problem (device, family
+// version) with verified results timed cold.
+constexpr const char* kWarmSuperseded =
+    "r.status = 'ok' AND json_extract(r.metrics, '$.l2_flushed') = 0 "
+    "AND r.family_id IN (SELECT id FROM families WHERE name = ?1) "
+    "AND EXISTS (SELECT 1 FROM results c WHERE c.device_id = r.device_id AND c.family_id = r.family_id "
+    "  AND c.problem_id = r.problem_id AND c.status = 'ok' AND json_extract(c.metrics, '$.l2_flushed') = 1)";
+
+}  // namespace
+
+std::vector<WarmL2Summary> Store::warm_l2_superseded(const std::string& family) const {
+  if (family.empty()) throw std::invalid_argument("warm_l2_superseded needs a family");
+  std::vector<WarmL2Summary> out;
+  SQLite::Statement q(impl_->db, std::string("SELECT f.name, f.source_hash, d.name, p.key, count(*) FROM results r "
+                                             "JOIN families f ON f.id = r.family_id JOIN devices d ON d.id = r.device_id "
+                                             "JOIN problems p ON p.id = r.problem_id WHERE ") +
+                                     kWarmSuperseded +
+                                     " GROUP BY r.family_id, r.device_id, r.problem_id ORDER BY f.source_hash, d.name, p.key");
+  q.bind(1, family);
+  while (q.executeStep())
+    out.push_back({q.getColumn(0).getString(), q.getColumn(1).getString(), q.getColumn(2).getString(),
+                   q.getColumn(3).getString(), q.getColumn(4).getInt64()});
+  return out;
+}
+
+std::int64_t Store::prune_warm_l2(const std::string& family) {
+  if (impl_->read_only) throw DatabaseError("'" + impl_->path + "' is open read-only");
+  if (family.empty()) throw std::invalid_argument("prune_warm_l2 needs a family");
+  try {
+    SQLite::Transaction tx(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
+    SQLite::Statement del(impl_->db,
+                          std::string("DELETE FROM results WHERE id IN (SELECT r.id FROM results r WHERE ") +
+                              kWarmSuperseded + ")");
+    del.bind(1, family);
+    std::int64_t n = del.exec();
+    tx.commit();
+    return n;
+  } catch (const SQLite::Exception& e) {
+    throw DatabaseError("cannot prune '" + impl_->path + "': " + e.what());
+  }
+}
+
 StoreStats Store::stats() const {
   StoreStats s;
   auto count = [&](const char* table) {

@@ -62,6 +62,17 @@ struct StaleSummary {
   std::int64_t results = 0;
 };
 
+/// Results of one problem timed with a warm L2 where the same device, family
+/// version and problem also have results timed with a flushed one (see
+/// Store::warm_l2_superseded).
+struct WarmL2Summary {
+  std::string family;
+  std::string family_hash;
+  std::string device;
+  std::string problem_key;
+  std::int64_t results = 0;
+};
+
 /// Counts for `ktune db stats`.
 struct StoreStats {
   std::int64_t devices = 0, families = 0, problems = 0, configs = 0, results = 0;
@@ -113,6 +124,15 @@ class Store {
   /// Deletes the results of `family` whose template hash is not `current_hash`.
   /// Returns the number deleted.
   std::int64_t prune_stale(const std::string& family, const std::string& current_hash);
+  /// Verified results of `family` timed without an L2 flush
+  /// (metrics.l2_flushed false: ktune before 2026-12-02 flushed only when the
+  /// working set fit in L2, and switched the flush off for the rest of a run
+  /// once a split-K workspace grew past it) in problems that also hold results
+  /// timed with one. Warm and cold times cannot be ranked together; the
+  /// problems with warm results only are left alone (comparable among themselves).
+  std::vector<WarmL2Summary> warm_l2_superseded(const std::string& family) const;
+  /// Deletes the results warm_l2_superseded lists. Returns the number deleted.
+  std::int64_t prune_warm_l2(const std::string& family);
 
   StoreStats stats() const;
   /// Measured ceilings stored with the GPU named (the spec of a device row

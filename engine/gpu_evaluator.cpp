@@ -409,7 +409,10 @@ struct GpuEvaluator::Impl {
   // Times `kernels` into r.time; a Result on failure.
   std::optional<Result> time_config(const Config& c, std::span<const cudaKernel_t> kernels, Result& r) {
     const TimingOptions& t = options.timing;
-    const bool flush = t.flush_l2 && flush_buffer && harness->working_set_bytes() <= static_cast<std::size_t>(live.spec.l2_bytes);
+    // Not per configuration: a split-K workspace that grows during a run must
+    // not switch later configurations to a warm L2 (results of one problem
+    // timed under two conditions cannot be ranked together).
+    const bool flush = flush_buffer != nullptr;
     r.metrics["l2_flushed"] = flush;
     const double limit = options.kernel_timeout_s;
 
@@ -514,8 +517,7 @@ GpuEvaluator::GpuEvaluator(const KernelFamily& family, Problem problem, GpuEvalu
   err = cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking);
   if (err != cudaSuccess) throw std::runtime_error("cudaStreamCreate: " + cuda_text(err));
   m.harness->prepare(m.problem, m.options.seed);
-  if (m.options.timing.flush_l2 && m.live.spec.l2_bytes > 0 &&
-      m.harness->working_set_bytes() <= static_cast<std::size_t>(m.live.spec.l2_bytes)) {
+  if (m.options.timing.flush_l2 && m.live.spec.l2_bytes > 0) {
     m.flush_bytes = 2 * static_cast<std::size_t>(m.live.spec.l2_bytes);
     if (cudaMalloc(&m.flush_buffer, m.flush_bytes) != cudaSuccess) {
       cudaGetLastError();

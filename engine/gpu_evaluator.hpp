@@ -22,7 +22,11 @@ struct TimingOptions {
   int max_repetitions = 200;      ///< ... and at most
   double max_seconds = 0.5;       ///< stop adding repetitions after this much GPU time
   double target_spread = 0.02;    ///< stop once (p90 - p10) / median is below this
-  bool flush_l2 = true;           ///< memset a 2x-L2 buffer before each repetition when the working set fits in L2
+  /// Memset a 2x-L2 buffer before every timed launch, whatever the working
+  /// set: each launch starts with a cold L2, as gemm_bench times it and cuBLAS
+  /// beside it. Decided once per evaluator, so every configuration of a problem
+  /// is timed under the same condition (metrics.l2_flushed records it).
+  bool flush_l2 = true;
 };
 
 struct GpuEvaluatorOptions {

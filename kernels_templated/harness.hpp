@@ -42,9 +42,6 @@ class FamilyHarness {
   virtual void poison_outputs(cudaStream_t stream) = 0;
   /// Compares the outputs with the reference (synchronizes the stream).
   virtual Verification verify(const Config& config, cudaStream_t stream) = 0;
-  /// Bytes the timed kernel touches; the evaluator flushes L2 between
-  /// repetitions when this fits in L2.
-  virtual std::size_t working_set_bytes() const = 0;
   /// The main output in device memory (pointer, bytes), read by the evaluator's
   /// optional bitwise determinism check (two runs compared). The default,
   /// {nullptr, 0}, means the family does not offer the check.

@@ -214,9 +214,7 @@ int run_merge(const std::vector<std::string>& inputs, const std::string& output)
   return 0;
 }
 
-int run_prune(const std::string& path, const std::string& kernel, std::string hash, bool stale_flag, bool dry_run) {
-  if (!stale_flag) throw UsageError("prune removes stale results only: pass --stale");
-  if (kernel.empty()) throw UsageError("prune --stale needs --kernel FAMILY");
+void prune_stale(const std::string& path, const std::string& kernel, const std::string& hash, bool dry_run) {
   if (hash.empty()) {
     // Stale per row: not the hash of the current text of its kernel path.
     find_family(kernel);  // an unknown family is a usage error, not "everything is stale"
@@ -226,7 +224,7 @@ int run_prune(const std::string& path, const std::string& kernel, std::string ha
       for (const auto& st : stale_results(store, kernel, current))
         std::printf("would remove %s@%s: %lld results\n", st.family.c_str(), st.family_hash.c_str(),
                     (long long)st.results);
-      return 0;
+      return;
     }
     Store store = Store::open(path);
     for (const auto& st : stale_results(store, kernel, current))
@@ -234,7 +232,7 @@ int run_prune(const std::string& path, const std::string& kernel, std::string ha
     std::int64_t n = prune_stale_results(store, kernel, current);
     std::printf("removed %lld stale results of %s (current: each kernel path's template hash)\n", (long long)n,
                 kernel.c_str());
-    return 0;
+    return;
   }
   // One explicit current hash for every row of the family.
   if (dry_run) {
@@ -242,7 +240,7 @@ int run_prune(const std::string& path, const std::string& kernel, std::string ha
     for (const auto& st : store.stale(kernel, hash))
       std::printf("would remove %s@%s: %lld results\n", st.family.c_str(), st.family_hash.c_str(),
                   (long long)st.results);
-    return 0;
+    return;
   }
   Store store = Store::open(path);
   auto listed = store.stale(kernel, hash);
@@ -251,6 +249,35 @@ int run_prune(const std::string& path, const std::string& kernel, std::string ha
   std::int64_t n = store.prune_stale(kernel, hash);
   std::printf("removed %lld stale results of %s (current template hash %s)\n", (long long)n, kernel.c_str(),
               hash.c_str());
+}
+
+void prune_warm_l2(const std::string& path, const std::string& kernel, bool dry_run) {
+  auto list = [&](const Store& store, const char* verb) {
+    for (const auto& w : store.warm_l2_superseded(kernel))
+      std::printf("%s %s@%s on %s, %s: %lld results timed with a warm L2\n", verb, w.family.c_str(),
+                  w.family_hash.c_str(), w.device.c_str(), w.problem_key.c_str(), (long long)w.results);
+  };
+  if (dry_run) {
+    list(Store::open_read_only(path), "would remove");
+    return;
+  }
+  Store store = Store::open(path);
+  list(store, "removing");
+  std::int64_t n = store.prune_warm_l2(kernel);
+  std::printf("removed %lld results of %s timed with a warm L2 where the problem has results timed with a "
+              "flushed one\n",
+              (long long)n, kernel.c_str());
+}
+
+int run_prune(const std::string& path, const std::string& kernel, const std::string& hash, bool stale_flag,
+              bool warm_l2_flag, bool dry_run) {
+  if (!stale_flag && !warm_l2_flag) throw UsageError("prune needs what to remove: --stale, --warm-l2, or both");
+  if (kernel.empty()) throw UsageError("prune needs --kernel FAMILY");
+  if (stale_flag) prune_stale(path, kernel, hash, dry_run);
+  if (warm_l2_flag) {
+    find_family(kernel);  // an unknown family is a usage error
+    prune_warm_l2(path, kernel, dry_run);
+  }
   return 0;
 }
 
@@ -317,7 +344,7 @@ const CommandRegistrar registrar(70, [](CLI::App& app) {
   struct Options {
     std::string db = default_db_path(), kernel, device, file, format, output, hash, from, default_config, shape_keys;
     std::vector<std::string> inputs;
-    bool json = false, stale = false, dry_run = false, keys = false;
+    bool json = false, stale = false, warm_l2 = false, dry_run = false, keys = false;
     int top = 1;
   };
   auto o = std::make_shared<Options>();
@@ -369,14 +396,19 @@ const CommandRegistrar registrar(70, [](CLI::App& app) {
   merge->add_option("-o,--output", o->output, "Output database (created, or added to)")->required();
   merge->callback([o] { set_exit_code(run_merge(o->inputs, o->output)); });
 
-  auto* prune = db->add_subcommand("prune", "Remove stale results (measured with older template text)");
+  auto* prune = db->add_subcommand("prune", "Remove stale results (measured with older template text) or results "
+                                            "timed with a warm L2 where cold-L2 timings of the problem exist");
   db_option(prune);
   prune->add_flag("--stale", o->stale, "Remove results whose template hash is not the current one");
   prune->add_option("--kernel", o->kernel, "Kernel family")->required();
   prune->add_option("--hash", o->hash, "One current template hash for every result (default: per result, the "
                                        "hash of this build's templates of the kernel path its problem and GPU take)");
+  prune->add_flag("--warm-l2", o->warm_l2,
+                  "Remove verified results timed without an L2 flush (ktune before 2026-12-02, see engine/README.md) "
+                  "in problems that also have results timed with one: the two cannot be ranked together");
   prune->add_flag("--dry-run", o->dry_run, "List what would be removed");
-  prune->callback([o] { set_exit_code(run_prune(o->db, o->kernel, o->hash, o->stale, o->dry_run)); });
+  prune->callback(
+      [o] { set_exit_code(run_prune(o->db, o->kernel, o->hash, o->stale, o->warm_l2, o->dry_run)); });
 
   auto* rehash = db->add_subcommand(
       "rehash", "Re-key results stored under a legacy whole-family template hash to the per-kernel-path hash of "

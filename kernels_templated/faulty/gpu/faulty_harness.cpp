@@ -96,7 +96,6 @@ class FaultyHarness final : public FamilyHarness {
     return v;
   }
 
-  std::size_t working_set_bytes() const override { return 2 * bytes(); }
   std::pair<const void*, std::size_t> output_region() const override { return {y_, bytes()}; }
 
  private:

@@ -382,11 +382,6 @@ Verification GemmHarness::verify(const Config& config, cudaStream_t stream) {
   return v;
 }
 
-std::size_t GemmHarness::working_set_bytes() const {
-  return (a_elems_ + b_elems_) * problem_.in_bytes() + c_elems_ * problem_.out_bytes() +
-         workspace_.bytes() + pack_.bytes();
-}
-
 std::pair<const void*, std::size_t> GemmHarness::output_region() const {
   return {c_, c_elems_ * static_cast<std::size_t>(problem_.out_bytes())};
 }

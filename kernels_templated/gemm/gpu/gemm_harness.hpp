@@ -27,7 +27,6 @@ class GemmHarness final : public FamilyHarness {
   cudaError_t launch(const Config& config, std::span<const cudaKernel_t> kernels, cudaStream_t stream) override;
   void poison_outputs(cudaStream_t stream) override;
   Verification verify(const Config& config, cudaStream_t stream) override;
-  std::size_t working_set_bytes() const override;
   /// C (M rows of ldc elements): the evaluator's bitwise determinism check
   /// compares two runs; atomic split-K configurations are expected to differ.
   std::pair<const void*, std::size_t> output_region() const override;

@@ -277,11 +277,4 @@ Verification RowwiseHarness::verify(const Config& config, cudaStream_t stream) {
   return v;
 }
 
-std::size_t RowwiseHarness::working_set_bytes() const {
-  const long long rows = problem_.integer("rows"), cols = problem_.integer("cols");
-  std::size_t bytes = static_cast<std::size_t>(rows * cols + output_elements()) * elem_bytes_;
-  if (w_) bytes += static_cast<std::size_t>(cols) * elem_bytes_;
-  return bytes;
-}
-
 }  // namespace ktune::rowwise

@@ -24,7 +24,6 @@ class RowwiseHarness final : public FamilyHarness {
   cudaError_t launch(const Config& config, std::span<const cudaKernel_t> kernels, cudaStream_t stream) override;
   void poison_outputs(cudaStream_t stream) override;
   Verification verify(const Config& config, cudaStream_t stream) override;
-  std::size_t working_set_bytes() const override;
 
   /// The rel-L2 bound for this family, dtype and configuration (see README:
   /// fp16 2e-3; bf16 1e-2; fp32 1e-5 (1e-4 for sums), widened to

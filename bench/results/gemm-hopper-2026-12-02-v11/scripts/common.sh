@@ -8,10 +8,11 @@ eval "v9_$(declare -f wgk)"
 wgk() { echo "$(v9_wgk "$@"),STREAM_K=false"; }
 sk() { echo "${1/STREAM_K=false/STREAM_K=true}"; }
 
-# variant_kernels NAME: a copy of main's kernels_templated in /tmp/NAME with variants/NAME.patch applied (a
-# unified diff against kernels_templated/gemm); prints the folder to pass as KTUNE_KERNEL_DIR.
+# variant_kernels NAME: a copy of main's kernels_templated in /tmp/NAME with $VARIANTS/NAME.patch applied (a
+# unified diff against kernels_templated/gemm; VARIANTS defaults to v11's variants folder); prints the folder
+# to pass as KTUNE_KERNEL_DIR.
 variant_kernels() {
   rm -rf /tmp/$1 && mkdir -p /tmp/$1 && cp -r "$PWD/kernels_templated" /tmp/$1/ &&
-    patch -s -p1 -d /tmp/$1/kernels_templated < "$PWD/bench/results/gemm-hopper-2026-12-02-v11/variants/$1.patch" &&
+    patch -s -p1 -d /tmp/$1/kernels_templated < "${VARIANTS:-$PWD/bench/results/gemm-hopper-2026-12-02-v11/variants}/$1.patch" &&
     echo /tmp/$1/kernels_templated
 }
