@@ -1,5 +1,6 @@
 // `ktune tune`: tunes one problem of one kernel family on the GPU (or replays
 // a recording), storing every result in the tuning database.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -62,6 +63,15 @@ void print_outcome(const PreparedTune& job, const TuneReport& report, std::size_
   std::cout << "; " << format_clock(report.elapsed_s) << " elapsed.\n\n";
   print_results_table(std::cout, top_results(job, report, top), throughput_for(job, report));
   if (!report.best) std::cout << "\nNo configuration was verified: nothing can be served for this problem.\n";
+  // ktune before 2026-12-02 timed problems over L2 (and parts of some runs)
+  // without flushing it: those times are faster than this run's and not comparable.
+  const auto warm = std::count_if(report.reused.begin(), report.reused.end(), [](const Result& r) {
+    return r.status == Status::ok && r.metrics.is_object() && !r.metrics.value("l2_flushed", true);
+  });
+  if (warm > 0 && !job.recording)
+    std::cout << "\nNote: " << warm << " of the stored results reused here were timed with a warm L2 (ktune before "
+              << "2026-12-02) and rank beside this run's cold timings; `ktune db prune --warm-l2 --kernel "
+              << job.spec.kernel << "` removes them (see db/README.md).\n";
   if (job.recording)
     std::cout << "\n(Replayed measurements from " << job.spec.replay << "; provenance source '"
               << job.provenance.source << "'.)\n";
