@@ -113,6 +113,13 @@ int main(int argc, char** argv) {
     const ktune::ClusterLaunch l(dim3(blocks), dim3(threads), smem, s, cluster);
     return l.launch(kernel, args);
   };
+  // As GemmHarness::launch does: the shared-memory attribute set again before every launch.
+  auto launch_setting_attribute = [&](const void* kernel) {
+    if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, big_smem);
+        e != cudaSuccess)
+      return e;
+    return launch(kernel, plain_args, big_smem, 1);
+  };
   struct Way {
     const char* name;
     std::function<cudaError_t()> run;
@@ -120,25 +127,12 @@ int main(int argc, char** argv) {
   const std::vector<Way> ways = {
       {"plain, no dynamic smem", [&] { return launch(plain, plain_args, 0, 1); }},
       {"200 KB dynamic smem", [&] { return launch(plain, plain_args, big_smem, 1); }},
-      {"200 KB, attribute set before each launch",
-       [&] {
-         if (cudaError_t e = cudaFuncSetAttribute(plain, cudaFuncAttributeMaxDynamicSharedMemorySize, big_smem);
-             e != cudaSuccess)
-           return e;
-         return launch(plain, plain_args, big_smem, 1);
-       }},
+      {"200 KB, attribute set before each launch", [&] { return launch_setting_attribute(plain); }},
       {"200 KB, clusters of 2", [&] { return launch(plain, plain_args, big_smem, 2); }},
       {"200 KB, two 128-byte grid constants", [&] { return launch(with_maps, map_args, big_smem, 1); }},
       {"200 KB, grid constants, clusters of 2", [&] { return launch(with_maps, map_args, big_smem, 2); }},
       {"NVRTC library kernel, 200 KB", [&] { return launch(library_kernel, plain_args, big_smem, 1); }},
-      {"NVRTC library kernel, 200 KB, attribute each launch",
-       [&] {
-         if (cudaError_t e =
-                 cudaFuncSetAttribute(library_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, big_smem);
-             e != cudaSuccess)
-           return e;
-         return launch(library_kernel, plain_args, big_smem, 1);
-       }},
+      {"NVRTC library kernel, 200 KB, attribute each launch", [&] { return launch_setting_attribute(library_kernel); }},
       {"NVRTC library kernel, 200 KB, clusters of 2", [&] { return launch(library_kernel, plain_args, big_smem, 2); }},
   };
   cudaEvent_t e0, e1;
