@@ -6,19 +6,12 @@
 # turns with cuBLAS. (3) ncu durations of ours and cuBLAS's kernels under the bench's own flush (no ncu cache
 # control) at 128x4096x4096 and 512x4096x4096, to set against the events' medians.
 source "$(dirname "$0")/common.sh"
-K=$PWD/kernels_templated
-PF=$(variant_kernels prefetch_tensormap) || exit 1
 $B/bench_launch_overhead_probe > $OUT/launch-overhead-runA.txt 2>&1; cat $OUT/launch-overhead-runA.txt
 $B/bench_launch_overhead_probe 132 256 >> $OUT/launch-overhead-runA.txt 2>&1; tail -7 $OUT/launch-overhead-runA.txt
 small_m_winners /tmp/b/small.txt
 wc -l /tmp/b/small.txt
-for rep in 1 2; do
-  for variant in main pf; do
-    case $variant in main) export KTUNE_KERNEL_DIR=$K ;; pf) export KTUNE_KERNEL_DIR=$PF ;; esac
-    bench_key_lines pf-$variant $variant$rep- /tmp/b/small.txt
-  done
-done
-export KTUNE_KERNEL_DIR=$K
+small_m_cases() { bench_key_lines "$1" "$2-" /tmp/b/small.txt; }
+main_and_variant pf prefetch_tensormap small_m_cases || exit 1
 for shape in 128x4096x4096 512x4096x4096; do
   line=$(grep -E ",k=4096,.*,m=${shape%%x*},n=4096," /tmp/b/small.txt)
   timeout 120 ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum \

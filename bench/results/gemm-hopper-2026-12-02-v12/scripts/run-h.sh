@@ -6,16 +6,12 @@
 # barrier waits, arrivals and wgmma waits per byte. The configuration's STAGES is what main allots; the
 # variant runs STAGES / 2. Main and the variant in turns, twice; each run's winner verified against cuBLAS.
 source "$(dirname "$0")/common.sh"
-K=$PWD/kernels_templated
-K128=$(variant_kernels stage_k128) || exit 1
-for rep in 1 2; do
-  for variant in main k128; do
-    case $variant in main) export KTUNE_KERNEL_DIR=$K ;; k128) export KTUNE_KERNEL_DIR=$K128 ;; esac
-    bench k128-$variant $variant$rep-512x4096x4096 "$(nt 512 4096 4096)" "$(v9_wgk 128 128 1 1 true false 6 128 true 16)"
-    bench k128-$variant $variant$rep-512x4096x11008 "$(nt 512 4096 11008)" "$(v9_wgk 128 128 1 1 true false 6 64 false 8)"
-    bench k128-$variant $variant$rep-512x4096x14336 "$(nt 512 4096 14336)" "$(v9_wgk 128 128 1 1 true false 6 64 false 8)"
-    bench k128-$variant $variant$rep-128x4096x4096 "$(nt 128 4096 4096)" "$(v9_wgk 64 64 1 1 false false 12 64 true 16)"
-    bench k128-$variant $variant$rep-8192x4096x4096 "$(nt 8192 4096 4096)" "$(v9_wgk 128 256 2 1 true false 4 64 true 8)"
-  done
-done
+k128_cases() {
+  bench $1 $2-512x4096x4096 "$(nt 512 4096 4096)" "$(v9_wgk 128 128 1 1 true false 6 128 true 16)"
+  bench $1 $2-512x4096x11008 "$(nt 512 4096 11008)" "$(v9_wgk 128 128 1 1 true false 6 64 false 8)"
+  bench $1 $2-512x4096x14336 "$(nt 512 4096 14336)" "$(v9_wgk 128 128 1 1 true false 6 64 false 8)"
+  bench $1 $2-128x4096x4096 "$(nt 128 4096 4096)" "$(v9_wgk 64 64 1 1 false false 12 64 true 16)"
+  bench $1 $2-8192x4096x4096 "$(nt 8192 4096 4096)" "$(v9_wgk 128 256 2 1 true false 4 64 true 8)"
+}
+main_and_variant k128 stage_k128 k128_cases || exit 1
 gpu_state
