@@ -309,8 +309,13 @@ std::string effective_arch(const CompilerOptions& options, const KernelSource& s
 
 std::vector<std::string> nvrtc_options(const CompilerOptions& options, const KernelSource& source,
                                        const std::string& arch, const std::string& kernel_dir) {
+  // --no-source-include: NVRTC otherwise searches the directory of the
+  // program, which for an in-memory program is the process' working
+  // directory, before -I. Run from a checkout, that compiled the checkout's
+  // kernels_templated instead of kernel_dir(), while the results were stored
+  // under kernel_dir()'s templates hash.
   std::vector<std::string> opts = {"--gpu-architecture=" + arch, "-std=c++17", "-default-device",
-                                   "--ptxas-options=-v"};
+                                   "--ptxas-options=-v", "--no-source-include"};
   fs::path root = fs::path(kernel_dir).parent_path();
   if (!kernel_dir.empty()) opts.push_back("-I" + root.string());
   std::string cuda_inc = cuda_include_dir();

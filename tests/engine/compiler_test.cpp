@@ -226,6 +226,32 @@ TEST(Compiler, KernelDirFollowsEnvironment) {
   if (old) setenv("KTUNE_KERNEL_DIR", saved.c_str(), 1);
 }
 
+// The templates come from kernel_dir() even when the working directory holds
+// another kernels_templated (a checkout): NVRTC must not search it first.
+TEST(Compiler, IncludesComeFromKernelDirNotTheWorkingDirectory) {
+  TempDir dir;
+  const fs::path chosen = dir.path / "chosen" / "kernels_templated";
+  const fs::path decoy = dir.path / "decoy" / "kernels_templated";
+  fs::create_directories(chosen);
+  fs::create_directories(decoy);
+  { std::ofstream(chosen / "probe.cuh") << "#define KTUNE_PROBE_VALUE 7\n"; }
+  { std::ofstream(decoy / "probe.cuh") << "#error the working directory's kernels_templated was compiled\n"; }
+  const char* old = std::getenv("KTUNE_KERNEL_DIR");
+  const std::string saved = old ? old : "";
+  const fs::path saved_cwd = fs::current_path();
+  setenv("KTUNE_KERNEL_DIR", chosen.c_str(), 1);
+  fs::current_path(decoy.parent_path());
+  KernelSource s;
+  s.program_name = "probe.cu";
+  s.source = "#include \"kernels_templated/probe.cuh\"\n"
+             "__global__ void probe(int* out) { *out = KTUNE_PROBE_VALUE; }\n";
+  s.kernels = {"probe"};
+  const CompileOutput out = Compiler({}).compile(s);
+  fs::current_path(saved_cwd);
+  if (old) setenv("KTUNE_KERNEL_DIR", saved.c_str(), 1); else unsetenv("KTUNE_KERNEL_DIR");
+  EXPECT_TRUE(out.ok) << out.log;
+}
+
 TEST(Compiler, ArchSpecificSourcesGetTheATarget) {
   CompilerOptions opts;
   opts.arch = "sm_90";
