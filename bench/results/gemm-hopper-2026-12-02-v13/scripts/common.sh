@@ -1,0 +1,33 @@
+# common.sh: what the runs of results v13 share (sourced by run-*.sh): v12's helpers (v9_wgk, nt, bench,
+# variant_kernels, ...), with variant_kernels reading v13's variants folder, falling back to v12's.
+#
+# v13 is the first results folder whose variants really ran: until ktune's compiler passed
+# --no-source-include, NVRTC took the templates from the working directory (the repository root) before
+# KTUNE_KERNEL_DIR, so every variant of v7-v12 compiled main's kernels.
+source "$(dirname "${BASH_SOURCE[0]}")/../../gemm-hopper-2026-12-02-v12/scripts/common.sh"
+V13_VARIANTS=$PWD/bench/results/gemm-hopper-2026-12-02-v13/variants
+V12_VARIANTS=$VARIANTS
+
+# kernels_of NAME: the kernel folder to pass as KTUNE_KERNEL_DIR: main's for "main", else a patched copy.
+kernels_of() {
+  if [ "$1" = main ]; then echo "$PWD/kernels_templated"; return; fi
+  if [ -f "$V13_VARIANTS/$1.patch" ]; then VARIANTS=$V13_VARIANTS variant_kernels "$1"; else VARIANTS=$V12_VARIANTS variant_kernels "$1"; fi
+}
+
+# in_turns CASES NAME...: main's kernels and every named variant's, in turns, twice. Each turn calls
+# `CASES FILE LABEL` with FILE turns-NAME and LABEL NAME1 or NAME2 (as main_and_variant does).
+in_turns() {
+  local cases=$1 rep name; shift
+  declare -A dirs
+  for name in "$@"; do dirs[$name]=$(kernels_of "$name") || return 1; done
+  for rep in 1 2; do
+    for name in "$@"; do
+      export KTUNE_KERNEL_DIR=${dirs[$name]}
+      "$cases" "turns-$name" "$name$rep"
+    done
+  done
+  export KTUNE_KERNEL_DIR=$PWD/kernels_templated
+}
+
+# sass_of NAME: the SASS of build-carry-lead/cubins/NAME.cubin (compiled here by make-cubins.sh) in $OUT.
+sass_of() { cuobjdump -sass "build-carry-lead/cubins/$1.cubin" > "$OUT/sass-$1.txt" 2>&1; echo "sass $1 rc=$?"; }
