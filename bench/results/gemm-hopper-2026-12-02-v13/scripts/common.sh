@@ -31,3 +31,14 @@ in_turns() {
 
 # sass_of NAME: the SASS of build-carry-lead/cubins/NAME.cubin (compiled here by make-cubins.sh) in $OUT.
 sass_of() { cuobjdump -sass "build-carry-lead/cubins/$1.cubin" > "$OUT/sass-$1.txt" 2>&1; echo "sass $1 rc=$?"; }
+
+# staged_cases FILE LABEL: the five shapes of runs C-F with their shipped winners' tiles (C staged through shared
+# memory): 512x4096x4096, 128x4096x4096 (12 stages, even for run C's 128-K stages), 8192x4096x4096 (pair along
+# M), 4096x4096x4096, 2048x11008x4096.
+staged_cases() {
+  bench $1 $2-512x4096x4096 "$(nt 512 4096 4096)" "$(v9_wgk 128 128 1 1 true false 6 128 true 16)"
+  bench $1 $2-128x4096x4096 "$(nt 128 4096 4096)" "$(v9_wgk 64 64 1 1 false false 12 64 true 16)"
+  bench $1 $2-8192x4096x4096 "$(nt 8192 4096 4096)" "$(v9_wgk 128 256 2 1 true false 4 64 true 8)"
+  bench $1 $2-4096x4096x4096 "$(nt 4096 4096 4096)" "$(v9_wgk 128 256 1 1 true false 4 64 true 8)"
+  bench $1 $2-2048x11008x4096 "$(nt 2048 11008 4096)" "$(v9_wgk 128 168 1 1 true false 5 64 true 8)"
+}
