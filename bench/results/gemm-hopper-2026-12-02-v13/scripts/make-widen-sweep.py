@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""Writes the widening sweeps of gemm v13 (runs J, K): the given layout-nt shapes, each started from its two
+fastest stored configurations (`ktune db query --top 2 --keys` of the shipped database) and searched further
+by bayes with another seed than the re-seed's: EXTRA_SMALL more evaluations at M <= 512 (short kernels, cheap
+to time), EXTRA_BIG above. Into a fresh database, merged into the shipped one afterwards.
+
+Usage: make-widen-sweep.py QUERY_KEYS.txt OUT.json RUN EXTRA_SMALL EXTRA_BIG MxNxK...
+  run J: ... J 40 20 512x4096x4096 512x4096x14336 512x4096x11008 512x11008x4096 8192x4096x4096 8192x14336x4096
+"""
+import json
+import sys
+
+keys_path, out_path, run = sys.argv[1:4]
+extra_small, extra_big = int(sys.argv[4]), int(sys.argv[5])
+targets = {tuple(int(x) for x in s.split("x")) for s in sys.argv[6:]}
+
+
+def shape(problem):
+    fields = dict(f.split("=") for f in problem.split(","))
+    return int(fields["m"]), int(fields["n"]), int(fields["k"])
+
+
+runs = []
+for line in open(keys_path):
+    problem, *configs = line.strip().split("|")
+    fields = dict(f.split("=") for f in problem.split(","))
+    if shape(problem) not in targets or fields.get("layout") != "nt" or fields["lda"] != fields["k"]:
+        continue
+    extra = extra_small if shape(problem)[0] <= 512 else extra_big
+    runs.append({"kernel": "gemm", "problems": [problem], "start": configs, "budget": len(configs) + extra})
+
+json.dump({"comment": f"v13 run {run}: LLM shapes searched further (bench/results/gemm-hopper-2026-12-02-v13.md). "
+           "Made by bench/results/gemm-hopper-2026-12-02-v13/scripts/make-widen-sweep.py " + " ".join(sys.argv[3:]),
+           "defaults": {"strategy": "bayes", "batch": 8, "seed": 41}, "runs": runs},
+          open(out_path, "w"), indent=2)
+print(f"{len(runs)} problems, {sum(r['budget'] for r in runs)} evaluations at most")
