@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the widening sweeps of gemm v13 (runs J, K): the given layout-nt shapes, each started from its two
+"""Writes a widening sweep (gemm v13 run J): the given layout-nt shapes, each started from its two
 fastest stored configurations (`ktune db query --top 2 --keys` of the shipped database) and searched further
 by bayes with another seed than the re-seed's: EXTRA_SMALL more evaluations at M <= 512 (short kernels, cheap
 to time), EXTRA_BIG above. Into a fresh database, merged into the shipped one afterwards.
