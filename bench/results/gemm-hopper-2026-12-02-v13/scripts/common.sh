@@ -42,3 +42,10 @@ staged_cases() {
   bench $1 $2-4096x4096x4096 "$(nt 4096 4096 4096)" "$(v9_wgk 128 256 1 1 true false 4 64 true 8)"
   bench $1 $2-2048x11008x4096 "$(nt 2048 11008 4096)" "$(v9_wgk 128 168 1 1 true false 5 64 true 8)"
 }
+
+# database_table DB: every problem's two best configurations in DB re-timed, the faster verified and timed in
+# turns with cuBLAS (table.txt, table-rows.md in $OUT), as v12's run E.
+database_table() {
+  bench_database_winners "$1" 2 table > /dev/null
+  echo "table at $(el)s"; wc -l $OUT/table-rows.md
+}

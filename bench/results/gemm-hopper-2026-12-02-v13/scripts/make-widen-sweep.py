@@ -15,18 +15,14 @@ extra_small, extra_big = int(sys.argv[4]), int(sys.argv[5])
 targets = {tuple(int(x) for x in s.split("x")) for s in sys.argv[6:]}
 
 
-def shape(problem):
-    fields = dict(f.split("=") for f in problem.split(","))
-    return int(fields["m"]), int(fields["n"]), int(fields["k"])
-
-
 runs = []
 for line in open(keys_path):
     problem, *configs = line.strip().split("|")
     fields = dict(f.split("=") for f in problem.split(","))
-    if shape(problem) not in targets or fields.get("layout") != "nt" or fields["lda"] != fields["k"]:
+    m, n, k = int(fields["m"]), int(fields["n"]), int(fields["k"])
+    if (m, n, k) not in targets or fields.get("layout") != "nt" or fields["lda"] != fields["k"]:
         continue
-    extra = extra_small if shape(problem)[0] <= 512 else extra_big
+    extra = extra_small if m <= 512 else extra_big
     runs.append({"kernel": "gemm", "problems": [problem], "start": configs, "budget": len(configs) + extra})
 
 json.dump({"comment": f"v13 run {run}: LLM shapes searched further (bench/results/gemm-hopper-2026-12-02-v13.md). "

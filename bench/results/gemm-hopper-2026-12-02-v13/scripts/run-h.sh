@@ -4,8 +4,7 @@
 # winner verified and timed in turns with cuBLAS, as v12's run E. Then, for the epilogue's unexplained cost
 # (runs C, D), ncu's per-instruction counts and stall samples (SourceCounters) of main's 512x4096x4096 kernel.
 source "$(dirname "$0")/common.sh"
-bench_database_winners tuning_db/ktune.db 2 table > /dev/null
-echo "table at $(el)s"; wc -l $OUT/table-rows.md
+database_table tuning_db/ktune.db
 timeout 90 ncu --clock-control none -k "regex:gemm_wgmma" --launch-skip 5 --launch-count 1 --section SourceCounters \
   --section WarpStateStats --page source --print-source sass --csv $B/bench_gemm_bench --problem "$(nt 512 4096 4096)" \
   --config "$(v9_wgk 128 128 1 1 true false 6 128 true 16)" --out /tmp/b/sass-512 > $OUT/sass-512-runH.csv 2>&1
