@@ -236,10 +236,10 @@ std::string GemmFamily::shape_class(const Problem& raw) const {
 
 int GemmFamily::smem_bytes(const GemmProblem& p, const GemmKnobs& k) {
   if (k.wgmma) {
-    // The ring, full/empty barriers, 1 KB to align the ring; STAGE_C: a 2 KB
-    // staging buffer per consumer warp, 128-byte aligned (gemm_wgmma.cuh).
+    // The ring, full/empty barriers, 1 KB to align the ring; STAGE_C: two 2 KB
+    // staging buffers per consumer warp, 1024-byte aligned (gemm_wgmma.cuh).
     const int ring = k.stages * (k.block_m + k.block_n) * k.block_k * p.in_bytes() + 2 * k.stages * 8 + 1024;
-    return ring + (k.stage_c ? 128 + k.consumers() * 4 * 2048 : 0);
+    return ring + (k.stage_c ? 1024 + k.consumers() * 4 * 4096 : 0);
   }
   if (p.simt()) {
     const int pad = k.smem == "pad" ? 4 : 0;

@@ -129,14 +129,18 @@ __device__ __forceinline__ void store_result_pair(const GemmParams& p, int m, in
   if (n + 1 < p.N) store_result<TOut, EPI, SPLIT_MODE>(p, m, n + 1, v1);
 }
 
-/// STAGE_C epilogue: each consumer warp owns a 16-row x 128-byte staging
-/// buffer (2 KB) after the ring's barriers. The host's smem_bytes() adds them.
+/// STAGE_C epilogue: each consumer warp owns two 16-row x 128-byte staging
+/// buffers (2 KB each) after the ring's barriers, 1024-byte aligned (the
+/// 128-byte swizzle of the TMA store). The host's smem_bytes() adds them.
 constexpr int kStagingRowBytes = 128;
-constexpr int kStagingBytesPerWarp = 16 * kStagingRowBytes;
+constexpr int kStagingBufferBytes = 16 * kStagingRowBytes;
+constexpr int kStagingBytesPerWarp = 2 * kStagingBufferBytes;
 
 /// Byte offset of byte b of staging row r: 16-byte segments XOR-swizzled by
 /// the row, so the accumulator layout (8 rows x 4 lanes per store) and the
-/// row-segment reads (8 lanes per row) both hit 32 distinct banks.
+/// row-segment reads (8 lanes per row) both hit 32 distinct banks. In a
+/// 1024-byte aligned buffer this is exactly the TMA's 128-byte swizzle, so a
+/// tensor store reads the buffer as it is.
 __device__ __forceinline__ int staged_offset(int row, int byte) {
   return row * kStagingRowBytes + ((((byte >> 4) ^ row) & 7) << 4) + (byte & 15);
 }
@@ -161,9 +165,18 @@ __device__ __forceinline__ bool c_rows_aligned(const GemmParams& p) {
 /// general one, which counts at small K (bench/results/gemm-hopper-2026-12-01-v7.md).
 /// Otherwise elements past M or N are skipped, and segments of unaligned rows
 /// or cut by N go element-wise.
+///
+/// An interior pass of a full 128 bytes per row leaves as one TMA tensor store
+/// (16 rows x 128 bytes through `c_map`), issued by lane 0, which the warp does
+/// not wait for: it fills its other buffer next and only waits, before writing
+/// a buffer again, until the store issued from it two passes earlier has read
+/// it (`flip` counts the warp's TMA passes across calls). Other passes are
+/// read back and stored by the warp, after every pending store has read its
+/// buffer. The kernel waits for all of them before it exits.
 template <typename TOut, int EPI, int BN, bool INTERIOR>
 __device__ __forceinline__ void store_rows_staged(const GemmParams& p, const float* acc, int row0, int col0,
-                                                  unsigned char* staging, int lane) {
+                                                  unsigned char* staging, int lane, const TmaMap* c_map,
+                                                  unsigned& flip) {
   constexpr int kOut = static_cast<int>(sizeof(TOut));
   constexpr int kPassCols = kStagingRowBytes / kOut;  // columns staged per pass: 64 (16-bit) or 32 (fp32)
   constexpr int kVec = 16 / kOut;                     // elements per 16-byte segment
@@ -172,6 +185,13 @@ __device__ __forceinline__ void store_rows_staged(const GemmParams& p, const flo
 #pragma unroll
   for (int pass = 0; pass < (BN + kPassCols - 1) / kPassCols; ++pass) {
     const int pass_cols = min(BN - pass * kPassCols, kPassCols);
+    const bool by_tma = INTERIOR && pass_cols == kPassCols;
+    unsigned char* buffer = staging + (flip & 1) * kStagingBufferBytes;
+    if (lane == 0) {
+      if (by_tma) cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<1>{});
+      else cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
+    }
+    __syncwarp();
     // A constant trip count: with the pass's own column count as the bound,
     // the loop can be left rolled and the accumulators indexed from memory.
 #pragma unroll
@@ -198,8 +218,20 @@ __device__ __forceinline__ void store_rows_staged(const GemmParams& p, const flo
             v[e] = inside ? epilogue_value<TOut, EPI>(p, a, old, n + e) : 0.f;
           }
         }
-        store_two<TOut>(reinterpret_cast<TOut*>(staging + staged_offset(row, local_col * kOut)), v[0], v[1]);
+        store_two<TOut>(reinterpret_cast<TOut*>(buffer + staged_offset(row, local_col * kOut)), v[0], v[1]);
       }
+    }
+    if (by_tma) {
+      // The warp's shared-memory writes, made visible to the TMA unit (async proxy).
+      cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+      __syncwarp();
+      if (lane == 0) {
+        const cuda::std::int32_t coords[2] = {col0 + pass * kPassCols, row0};
+        cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_global, cuda::ptx::space_shared, c_map, coords, buffer);
+        cuda::ptx::cp_async_bulk_commit_group();
+      }
+      ++flip;
+      continue;
     }
     __syncwarp();
     const int segments = pass_cols / kVec;  // per row
@@ -211,7 +243,7 @@ __device__ __forceinline__ void store_rows_staged(const GemmParams& p, const flo
       const int row = s / segments, segment = s % segments;
       const int m = row0 + row, n = col0 + pass * kPassCols + segment * kVec;
       if (s >= 16 * segments || (!INTERIOR && (m >= p.M || n >= p.N))) continue;
-      const unsigned char* staged = staging + staged_offset(row, segment * 16);
+      const unsigned char* staged = buffer + staged_offset(row, segment * 16);
       TOut* c = static_cast<TOut*>(p.C) + static_cast<long long>(m) * p.ldc + n;
       if (rows_aligned && (INTERIOR || n + kVec <= p.N)) {
         *reinterpret_cast<uint4*>(c) = *reinterpret_cast<const uint4*>(staged);
@@ -284,7 +316,8 @@ __device__ __forceinline__ void named_barrier_sync(unsigned id, unsigned threads
 template <typename T, typename TOut, int BM, int BN, int WM, int STAGES, int CLUSTER_M, int CLUSTER_N, int GROUP_M,
           int SPLIT_MODE, int EPI, bool PINGPONG, bool STAGE_C>
 __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
-    gemm_wgmma(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b, const GemmParams p) {
+    gemm_wgmma(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b,
+               const __grid_constant__ TmaMap tma_c, const GemmParams p) {
   constexpr int CONSUMERS = PINGPONG ? 2 : BM / WM;
   // Consumers reading one stage: both halves of the tile, or the one owner.
   constexpr int READERS = PINGPONG ? 1 : CONSUMERS;
@@ -314,8 +347,8 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
   T* ring_b = ring_a + STAGES * A_STAGE;
   auto* full = reinterpret_cast<unsigned long long*>(ring_b + STAGES * B_STAGE);
   auto* empty = full + STAGES;
-  // STAGE_C: one staging buffer per consumer warp, 128-byte aligned.
-  unsigned char* staging = smem + ((reinterpret_cast<unsigned char*>(empty + STAGES) - smem + 127) & ~127);
+  // STAGE_C: two staging buffers per consumer warp, 1024-byte aligned.
+  unsigned char* staging = smem + ((reinterpret_cast<unsigned char*>(empty + STAGES) - smem + 1023) & ~1023);
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
@@ -401,6 +434,7 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
     // Descriptor low words of stage 0's A rows of this consumer and of its B tile.
     const unsigned a_desc0 = wgmma_desc_low(ring_a + rows_before * BK);
     const unsigned b_desc0 = wgmma_desc_low(ring_b);
+    unsigned flip = 0;  // this warp's TMA stores of C so far (STAGE_C)
     for (int item = first_item + (PINGPONG ? consumer * item_stride : 0); item < items; item += own_stride) {
       int cluster_m, cluster_n;
       rasterize_id<GROUP_M>(item, clusters_m, clusters_n, cluster_m, cluster_n);
@@ -459,8 +493,10 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
           unsigned char* buffer = staging + (consumer * 4 + warp) * kStagingBytesPerWarp;
           const bool interior =
               p.beta == 0.f && c_rows_aligned<TOut>(p) && warp_row0 + 16 <= p.M && (tile_n + 1) * BN <= p.N;
-          if (interior) store_rows_staged<TOut, EPI, BN, true>(p, acc[mb], warp_row0, tile_n * BN, buffer, lane);
-          else store_rows_staged<TOut, EPI, BN, false>(p, acc[mb], warp_row0, tile_n * BN, buffer, lane);
+          if (interior)
+            store_rows_staged<TOut, EPI, BN, true>(p, acc[mb], warp_row0, tile_n * BN, buffer, lane, &tma_c, flip);
+          else
+            store_rows_staged<TOut, EPI, BN, false>(p, acc[mb], warp_row0, tile_n * BN, buffer, lane, &tma_c, flip);
         } else {
           const int row = warp_row0 + lane / 4;
 #pragma unroll
@@ -471,6 +507,11 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
           }
         }
       }
+    }
+    // The TMA stores must have read the staging buffers before the block's
+    // shared memory goes, and written C before the kernel counts as done.
+    if constexpr (STAGE_C) {
+      if (lane == 0) cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<0>{});
     }
   }
   // A block must not exit while its partner may still multicast into its

@@ -135,7 +135,7 @@ TEST(GemmWgmma, StagedEpilogueBuffersCountAgainstSharedMemory) {
   GemmKnobs staged = GemmKnobs::from(c);
   GemmKnobs direct = staged;
   direct.stage_c = false;
-  EXPECT_EQ(GemmFamily::smem_bytes(gp, staged) - GemmFamily::smem_bytes(gp, direct), 128 + 2 * 4 * 2048);
+  EXPECT_EQ(GemmFamily::smem_bytes(gp, staged) - GemmFamily::smem_bytes(gp, direct), 1024 + 2 * 4 * 4096);
   // Split-K partials are not finished C.
   c.set("SPLIT_K", std::int64_t{2});
   EXPECT_FALSE(s.is_valid(c)) << c.key();

@@ -263,7 +263,7 @@ cudaError_t GemmHarness::launch(const Config& config, std::span<const cudaKernel
                         static_cast<int>(p.k), g.kernel_lda, g.kernel_ldb, p.ldc, static_cast<float>(p.alpha),
                         static_cast<float>(p.beta), g.k_per_split};
   void* args[] = {&params};
-  void* wgmma_args[] = {&map_a_, &map_b_, &params};
+  void* wgmma_args[] = {&map_a_, &map_b_, &map_c_, &params};
   if (knobs.wgmma) {
     // A is M x K and B is N x K, both row-major (layout nt): boxes of 64
     // K-elements; each block of a cluster loads its share of the tile it
@@ -283,6 +283,18 @@ cudaError_t GemmHarness::launch(const Config& config, std::span<const cudaKernel
       maps_box_n_ = box_n;
       maps_a_ = kernel_a;
       maps_b_ = kernel_b;
+    }
+    // C in 16 rows x 128 bytes boxes. The kernel stores through the map only where C's rows are 16-byte
+    // aligned (the map's own requirement); elsewhere an unencodable map is left zeroed and never used.
+    const int out_bytes = static_cast<int>(p.out_bytes());
+    const auto c_key = std::make_tuple(static_cast<const void*>(c_), p.m, p.n, p.ldc, out_bytes);
+    if (knobs.stage_c && c_key != maps_c_key_) {
+      const CUtensorMapDataType type = out_bytes == 4        ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                       : p.dtype == "bf16" ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                                           : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+      if (encode_tma_map_2d(&map_c_, c_, type, out_bytes, p.m, p.n, p.ldc, 16, 128 / out_bytes) != cudaSuccess)
+        map_c_ = CUtensorMap{};
+      maps_c_key_ = c_key;
     }
   }
   const dim3 aux_grid(static_cast<unsigned>(std::max<long long>(g.aux_blocks, 1)));

@@ -55,6 +55,9 @@ class GemmHarness final : public FamilyHarness {
   // Tensor maps of the wgmma path, encoded for one box size and reused while
   // it stays the same (encoding on every timed launch would stall the stream).
   CUtensorMap map_a_{}, map_b_{};
+  /// STAGE_C's TMA stores of C: encoded for the C buffer, shape and ldc in maps_c_key_ (empty: none).
+  CUtensorMap map_c_{};
+  std::tuple<const void*, long long, long long, long long, int> maps_c_key_{};
   int maps_box_m_ = 0, maps_box_n_ = 0;  // the boxes the tensor maps were encoded with (0: none)
   const void* maps_a_ = nullptr;  ///< the buffers the maps address (A/B or their repacked copies)
   const void* maps_b_ = nullptr;
