@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
@@ -285,15 +286,21 @@ cudaError_t GemmHarness::launch(const Config& config, std::span<const cudaKernel
       maps_b_ = kernel_b;
     }
     // C in 16 rows x 128 bytes boxes. The kernel stores through the map only where C's rows are 16-byte
-    // aligned (the map's own requirement); elsewhere an unencodable map is left zeroed and never used.
+    // aligned (c_rows_aligned, the map's own requirement); there the map must encode, and elsewhere it is
+    // left zeroed and never read.
     const int out_bytes = static_cast<int>(p.out_bytes());
     const auto c_key = std::make_tuple(static_cast<const void*>(c_), p.m, p.n, p.ldc, out_bytes);
     if (knobs.stage_c && c_key != maps_c_key_) {
       const CUtensorMapDataType type = out_bytes == 4        ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
                                        : p.dtype == "bf16" ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                                            : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-      if (encode_tma_map_2d(&map_c_, c_, type, out_bytes, p.m, p.n, p.ldc, 16, 128 / out_bytes) != cudaSuccess)
+      const bool rows_aligned =
+          (p.ldc * out_bytes) % 16 == 0 && reinterpret_cast<std::uintptr_t>(c_) % 16 == 0;
+      maps_c_key_ = {};  // stale until encoded
+      if (encode_tma_map_2d(&map_c_, c_, type, out_bytes, p.m, p.n, p.ldc, 16, 128 / out_bytes) != cudaSuccess) {
+        if (rows_aligned) return cudaErrorInvalidValue;
         map_c_ = CUtensorMap{};
+      }
       maps_c_key_ = c_key;
     }
   }
