@@ -93,26 +93,24 @@ std::vector<StaleSummary> stale_results(const Store& store, const std::string& f
   return out;
 }
 
-std::int64_t prune_stale_results(Store& store, const std::string& family, const CurrentHash& current) {
+PruneSummary prune_stale_results(Store& store, const std::string& family, const CurrentHash& current,
+                                 bool dry_run) {
   if (family.empty()) throw std::invalid_argument("pruning stale results needs a family");
-  Store::Impl& impl = store.impl();
-  if (impl.read_only) throw DatabaseError("'" + impl.path + "' is open read-only");
-  try {
-    SQLite::Transaction tx(impl.db, SQLite::TransactionBehavior::IMMEDIATE);
-    SQLite::Statement del(impl.db, "DELETE FROM results WHERE family_id = ? AND device_id = ? AND problem_id = ?");
-    std::int64_t n = 0;
-    for (const auto& g : stale_groups(impl.db, family, current)) {
-      del.bind(1, g.family_id);
-      del.bind(2, g.device_id);
-      del.bind(3, g.problem_id);
-      n += del.exec();
-      del.reset();
-    }
-    tx.commit();
-    return n;
-  } catch (const SQLite::Exception& e) {
-    throw DatabaseError("cannot prune '" + impl.path + "': " + e.what());
-  }
+  // Which rows are stale is decided here, in C++ (the current hash of each
+  // row), so the selection names the stale groups as one JSON array bound as
+  // a parameter: [[family_id, device_id, problem_id], ...].
+  std::string groups;
+  return prune_results(store.impl(), dry_run, [&] {
+    nlohmann::json stale = nlohmann::json::array();
+    for (const auto& g : stale_groups(store.impl().db, family, current))
+      stale.push_back({g.family_id, g.device_id, g.problem_id});
+    groups = stale.dump();
+    return ResultSelection{"SELECT r.id FROM json_each(?1) g JOIN results r "
+                           "ON r.family_id = json_extract(g.value, '$[0]') "
+                           "AND r.device_id = json_extract(g.value, '$[1]') "
+                           "AND r.problem_id = json_extract(g.value, '$[2]')",
+                           [&](SQLite::Statement& st) { st.bind(1, groups); }};
+  });
 }
 
 RehashSummary rehash_results(Store& store, const std::string& family, const std::string& from_hash,
@@ -125,8 +123,8 @@ RehashSummary rehash_results(Store& store, const std::string& family, const std:
   RehashSummary s;
   std::map<std::string, std::int64_t> moved, others;
   try {
-    std::optional<SQLite::Transaction> tx;
-    if (!dry_run) tx.emplace(impl.db, SQLite::TransactionBehavior::IMMEDIATE);
+    std::optional<WriteTransaction> tx;
+    if (!dry_run) tx.emplace(impl);
     for (const auto& g : row_groups(impl.db, family, ""))
       if (g.hash != from_hash) others[g.hash] += g.results;
     SQLite::Statement move(impl.db,

@@ -24,8 +24,10 @@ using CurrentHash = std::function<std::string(const std::string& family, const P
 std::vector<StaleSummary> stale_results(const Store& store, const std::string& family, const CurrentHash& current);
 
 /// Deletes exactly the results stale_results(store, family, current) counts,
-/// in one transaction; returns how many. `family` must not be empty.
-std::int64_t prune_stale_results(Store& store, const std::string& family, const CurrentHash& current);
+/// and then the rows no result references any more, in one transaction.
+/// `family` must not be empty. `dry_run`: counts only (a read-only Store will do).
+PruneSummary prune_stale_results(Store& store, const std::string& family, const CurrentHash& current,
+                                 bool dry_run = false);
 
 /// What rehash_results did (or would do).
 struct RehashSummary {

@@ -282,6 +282,19 @@ void Store::Impl::forget_ids() {
   config_ids.clear();
 }
 
+// `PRAGMA data_version` changes whenever another connection (another Store,
+// another process) commits, and only then: a cheap, exact "someone else
+// wrote" signal that needs no schema change and also covers deletions by
+// tools that know nothing of these caches (an older ktune, the sqlite3
+// shell). A generation counter bumped by prunes would keep the caches across
+// other writers' inserts, but only prunes that remember to bump it would be
+// seen. Dropping the caches costs one SELECT per id the next batch resolves.
+void Store::Impl::forget_ids_if_changed_elsewhere() {
+  const std::int64_t version = db.execAndGet("PRAGMA data_version").getInt64();
+  if (seen_data_version != version) forget_ids();
+  seen_data_version = version;
+}
+
 // ---- Store --------------------------------------------------------------------
 
 Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -331,7 +344,7 @@ void Store::record(const RunKey& key, std::span<const Result> results,
                    const Provenance& provenance) {
   if (impl_->read_only) throw DatabaseError("'" + impl_->path + "' is open read-only");
   try {
-    SQLite::Transaction tx(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
+    WriteTransaction tx(*impl_);
     std::int64_t device = impl_->device_id(key.device);
     std::int64_t family = impl_->family_id(key.family, key.family_hash);
     std::int64_t problem = impl_->problem_id(key);
@@ -353,7 +366,7 @@ std::int64_t Store::insert(std::span<const Measurement> measurements) {
   if (impl_->read_only) throw DatabaseError("'" + impl_->path + "' is open read-only");
   std::int64_t added = 0;
   try {
-    SQLite::Transaction tx(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
+    WriteTransaction tx(*impl_);
     for (const Measurement& m : measurements) {
       if (m.provenance.measured_at.empty())
         throw DatabaseError("a measurement of '" + m.key.family + "' has no time");
@@ -478,23 +491,17 @@ std::vector<StaleSummary> Store::stale(const std::string& family,
   return out;
 }
 
-std::int64_t Store::prune_stale(const std::string& family, const std::string& current_hash) {
-  if (impl_->read_only) throw DatabaseError("'" + impl_->path + "' is open read-only");
+PruneSummary Store::prune_stale(const std::string& family, const std::string& current_hash, bool dry_run) {
   if (family.empty() || current_hash.empty())
     throw std::invalid_argument("prune_stale needs a family and its current template hash");
-  try {
-    SQLite::Transaction tx(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
-    SQLite::Statement del(impl_->db,
-                          "DELETE FROM results WHERE family_id IN "
-                          "(SELECT id FROM families WHERE name = ? AND source_hash <> ?)");
-    del.bind(1, family);
-    del.bind(2, current_hash);
-    std::int64_t n = del.exec();
-    tx.commit();
-    return n;
-  } catch (const SQLite::Exception& e) {
-    throw DatabaseError("cannot prune '" + impl_->path + "': " + e.what());
-  }
+  return prune_results(*impl_, dry_run, [&] {
+    return ResultSelection{"SELECT id FROM results WHERE family_id IN "
+                           "(SELECT id FROM families WHERE name = ?1 AND source_hash <> ?2)",
+                           [&](SQLite::Statement& st) {
+                             st.bind(1, family);
+                             st.bind(2, current_hash);
+                           }};
+  });
 }
 
 namespace {
@@ -524,21 +531,12 @@ std::vector<WarmL2Summary> Store::warm_l2_superseded(const std::string& family) 
   return out;
 }
 
-std::int64_t Store::prune_warm_l2(const std::string& family) {
-  if (impl_->read_only) throw DatabaseError("'" + impl_->path + "' is open read-only");
+PruneSummary Store::prune_warm_l2(const std::string& family, bool dry_run) {
   if (family.empty()) throw std::invalid_argument("prune_warm_l2 needs a family");
-  try {
-    SQLite::Transaction tx(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
-    SQLite::Statement del(impl_->db,
-                          std::string("DELETE FROM results WHERE id IN (SELECT r.id FROM results r WHERE ") +
-                              kWarmSuperseded + ")");
-    del.bind(1, family);
-    std::int64_t n = del.exec();
-    tx.commit();
-    return n;
-  } catch (const SQLite::Exception& e) {
-    throw DatabaseError("cannot prune '" + impl_->path + "': " + e.what());
-  }
+  return prune_results(*impl_, dry_run, [&] {
+    return ResultSelection{std::string("SELECT r.id FROM results r WHERE ") + kWarmSuperseded,
+                           [&](SQLite::Statement& st) { st.bind(1, family); }};
+  });
 }
 
 StoreStats Store::stats() const {

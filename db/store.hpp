@@ -73,6 +73,17 @@ struct WarmL2Summary {
   std::int64_t results = 0;
 };
 
+/// What a prune deleted (or, in a dry run, would delete): results, then the
+/// rows that no result references any more, in the whole database (rows left
+/// unreferenced by earlier prunes or merges included). Devices are never
+/// removed: a device row carries the GPU's measured ceilings.
+struct PruneSummary {
+  std::int64_t results = 0;
+  std::int64_t configs = 0;   ///< configurations
+  std::int64_t families = 0;  ///< family versions (name, template hash)
+  std::int64_t problems = 0;
+};
+
 /// Counts for `ktune db stats`.
 struct StoreStats {
   std::int64_t devices = 0, families = 0, problems = 0, configs = 0, results = 0;
@@ -121,9 +132,10 @@ class Store {
   /// (`family` empty: `current_hash` is ignored and every family's hashes but
   /// the newest-measured one are listed).
   std::vector<StaleSummary> stale(const std::string& family, const std::string& current_hash) const;
-  /// Deletes the results of `family` whose template hash is not `current_hash`.
-  /// Returns the number deleted.
-  std::int64_t prune_stale(const std::string& family, const std::string& current_hash);
+  /// Deletes the results of `family` whose template hash is not `current_hash`,
+  /// and the rows no result references any more, in one transaction.
+  /// `dry_run`: counts only (a read-only Store will do).
+  PruneSummary prune_stale(const std::string& family, const std::string& current_hash, bool dry_run = false);
   /// Verified results of `family` timed without an L2 flush
   /// (metrics.l2_flushed false: ktune before 2026-12-02 flushed only when the
   /// working set fit in L2, and switched the flush off for the rest of a run
@@ -131,8 +143,9 @@ class Store {
   /// timed with one. Warm and cold times cannot be ranked together; the
   /// problems with warm results only are left alone (comparable among themselves).
   std::vector<WarmL2Summary> warm_l2_superseded(const std::string& family) const;
-  /// Deletes the results warm_l2_superseded lists. Returns the number deleted.
-  std::int64_t prune_warm_l2(const std::string& family);
+  /// Deletes the results warm_l2_superseded lists, and the rows no result
+  /// references any more, in one transaction. `dry_run`: counts only.
+  PruneSummary prune_warm_l2(const std::string& family, bool dry_run = false);
 
   StoreStats stats() const;
   /// Measured ceilings stored with the GPU named (the spec of a device row

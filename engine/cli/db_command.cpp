@@ -214,59 +214,49 @@ int run_merge(const std::vector<std::string>& inputs, const std::string& output)
   return 0;
 }
 
+// "; M unreferenced configurations, F family versions, P problems": the rows
+// a prune deletes with the results, as no result references them any more.
+std::string unreferenced_text(const PruneSummary& s) {
+  return "; " + std::to_string(s.configs) + " unreferenced configurations, " + std::to_string(s.families) +
+         " family versions, " + std::to_string(s.problems) + " problems";
+}
+
 void prune_stale(const std::string& path, const std::string& kernel, const std::string& hash, bool dry_run) {
   if (hash.empty()) {
     // Stale per row: not the hash of the current text of its kernel path.
     find_family(kernel);  // an unknown family is a usage error, not "everything is stale"
     const CurrentHash current = current_hash_resolver();
-    if (dry_run) {
-      Store store = Store::open_read_only(path);
-      for (const auto& st : stale_results(store, kernel, current))
-        std::printf("would remove %s@%s: %lld results\n", st.family.c_str(), st.family_hash.c_str(),
-                    (long long)st.results);
-      return;
-    }
-    Store store = Store::open(path);
+    Store store = dry_run ? Store::open_read_only(path) : Store::open(path);
     for (const auto& st : stale_results(store, kernel, current))
-      std::printf("removing %s@%s: %lld results\n", st.family.c_str(), st.family_hash.c_str(), (long long)st.results);
-    std::int64_t n = prune_stale_results(store, kernel, current);
-    std::printf("removed %lld stale results of %s (current: each kernel path's template hash)\n", (long long)n,
-                kernel.c_str());
+      std::printf("%s %s@%s: %lld results\n", dry_run ? "would remove" : "removing", st.family.c_str(),
+                  st.family_hash.c_str(), (long long)st.results);
+    PruneSummary s = prune_stale_results(store, kernel, current, dry_run);
+    std::printf("%s %lld stale results of %s (current: each kernel path's template hash)%s\n",
+                dry_run ? "would remove" : "removed", (long long)s.results, kernel.c_str(),
+                unreferenced_text(s).c_str());
     return;
   }
   // One explicit current hash for every row of the family.
-  if (dry_run) {
-    Store store = Store::open_read_only(path);
-    for (const auto& st : store.stale(kernel, hash))
-      std::printf("would remove %s@%s: %lld results\n", st.family.c_str(), st.family_hash.c_str(),
-                  (long long)st.results);
-    return;
-  }
-  Store store = Store::open(path);
-  auto listed = store.stale(kernel, hash);
-  for (const auto& st : listed)
-    std::printf("removing %s@%s: %lld results\n", st.family.c_str(), st.family_hash.c_str(), (long long)st.results);
-  std::int64_t n = store.prune_stale(kernel, hash);
-  std::printf("removed %lld stale results of %s (current template hash %s)\n", (long long)n, kernel.c_str(),
-              hash.c_str());
+  Store store = dry_run ? Store::open_read_only(path) : Store::open(path);
+  for (const auto& st : store.stale(kernel, hash))
+    std::printf("%s %s@%s: %lld results\n", dry_run ? "would remove" : "removing", st.family.c_str(),
+                st.family_hash.c_str(), (long long)st.results);
+  PruneSummary s = store.prune_stale(kernel, hash, dry_run);
+  std::printf("%s %lld stale results of %s (current template hash %s)%s\n", dry_run ? "would remove" : "removed",
+              (long long)s.results, kernel.c_str(), hash.c_str(), unreferenced_text(s).c_str());
 }
 
 void prune_warm_l2(const std::string& path, const std::string& kernel, bool dry_run) {
-  auto list = [&](const Store& store, const char* verb) {
-    for (const auto& w : store.warm_l2_superseded(kernel))
-      std::printf("%s %s@%s on %s, %s: %lld results timed with a warm L2\n", verb, w.family.c_str(),
-                  w.family_hash.c_str(), w.device.c_str(), w.problem_key.c_str(), (long long)w.results);
-  };
-  if (dry_run) {
-    list(Store::open_read_only(path), "would remove");
-    return;
-  }
-  Store store = Store::open(path);
-  list(store, "removing");
-  std::int64_t n = store.prune_warm_l2(kernel);
-  std::printf("removed %lld results of %s timed with a warm L2 where the problem has results timed with a "
-              "flushed one\n",
-              (long long)n, kernel.c_str());
+  Store store = dry_run ? Store::open_read_only(path) : Store::open(path);
+  for (const auto& w : store.warm_l2_superseded(kernel))
+    std::printf("%s %s@%s on %s, %s: %lld results timed with a warm L2\n", dry_run ? "would remove" : "removing",
+                w.family.c_str(), w.family_hash.c_str(), w.device.c_str(), w.problem_key.c_str(),
+                (long long)w.results);
+  PruneSummary s = store.prune_warm_l2(kernel, dry_run);
+  std::printf("%s %lld results of %s timed with a warm L2 where the problem has results timed with a "
+              "flushed one%s\n",
+              dry_run ? "would remove" : "removed", (long long)s.results, kernel.c_str(),
+              unreferenced_text(s).c_str());
 }
 
 int run_prune(const std::string& path, const std::string& kernel, const std::string& hash, bool stale_flag,
@@ -397,7 +387,8 @@ const CommandRegistrar registrar(70, [](CLI::App& app) {
   merge->callback([o] { set_exit_code(run_merge(o->inputs, o->output)); });
 
   auto* prune = db->add_subcommand("prune", "Remove stale results (measured with older template text) or results "
-                                            "timed with a warm L2 where cold-L2 timings of the problem exist");
+                                            "timed with a warm L2 where cold-L2 timings of the problem exist, then "
+                                            "the configurations, family versions and problems no result references");
   db_option(prune);
   prune->add_flag("--stale", o->stale, "Remove results whose template hash is not the current one");
   prune->add_option("--kernel", o->kernel, "Kernel family")->required();
@@ -406,7 +397,7 @@ const CommandRegistrar registrar(70, [](CLI::App& app) {
   prune->add_flag("--warm-l2", o->warm_l2,
                   "Remove verified results timed without an L2 flush (ktune before 2026-12-02, see engine/README.md) "
                   "in problems that also have results timed with one: the two cannot be ranked together");
-  prune->add_flag("--dry-run", o->dry_run, "List what would be removed");
+  prune->add_flag("--dry-run", o->dry_run, "List what would be removed, write nothing");
   prune->callback(
       [o] { set_exit_code(run_prune(o->db, o->kernel, o->hash, o->stale, o->warm_l2, o->dry_run)); });
 

@@ -63,7 +63,7 @@ TEST(PerRowHash, StaleCountsAndPruningJudgeEachRowByItsPath) {
   EXPECT_EQ(stale[0].results, 1);
   EXPECT_EQ(stale_results(store, "", synthetic_current()).size(), 1u);
 
-  EXPECT_EQ(prune_stale_results(store, "gemm", synthetic_current()), 1);
+  EXPECT_EQ(prune_stale_results(store, "gemm", synthetic_current()).results, 1);
   EXPECT_EQ(store.result_count(), 2);
   EXPECT_TRUE(stale_results(store, "gemm", synthetic_current()).empty());
   EXPECT_EQ(store.results(gemm_key(f.bf16, synthetic_device(), "hash-path-a")).size(), 1u);

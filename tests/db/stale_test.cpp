@@ -58,7 +58,7 @@ TEST(StaleResults, AreKeptListedNeverServedAndPrunable) {
   }
   {
     Store store = Store::open(path);
-    EXPECT_EQ(store.prune_stale("gemm", "hash-new"), 1);
+    EXPECT_EQ(store.prune_stale("gemm", "hash-new").results, 1);
     EXPECT_TRUE(store.stale("gemm", "hash-new").empty());
     EXPECT_EQ(store.result_count(), 1);
     EXPECT_THROW(store.prune_stale("gemm", ""), std::invalid_argument);
@@ -90,12 +90,12 @@ TEST(WarmL2Results, ArePrunedOnlyWhereColdTimingsOfTheProblemExist) {
     ASSERT_EQ(listed.size(), 1u);
     EXPECT_EQ(listed[0].problem_key, mixed.key());
     EXPECT_EQ(listed[0].results, 1);
-    EXPECT_EQ(store.prune_warm_l2("gemm"), 1);
+    EXPECT_EQ(store.prune_warm_l2("gemm").results, 1);
     EXPECT_TRUE(store.warm_l2_superseded("gemm").empty());
     EXPECT_EQ(store.result_count(), 4);
     EXPECT_EQ(store.best(gemm_key(mixed, synthetic_device(), "hash-new"))->config, tile_config(128, 128));
     EXPECT_EQ(store.best(gemm_key(warm_only, synthetic_device(), "hash-new"))->config, tile_config(256, 256));
-    EXPECT_EQ(store.prune_warm_l2("gemm"), 0);
+    EXPECT_EQ(store.prune_warm_l2("gemm").results, 0);
     EXPECT_THROW(store.prune_warm_l2(""), std::invalid_argument);
   }
   Store read_only = Store::open_read_only(path);
