@@ -3,7 +3,8 @@
 # buffers per consumer warp, a full 16 x 128-byte pass leaves as one cp.async.bulk.tensor store that the warp
 # does not wait for) against main's (c9fe4a4's) warp stores. Needs, carried in build-carry-lead: bin/ (main's
 # binaries), bin-tma/ (the branch's: the kernel takes a third tensor map) and kernels-main/kernels_templated
-# (main's kernel text); run from the branch's checkout, whose kernels_templated is the variant's. To make them:
+# (main's kernel text), and lib/ (libtbb and the other shared libraries the binaries need; the first call
+# of run A left it out and failed to load libtbb.so.12); run from the branch's checkout (now: commit 1d1a95b), whose kernels_templated is the variant's. To make them:
 #   (on main, built) strip --strip-debug -o build-carry-lead/bin/X build/bin/X  for ktune, bench_gemm_bench
 #   (on this branch, built) the same into build-carry-lead/bin-tma/
 #   git archive main kernels_templated | tar -x -C build-carry-lead/kernels-main
