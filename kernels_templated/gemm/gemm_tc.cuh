@@ -169,11 +169,15 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MIN_BLOCKS)
       }
     }
   };
+  // Serpentine order: odd rows of mma tiles walk N backwards, so that each
+  // mma shares an operand with the one before it, the turns included (the
+  // operand reuse cache saves register-file reads).
   auto multiply = [&](const Fragments& f) {
 #pragma unroll
     for (int i = 0; i < kTilesM; ++i)
 #pragma unroll
-      for (int j = 0; j < kTilesN; ++j) {
+      for (int jj = 0; jj < kTilesN; ++jj) {
+        const int j = (i % 2) ? kTilesN - 1 - jj : jj;
         if constexpr (kTf32) mma_1688_tf32(acc[i][j], f.a[i], f.b[j]);
         else mma_16816<TIn>(acc[i][j], f.a[i], f.b[j]);
       }
