@@ -8,3 +8,36 @@ V15=bench/results/gemm-hopper-2026-12-03-v15
 wks() {
   echo "BLOCK_K=64,BLOCK_M=$1,BLOCK_N=$2,CLUSTER_M=$3,CLUSTER_N=$4,GROUP_M=$9,PATH=wgmma,PERSISTENT=$5,PINGPONG=false,REDUCE=workspace,SPLIT_K=${10},STAGES=$6,STAGE_C=$8,WARP_M=$7"
 }
+
+# small_m_cases FILE LABEL: the five M = 128 LLM shapes and 512x4096x14336, each with its database winner
+# (runs C-E), through bench (timed alone, verified, in turns with cuBLAS).
+small_m_cases() {
+  bench $1 $2-128x4096x14336 "$(nt 128 4096 14336)" "$(v9_wgk 64 64 1 1 false false 13 64 true 8)"
+  bench $1 $2-128x4096x11008 "$(nt 128 4096 11008)" "$(v9_wgk 64 64 1 1 false false 13 64 true 16)"
+  bench $1 $2-128x11008x4096 "$(nt 128 11008 4096)" "$(v9_wgk 128 88 1 1 false false 7 64 true 8)"
+  bench $1 $2-128x14336x4096 "$(nt 128 14336 4096)" "$(v9_wgk 128 112 1 1 true false 6 64 true 8)"
+  bench $1 $2-128x4096x4096 "$(nt 128 4096 4096)" "$(v9_wgk 64 64 1 1 true false 13 64 true 16)"
+  bench $1 $2-512x4096x14336 "$(nt 512 4096 14336)" "$(v9_wgk 128 128 1 1 true false 6 128 true 8)"
+}
+
+# patched_kernels NAME PATCH SED: a copy of main's kernels_templated in /tmp/NAME with variants/PATCH applied and
+# the sed script SED run on its gemm_wgmma.cuh (to set the variant's constants); prints the folder.
+patched_kernels() {
+  local d=/tmp/$1
+  rm -rf $d && mkdir -p $d && cp -r "$PWD/kernels_templated" $d/ &&
+    patch -s -p1 -d $d/kernels_templated < "$PWD/$V15/variants/$2" &&
+    sed -i -e "$3" $d/kernels_templated/gemm/gemm_wgmma.cuh && echo $d/kernels_templated
+}
+
+# small_m_turns NAME...: small_m_cases with each named kernel folder of the associative array `dirs`, in turns,
+# twice (files turns-NAME.txt, labels NAME1 and NAME2).
+small_m_turns() {
+  local rep name
+  for rep in 1 2; do
+    for name in "$@"; do
+      export KTUNE_KERNEL_DIR=${dirs[$name]}
+      small_m_cases turns-$name $name$rep
+    done
+  done
+  export KTUNE_KERNEL_DIR=$PWD/kernels_templated
+}
