@@ -3,6 +3,13 @@
 source "$(dirname "${BASH_SOURCE[0]}")/../../gemm-hopper-2026-12-03-v14/scripts/common.sh"
 V15=bench/results/gemm-hopper-2026-12-03-v15
 
+# kernels_of NAME: as v14's, reading v15's variants folder first (in_turns uses it).
+V15_VARIANTS=$PWD/$V15/variants
+eval "v14_$(declare -f kernels_of)"
+kernels_of() {
+  if [ -f "$V15_VARIANTS/$1.patch" ]; then VARIANTS=$V15_VARIANTS variant_kernels "$1"; else v14_kernels_of "$1"; fi
+}
+
 # wks BLOCK_M BLOCK_N CLUSTER_M CLUSTER_N PERSISTENT STAGES WARP_M STAGE_C GROUP_M SPLIT_K: a wgmma key with a
 # K split (partials reduced through the fp32 workspace; SPLIT_K > 1 needs STAGE_C=false).
 wks() {
