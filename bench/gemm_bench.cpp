@@ -5,6 +5,8 @@
 // 8192^3 and the LLM shape set, with the geometric mean of the ratios.
 // Usage: bench_gemm_bench [--out DIR] [--suite ampere|hopper|hopper-square|all]
 //        bench_gemm_bench --problem KEYS --config KEY [--config KEY ...]   (time exactly these)
+// A timed launch that has not finished after 10 s is taken for a hang (a
+// deadlocking configuration): the bench says so and exits with status 3.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -18,6 +20,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -42,6 +45,30 @@ void check(cudaError_t e, const char* what) {
   }
 }
 
+/// A timed launch still running after this long is taken for a hang (a
+/// configuration that deadlocks, e.g. a ring waiting on itself). No kernel the
+/// bench times legitimately comes near it: the slowest take milliseconds.
+constexpr int kHangSeconds = 10;
+
+/// cudaEventSynchronize with a deadline: a hung kernel cannot be stopped and
+/// its CUDA context cannot be recovered, so the bench says which wait hung and
+/// exits (3) instead of blocking until an outer timeout kills it.
+void wait_for(cudaEvent_t event, const char* what) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kHangSeconds);
+  for (;;) {
+    const cudaError_t e = cudaEventQuery(event);
+    if (e == cudaSuccess) return;
+    if (e != cudaErrorNotReady) check(e, what);
+    if (std::chrono::steady_clock::now() > deadline) {
+      std::fprintf(stderr, "gemm_bench: %s: the launch is still running after %d s; taking it for a hang and exiting\n",
+                   what, kHangSeconds);
+      std::fflush(stdout);
+      std::_Exit(3);
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+}
+
 using Launch = std::function<cudaError_t(cudaStream_t)>;
 
 /// Median milliseconds of each launch over kReps events-timed rounds, the L2
@@ -63,7 +90,7 @@ std::vector<double> interleaved_medians_ms(const std::vector<Launch>& launches, 
       check(cudaEventRecord(start, s), "event record");
       check(launches[j](s), "timed launch");
       check(cudaEventRecord(stop, s), "event record");
-      check(cudaEventSynchronize(stop), "event sync");
+      wait_for(stop, "timed launch");
       float t = 0;
       check(cudaEventElapsedTime(&t, start, stop), "elapsed");
       ms[j].push_back(t);
