@@ -13,7 +13,9 @@ kernels_of() {
 # wks BLOCK_M BLOCK_N CLUSTER_M CLUSTER_N PERSISTENT STAGES WARP_M STAGE_C GROUP_M SPLIT_K: a wgmma key with a
 # K split (partials reduced through the fp32 workspace; SPLIT_K > 1 needs STAGE_C=false).
 wks() {
-  echo "BLOCK_K=64,BLOCK_M=$1,BLOCK_N=$2,CLUSTER_M=$3,CLUSTER_N=$4,GROUP_M=$9,PATH=wgmma,PERSISTENT=$5,PINGPONG=false,REDUCE=workspace,SPLIT_K=${10},STAGES=$6,STAGE_C=$8,WARP_M=$7"
+  local key
+  key=$(v9_wgk $1 $2 $3 $4 $5 false $6 $7 $8 $9)
+  echo "${key/SPLIT_K=1,/SPLIT_K=${10},}"
 }
 
 # small_m_cases FILE LABEL: the five M = 128 LLM shapes and 512x4096x14336, each with its database winner
@@ -34,6 +36,17 @@ patched_kernels() {
   rm -rf $d && mkdir -p $d && cp -r "$PWD/kernels_templated" $d/ &&
     patch -s -p1 -d $d/kernels_templated < "$PWD/$V15/variants/$2" &&
     sed -i -e "$3" $d/kernels_templated/gemm/gemm_wgmma.cuh && echo $d/kernels_templated
+}
+
+# prefetch_variants PATCH AHEAD_SPAN...: for each setting, dirs[pfAHEAD_SPAN] = a kernel folder with PATCH (one of
+# the L2-prefetch variants of runs C and D) applied and its KTUNE_PF_AHEAD / KTUNE_PF_SPAN set; `dirs` is the
+# caller's associative array.
+prefetch_variants() {
+  local patch=$1 s; shift
+  for s in "$@"; do
+    dirs[pf$s]=$(patched_kernels pf$s $patch \
+      "s/^#define KTUNE_PF_AHEAD .*/#define KTUNE_PF_AHEAD ${s%_*}/; s/^#define KTUNE_PF_SPAN .*/#define KTUNE_PF_SPAN ${s#*_}/")
+  done
 }
 
 # small_m_turns NAME...: small_m_cases with each named kernel folder of the associative array `dirs`, in turns,

@@ -6,9 +6,8 @@
 # the tile for the SPAN k-tiles starting AHEAD k-tiles ahead. Main and four (AHEAD, SPAN) settings, each shape's
 # database winner, in turns, twice; every bench verifies its configuration before timing it.
 source "$(dirname "$0")/common.sh"
-pf() { patched_kernels pf$1_$2 l2_prefetch_b.patch "s/^#define KTUNE_PF_AHEAD .*/#define KTUNE_PF_AHEAD $1/; s/^#define KTUNE_PF_SPAN .*/#define KTUNE_PF_SPAN $2/"; }
 declare -A dirs=([main]=$PWD/kernels_templated)
-for s in 8_4 8_8 16_8 16_16; do dirs[pf$s]=$(pf ${s%_*} ${s#*_}); done
+prefetch_variants l2_prefetch_b.patch 8_4 8_8 16_8 16_16
 grep -c KTUNE_PF_AHEAD ${dirs[pf16_8]}/gemm/gemm_wgmma.cuh
 small_m_turns main pf8_4 pf8_8 pf16_8 pf16_16
 gpu_state
