@@ -61,3 +61,14 @@ small_m_turns() {
   done
   export KTUNE_KERNEL_DIR=$PWD/kernels_templated
 }
+
+# pair_cases FILE LABEL: runs G and I's benches, each with a pair along N, a pair along M and no cluster where it
+# applies (the control, the same kernel text in every variant): 512x4096x4096, 8192x4096x4096, 128x4096x11008.
+pair_cases() {
+  bench $1 $2-512x4096x4096 "$(nt 512 4096 4096)" "$(v9_wgk 128 128 1 1 false false 6 128 true 16)" \
+    "$(v9_wgk 128 128 1 2 false false 6 128 true 16)" "$(v9_wgk 128 128 2 1 false false 6 128 true 16)"
+  bench $1 $2-8192x4096x4096 "$(nt 8192 4096 4096)" "$(v9_wgk 128 256 1 1 true false 4 64 true 16)" \
+    "$(v9_wgk 128 256 2 1 true false 4 64 true 8)"
+  bench $1 $2-128x4096x11008 "$(nt 128 4096 11008)" "$(v9_wgk 64 64 1 1 false false 13 64 true 16)" \
+    "$(v9_wgk 64 64 2 1 true false 13 64 true 16)"
+}
