@@ -11,24 +11,24 @@
 // registers. No block-wide barrier anywhere, and DEPTH rows per warp are
 // always on their way.
 //
-// Each configuration is verified against an fp64 host reference on seeded
-// random data (output poisoned with NaN first), then timed: CUDA events,
+// Each configuration is verified against the row-wise harnesses' fp64
+// reference on seeded random data, with their device-side comparison (the
+// output poisoned first; unwritten, non-finite or off elements fail), then
+// timed: CUDA events,
 // 3 warm-ups, median of 20. The D2D cudaMemcpy of 1 GiB and a plain 16-byte
 // copy kernel over the same 512 MB are timed in the same process.
 //
 // Usage: bench_rmsnorm_bulk_probe [rows]   (default 32768)
-#include <cuda/ptx>
-
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <vector>
 
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
+
+#include "kernels_templated/rowwise/gpu/rowwise_reference.hpp"
 
 namespace {
 
@@ -194,10 +194,15 @@ float median_ms(F&& f, int reps = 20) {
   return t[t.size() / 2];
 }
 
+constexpr float kEps = 1e-6f;
+
+/// The problem on the device: input, weights, output, the fp64 reference
+/// output and the comparison's scratch.
 struct Buffers {
   int rows;
   __nv_bfloat16 *x, *w, *y;
-  std::vector<__nv_bfloat16> hx, hw;
+  double* ref;
+  ktune::rowwise::CompareStats* scratch;
 };
 
 /// Runs, verifies and times one configuration; prints a table row. Returns false on a wrong result.
@@ -213,42 +218,26 @@ bool run_config(const Buffers& b, int sms, double copy_gbs) {
     return true;
   }
   const int grid = sms * per_sm;
-  const float eps = 1e-6f;
-  const size_t elems = static_cast<size_t>(b.rows) * kCols;
-  CHECK_CUDA(cudaMemset(b.y, 0xff, elems * 2));  // 0xffff: a bf16 NaN
-  kernel<<<grid, WARPS * 32, smem>>>(b.x, b.w, b.y, b.rows, eps);
+  const long long elems = static_cast<long long>(b.rows) * kCols;
+  CHECK_CUDA(cudaMemset(b.y, 0xff, elems * 2));  // the harnesses' poison pattern
+  kernel<<<grid, WARPS * 32, smem>>>(b.x, b.w, b.y, b.rows, kEps);
   CHECK_CUDA(cudaGetLastError());
-  CHECK_CUDA(cudaDeviceSynchronize());
-  std::vector<__nv_bfloat16> hy(elems);
-  CHECK_CUDA(cudaMemcpy(hy.data(), b.y, elems * 2, cudaMemcpyDeviceToHost));
-  long long bad = 0;
-  double worst = 0;
-  for (int r = 0; r < b.rows; ++r) {
-    double ss = 0;
-    for (int c = 0; c < kCols; ++c) {
-      const double v = __bfloat162float(b.hx[static_cast<size_t>(r) * kCols + c]);
-      ss += v * v;
-    }
-    const double scale = 1.0 / std::sqrt(ss / kCols + eps);
-    for (int c = 0; c < kCols; ++c) {
-      const size_t i = static_cast<size_t>(r) * kCols + c;
-      const double ref = __bfloat162float(b.hx[i]) * scale * __bfloat162float(b.hw[c]);
-      const double got = __bfloat162float(hy[i]);
-      const double err = std::fabs(got - ref);
-      // bf16 output: one rounding (2^-8 relative) plus fp32 arithmetic.
-      if (!(err <= 1e-2 * std::fabs(ref) + 1e-5)) ++bad;  // NaN fails
-      if (err == err) worst = std::max(worst, err / (std::fabs(ref) + 1e-5));
-    }
-  }
-  if (bad) {
-    std::printf("| %d | %d | %s | %d x %d | WRONG: %lld elements |\n", WARPS, DEPTH, STREAM ? "cs" : "wb", grid,
-                WARPS * 32, bad);
+  // bf16 output: one rounding (2^-8 relative) plus fp32 arithmetic; an
+  // element is off beyond 1e-2 of max(|ref|, 1e-3).
+  ktune::rowwise::CompareStats stats;
+  CHECK_CUDA(ktune::rowwise::compare(b.y, ktune::rowwise::DType::bf16, b.ref, elems, 1e-2, 1e-3, b.scratch, stats,
+                                     nullptr));
+  if (stats.nonfinite || stats.unwritten || stats.first_bad != ~0ULL) {
+    std::printf("| %d | %d | %s | %d x %d | WRONG: %llu non-finite, %llu unwritten, first bad element %llu |\n",
+                WARPS, DEPTH, STREAM ? "cs" : "wb", grid, WARPS * 32, stats.nonfinite, stats.unwritten,
+                stats.first_bad);
     return false;
   }
-  const float ms = median_ms([&] { kernel<<<grid, WARPS * 32, smem>>>(b.x, b.w, b.y, b.rows, eps); });
+  const double rel_l2 = std::sqrt(stats.err2 / stats.ref2);
+  const float ms = median_ms([&] { kernel<<<grid, WARPS * 32, smem>>>(b.x, b.w, b.y, b.rows, kEps); });
   const double gbs = (2.0 * elems * 2 + kCols * 2) / (ms * 1e-3) / 1e9;
   std::printf("| %d | %d | %s | %d x %d | %.1f us | %.0f GB/s | %.1f%% | %.2e |\n", WARPS, DEPTH, STREAM ? "cs" : "wb",
-              grid, WARPS * 32, ms * 1e3, gbs, 100 * gbs / copy_gbs, worst);
+              grid, WARPS * 32, ms * 1e3, gbs, 100 * gbs / copy_gbs, rel_l2);
   return true;
 }
 
@@ -275,19 +264,17 @@ int main(int argc, char** argv) {
   CHECK_CUDA(cudaFree(c0));
   CHECK_CUDA(cudaFree(c1));
 
-  Buffers b{rows, nullptr, nullptr, nullptr, {}, {}};
+  namespace rw = ktune::rowwise;
+  Buffers b{rows, nullptr, nullptr, nullptr, nullptr, nullptr};
   const size_t elems = static_cast<size_t>(rows) * kCols;
-  b.hx.resize(elems);
-  b.hw.resize(kCols);
-  std::mt19937 gen(2026);
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  for (auto& v : b.hx) v = __float2bfloat16(u(gen));
-  for (auto& v : b.hw) v = __float2bfloat16(u(gen));
   CHECK_CUDA(cudaMalloc(&b.x, elems * 2));
   CHECK_CUDA(cudaMalloc(&b.y, elems * 2));
   CHECK_CUDA(cudaMalloc(&b.w, kCols * 2));
-  CHECK_CUDA(cudaMemcpy(b.x, b.hx.data(), elems * 2, cudaMemcpyHostToDevice));
-  CHECK_CUDA(cudaMemcpy(b.w, b.hw.data(), kCols * 2, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMalloc(&b.ref, elems * sizeof(double)));
+  CHECK_CUDA(cudaMalloc(&b.scratch, sizeof(rw::CompareStats)));
+  CHECK_CUDA(rw::fill_uniform(b.x, rw::DType::bf16, static_cast<long long>(elems), -1, 1, 2026, nullptr));
+  CHECK_CUDA(rw::fill_uniform(b.w, rw::DType::bf16, kCols, -1, 1, 2027, nullptr));
+  CHECK_CUDA(rw::reference_rows(rw::RefKind::rmsnorm, b.x, b.w, rw::DType::bf16, rows, kCols, kEps, b.ref, nullptr));
 
   // A copy kernel over the same bytes as the rmsnorm: what a kernel of 16-byte accesses reaches.
   const long long vecs = static_cast<long long>(elems * 2 / 16);
@@ -299,7 +286,7 @@ int main(int argc, char** argv) {
   std::printf("%s, %d SMs; rmsnorm %d x %d bf16\n", prop.name, sms, rows, kCols);
   std::printf("copy: cudaMemcpy D2D 1 GiB %.0f GB/s; copy16 kernel over %zu MB %.0f GB/s (%.1f%%)\n\n", copy_gbs,
               elems * 4 >> 20, kcopy_gbs, 100 * kcopy_gbs / copy_gbs);
-  std::printf("| warps | depth | stores | grid x threads | time | GB/s | %% of copy | worst rel err |\n");
+  std::printf("| warps | depth | stores | grid x threads | time | GB/s | %% of copy | rel. L2 error |\n");
   std::printf("|---|---|---|---|---|---|---|---|\n");
   bool ok = true;
   ok &= run_config<4, 2, false>(b, sms, copy_gbs);
@@ -315,5 +302,7 @@ int main(int argc, char** argv) {
   CHECK_CUDA(cudaFree(b.x));
   CHECK_CUDA(cudaFree(b.y));
   CHECK_CUDA(cudaFree(b.w));
+  CHECK_CUDA(cudaFree(b.ref));
+  CHECK_CUDA(cudaFree(b.scratch));
   return ok ? 0 : 1;
 }
