@@ -24,9 +24,12 @@
 #include <cuda_runtime.h>
 #include <nvrtc.h>
 
+#include "bench/probe_timing.hpp"
 #include "kernels_templated/gpu/cluster_launch.hpp"
 
 namespace {
+
+using ktune::probe::check;
 
 struct alignas(64) Opaque128 {
   unsigned long long words[16];
@@ -39,13 +42,6 @@ __global__ void store_one(int* sink) {
 __global__ void store_one_with_maps(const __grid_constant__ Opaque128 a, const __grid_constant__ Opaque128 b,
                                     int* sink) {
   if (threadIdx.x == 0) sink[blockIdx.x] = static_cast<int>(a.words[blockIdx.x % 16] + b.words[0]);
-}
-
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "launch_overhead_probe: %s: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
 }
 
 /// store_one, compiled by NVRTC for this device and loaded as a library; the

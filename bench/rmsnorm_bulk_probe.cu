@@ -28,6 +28,7 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include "bench/probe_timing.hpp"
 #include "kernels_templated/rowwise/gpu/rowwise_reference.hpp"
 
 namespace {
@@ -36,14 +37,6 @@ constexpr int kCols = 4096;
 constexpr unsigned kRowBytes = kCols * 2;
 constexpr int kVecsPerLane = kRowBytes / 16 / 32;  // 16-byte vectors of a row per lane: 16
 
-#define CHECK_CUDA(call)                                                                      \
-  do {                                                                                        \
-    cudaError_t e_ = (call);                                                                  \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -170,31 +163,10 @@ __global__ void copy16(const uint4* __restrict__ src, uint4* dst, long long n) {
     dst[i] = src[i];
 }
 
-/// Median of `reps` event-timed calls of f after 3 warm-ups, in ms.
-template <typename F>
-float median_ms(F&& f, int reps = 20) {
-  cudaEvent_t a, b;
-  CHECK_CUDA(cudaEventCreate(&a));
-  CHECK_CUDA(cudaEventCreate(&b));
-  for (int i = 0; i < 3; ++i) f();
-  std::vector<float> t;
-  for (int i = 0; i < reps; ++i) {
-    CHECK_CUDA(cudaEventRecord(a));
-    f();
-    CHECK_CUDA(cudaEventRecord(b));
-    CHECK_CUDA(cudaEventSynchronize(b));
-    float ms = 0;
-    CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms);
-  }
-  CHECK_CUDA(cudaGetLastError());
-  CHECK_CUDA(cudaEventDestroy(a));
-  CHECK_CUDA(cudaEventDestroy(b));
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 constexpr float kEps = 1e-6f;
+constexpr int kWarmups = 3, kReps = 20;  // every timing: median of 20 after 3 warm-ups
+using ktune::probe::median_event_ms;
 
 /// The problem on the device: input, weights, output, the fp64 reference
 /// output and the comparison's scratch.
@@ -210,22 +182,22 @@ template <int WARPS, int DEPTH, bool STREAM>
 bool run_config(const Buffers& b, int sms, double copy_gbs) {
   auto kernel = rmsnorm_bulk<WARPS, DEPTH, STREAM>;
   const int smem = WARPS * DEPTH * kRowBytes;  // plus the static weights and barriers
-  CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  KTUNE_PROBE_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   int per_sm = 0;
-  CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, WARPS * 32, smem));
+  KTUNE_PROBE_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, WARPS * 32, smem));
   if (per_sm == 0) {
     std::printf("| %d | %d | %s | — | does not fit |\n", WARPS, DEPTH, STREAM ? "cs" : "wb");
     return true;
   }
   const int grid = sms * per_sm;
   const long long elems = static_cast<long long>(b.rows) * kCols;
-  CHECK_CUDA(cudaMemset(b.y, 0xff, elems * 2));  // the harnesses' poison pattern
+  KTUNE_PROBE_CHECK(cudaMemset(b.y, 0xff, elems * 2));  // the harnesses' poison pattern
   kernel<<<grid, WARPS * 32, smem>>>(b.x, b.w, b.y, b.rows, kEps);
-  CHECK_CUDA(cudaGetLastError());
+  KTUNE_PROBE_CHECK(cudaGetLastError());
   // bf16 output: one rounding (2^-8 relative) plus fp32 arithmetic; an
   // element is off beyond 1e-2 of max(|ref|, 1e-3).
   ktune::rowwise::CompareStats stats;
-  CHECK_CUDA(ktune::rowwise::compare(b.y, ktune::rowwise::DType::bf16, b.ref, elems, 1e-2, 1e-3, b.scratch, stats,
+  KTUNE_PROBE_CHECK(ktune::rowwise::compare(b.y, ktune::rowwise::DType::bf16, b.ref, elems, 1e-2, 1e-3, b.scratch, stats,
                                      nullptr));
   if (stats.nonfinite || stats.unwritten || stats.first_bad != ~0ULL) {
     std::printf("| %d | %d | %s | %d x %d | WRONG: %llu non-finite, %llu unwritten, first bad element %llu |\n",
@@ -234,7 +206,8 @@ bool run_config(const Buffers& b, int sms, double copy_gbs) {
     return false;
   }
   const double rel_l2 = std::sqrt(stats.err2 / stats.ref2);
-  const float ms = median_ms([&] { kernel<<<grid, WARPS * 32, smem>>>(b.x, b.w, b.y, b.rows, kEps); });
+  const float ms = median_event_ms([&] { kernel<<<grid, WARPS * 32, smem>>>(b.x, b.w, b.y, b.rows, kEps); }, kWarmups,
+                                   kReps);
   const double gbs = (2.0 * elems * 2 + kCols * 2) / (ms * 1e-3) / 1e9;
   std::printf("| %d | %d | %s | %d x %d | %.1f us | %.0f GB/s | %.1f%% | %.2e |\n", WARPS, DEPTH, STREAM ? "cs" : "wb",
               grid, WARPS * 32, ms * 1e3, gbs, 100 * gbs / copy_gbs, rel_l2);
@@ -250,37 +223,38 @@ int main(int argc, char** argv) {
     return 2;
   }
   cudaDeviceProp prop{};
-  CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+  KTUNE_PROBE_CHECK(cudaGetDeviceProperties(&prop, 0));
   const int sms = prop.multiProcessorCount;
 
   // The copy baseline, as the rowwise bench measures it: D2D cudaMemcpy of 1 GiB, read + write.
   const size_t copy_bytes = size_t{1} << 30;
   void *c0, *c1;
-  CHECK_CUDA(cudaMalloc(&c0, copy_bytes));
-  CHECK_CUDA(cudaMalloc(&c1, copy_bytes));
-  CHECK_CUDA(cudaMemset(c0, 1, copy_bytes));
-  const float copy_ms = median_ms([&] { CHECK_CUDA(cudaMemcpy(c1, c0, copy_bytes, cudaMemcpyDeviceToDevice)); });
+  KTUNE_PROBE_CHECK(cudaMalloc(&c0, copy_bytes));
+  KTUNE_PROBE_CHECK(cudaMalloc(&c1, copy_bytes));
+  KTUNE_PROBE_CHECK(cudaMemset(c0, 1, copy_bytes));
+  const float copy_ms = median_event_ms(
+      [&] { KTUNE_PROBE_CHECK(cudaMemcpy(c1, c0, copy_bytes, cudaMemcpyDeviceToDevice)); }, kWarmups, kReps);
   const double copy_gbs = 2.0 * copy_bytes / (copy_ms * 1e-3) / 1e9;
-  CHECK_CUDA(cudaFree(c0));
-  CHECK_CUDA(cudaFree(c1));
+  KTUNE_PROBE_CHECK(cudaFree(c0));
+  KTUNE_PROBE_CHECK(cudaFree(c1));
 
   namespace rw = ktune::rowwise;
   Buffers b{rows, nullptr, nullptr, nullptr, nullptr, nullptr};
   const size_t elems = static_cast<size_t>(rows) * kCols;
-  CHECK_CUDA(cudaMalloc(&b.x, elems * 2));
-  CHECK_CUDA(cudaMalloc(&b.y, elems * 2));
-  CHECK_CUDA(cudaMalloc(&b.w, kCols * 2));
-  CHECK_CUDA(cudaMalloc(&b.ref, elems * sizeof(double)));
-  CHECK_CUDA(cudaMalloc(&b.scratch, sizeof(rw::CompareStats)));
-  CHECK_CUDA(rw::fill_uniform(b.x, rw::DType::bf16, static_cast<long long>(elems), -1, 1, 2026, nullptr));
-  CHECK_CUDA(rw::fill_uniform(b.w, rw::DType::bf16, kCols, -1, 1, 2027, nullptr));
-  CHECK_CUDA(rw::reference_rows(rw::RefKind::rmsnorm, b.x, b.w, rw::DType::bf16, rows, kCols, kEps, b.ref, nullptr));
+  KTUNE_PROBE_CHECK(cudaMalloc(&b.x, elems * 2));
+  KTUNE_PROBE_CHECK(cudaMalloc(&b.y, elems * 2));
+  KTUNE_PROBE_CHECK(cudaMalloc(&b.w, kCols * 2));
+  KTUNE_PROBE_CHECK(cudaMalloc(&b.ref, elems * sizeof(double)));
+  KTUNE_PROBE_CHECK(cudaMalloc(&b.scratch, sizeof(rw::CompareStats)));
+  KTUNE_PROBE_CHECK(rw::fill_uniform(b.x, rw::DType::bf16, static_cast<long long>(elems), -1, 1, 2026, nullptr));
+  KTUNE_PROBE_CHECK(rw::fill_uniform(b.w, rw::DType::bf16, kCols, -1, 1, 2027, nullptr));
+  KTUNE_PROBE_CHECK(rw::reference_rows(rw::RefKind::rmsnorm, b.x, b.w, rw::DType::bf16, rows, kCols, kEps, b.ref, nullptr));
 
   // A copy kernel over the same bytes as the rmsnorm: what a kernel of 16-byte accesses reaches.
   const long long vecs = static_cast<long long>(elems * 2 / 16);
-  const float kcopy_ms = median_ms([&] {
+  const float kcopy_ms = median_event_ms([&] {
     copy16<<<sms * 8, 256>>>(reinterpret_cast<const uint4*>(b.x), reinterpret_cast<uint4*>(b.y), vecs);
-  });
+  }, kWarmups, kReps);
   const double kcopy_gbs = 2.0 * elems * 2 / (kcopy_ms * 1e-3) / 1e9;
 
   std::printf("%s, %d SMs; rmsnorm %d x %d bf16\n", prop.name, sms, rows, kCols);
@@ -299,10 +273,10 @@ int main(int argc, char** argv) {
   ok &= run_config<8, 3, true>(b, sms, copy_gbs);
   ok &= run_config<2, 6, false>(b, sms, copy_gbs);
   ok &= run_config<2, 12, false>(b, sms, copy_gbs);
-  CHECK_CUDA(cudaFree(b.x));
-  CHECK_CUDA(cudaFree(b.y));
-  CHECK_CUDA(cudaFree(b.w));
-  CHECK_CUDA(cudaFree(b.ref));
-  CHECK_CUDA(cudaFree(b.scratch));
+  KTUNE_PROBE_CHECK(cudaFree(b.x));
+  KTUNE_PROBE_CHECK(cudaFree(b.y));
+  KTUNE_PROBE_CHECK(cudaFree(b.w));
+  KTUNE_PROBE_CHECK(cudaFree(b.ref));
+  KTUNE_PROBE_CHECK(cudaFree(b.scratch));
   return ok ? 0 : 1;
 }

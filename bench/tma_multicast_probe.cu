@@ -27,10 +27,13 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include "bench/probe_timing.hpp"
 #include "kernels_templated/gemm/gpu/tma_map.hpp"
 #include "kernels_templated/gpu/cluster_launch.hpp"
 
 namespace {
+
+using ktune::probe::check;
 
 enum Mode { kOwn = 0, kMulticast = 1, kHalf = 2 };
 constexpr const char* kModeName[] = {"own", "multicast", "half"};
@@ -99,13 +102,6 @@ __global__ void __launch_bounds__(32) stream_tiles(const __grid_constant__ CUten
   if (acc == 12345.f) sink[blockIdx.x] = acc;  // never true for the data below; keeps the reads
 }
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "tma_multicast_probe: %s: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
-
 template <int MODE>
 float run(const void* matrix, int rows, int cols, int clusters, float* sink) {
   CUtensorMap map;
@@ -118,22 +114,8 @@ float run(const void* matrix, int rows, int cols, int clusters, float* sink) {
   check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)), "smem");
   const ktune::ClusterLaunch launch(dim3(static_cast<unsigned>(clusters * 2)), dim3(32), smem, nullptr, 2);
   void* args[] = {&map, &col_tiles, &bands, &sink};
-  cudaEvent_t start, stop;
-  check(cudaEventCreate(&start), "event");
-  check(cudaEventCreate(&stop), "event");
-  std::vector<float> ms;
-  for (int i = 0; i < 23; ++i) {  // 3 warm-up launches, then 20 timed
-    check(cudaEventRecord(start), "record");
-    check(launch.launch(kernel, args), "launch");
-    check(cudaEventRecord(stop), "record");
-    check(cudaEventSynchronize(stop), "sync");
-    float t = 0;
-    check(cudaEventElapsedTime(&t, start, stop), "elapsed");
-    if (i >= 3) ms.push_back(t);
-  }
-  check(cudaGetLastError(), "kernel");
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  // 3 warm-up launches, then the median of 20 timed.
+  return ktune::probe::median_event_ms([&] { check(launch.launch(kernel, args), "launch"); }, 3, 20);
 }
 
 }  // namespace
