@@ -103,6 +103,25 @@ std::string nvrtc_version_text() {
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
+// NVRTC's automatic precompiled header (CUDA 12.8+). Every candidate of a
+// family includes the same headers (the templates, <cuda/ptx>) and differs
+// only in what it instantiates after them, and parsing those headers is most
+// of a candidate's compile: with the header parsed once per process, a wgmma
+// candidate compiles about 40% faster. The PCH lives in NVRTC's in-process
+// heap (no files); if it does not fit there NVRTC compiles without it. The
+// code is the same with or without it (CompilerPch test), so these options
+// stay out of the cache key and a cache built either way serves both.
+bool nvrtc_has_automatic_pch() {
+  int major = 0, minor = 0;
+  return nvrtcVersion(&major, &minor) == NVRTC_SUCCESS && (major > 12 || (major == 12 && minor >= 8));
+}
+std::vector<std::string> precompiled_header_options(const CompilerOptions& options) {
+  if (!options.precompiled_headers || !nvrtc_has_automatic_pch()) return {};
+  // Without the two message flags NVRTC notes every PCH it makes or skips in
+  // the log that also carries ptxas's register report.
+  return {"--pch", "--pch-messages=false", "--pch-verbose=false"};
+}
+
 // Hash of every *.cuh / *.h under the kernel directory (paths and text): a
 // template edit anywhere must invalidate cached cubins that might include it.
 // Computed once per process and directory.
@@ -455,7 +474,10 @@ CompileOutput Compiler::compile(const KernelSource& source) const {
   }
   CompileOutput out;
   try {
-    out = compile_uncached(source, nvrtc_options(options_, source, arch, dir), arch);
+    std::vector<std::string> opts = nvrtc_options(options_, source, arch, dir);
+    const std::vector<std::string> pch = precompiled_header_options(options_);
+    opts.insert(opts.end(), pch.begin(), pch.end());
+    out = compile_uncached(source, opts, arch);
   } catch (const std::exception& e) {
     out.ok = false;
     out.log = std::string("compiler failure: ") + e.what();

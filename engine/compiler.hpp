@@ -38,6 +38,7 @@ struct CompilerOptions {
   std::string arch = "sm_90a";          ///< --gpu-architecture (an "a" is appended for needs_arch_specific)
   std::string cache_dir;                ///< empty: no on-disk cache
   std::vector<std::string> extra;       ///< appended to every compile
+  bool precompiled_headers = true;      ///< NVRTC's automatic PCH where it has one (the same code, faster)
 };
 
 class Compiler {
