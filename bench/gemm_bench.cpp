@@ -196,7 +196,8 @@ std::vector<Config> candidates(const Problem& p, const DeviceSpec& d, const std:
 
 CaseResult run_case(const std::string& label, const Problem& p, const DeviceSpec& d, const std::vector<Config>& start,
                     int climb_rounds, const Compiler& compiler, cudaStream_t stream, void* flush,
-                    std::size_t flush_bytes, std::ostream& log, std::size_t verify_top, bool allow_split = false) {
+                    std::size_t flush_bytes, std::ostream& log, std::size_t verify_top, bool allow_split = false,
+                    bool all_in_turns = false) {
   CaseResult result{label, p, {}, 0, {}};
   GemmHarness harness;
   harness.prepare(p, 2026);
@@ -286,6 +287,31 @@ CaseResult run_case(const std::string& label, const Problem& p, const DeviceSpec
   }
   log << "  cuBLAS " << result.cublas_ms << " ms  " << result.tflops(result.cublas_ms) << " TFLOP/s; "
       << configs.size() << " configurations timed\n";
+  if (all_in_turns) {
+    // Every configuration that verifies, and cuBLAS, timed in turns with one
+    // another, next to each one's time alone: what running between other
+    // kernels costs each (a kernel timed alone finds its own code and
+    // constants still cached on the SMs; the L2 is flushed either way).
+    std::vector<Launch> launches;
+    std::vector<std::string> names;
+    for (const Candidate& c : timed) {
+      const std::size_t idx = std::find(configs.begin(), configs.end(), c.config) - configs.begin();
+      harness.poison_outputs(stream);
+      check(harness.launch(configs[idx], kernels_of[idx], stream), "verify launch");
+      if (!harness.verify(configs[idx], stream).passed) {
+        log << "  all in turns: left out (verification FAILED): " << c.config.key() << "\n";
+        continue;
+      }
+      launches.push_back([&, idx](cudaStream_t s) { return harness.launch(configs[idx], kernels_of[idx], s); });
+      names.push_back(c.config.key() + " (verified; alone " + std::to_string(c.ms) + " ms)");
+    }
+    const double cublas_alone = time_median_ms(cublas, stream, flush, flush_bytes);
+    launches.push_back(cublas);
+    names.push_back("cuBLAS (alone " + std::to_string(cublas_alone) + " ms)");
+    const std::vector<double> ms = interleaved_medians_ms(launches, stream, flush, flush_bytes);
+    for (std::size_t i = 0; i < ms.size(); ++i)
+      log << "  all in turns: " << ms[i] << " ms  " << result.tflops(ms[i]) << " TFLOP/s  " << names[i] << "\n";
+  }
   for (cudaLibrary_t lib : libraries) cudaLibraryUnload(lib);
   return result;
 }
@@ -298,11 +324,12 @@ struct Bench {
   void* flush = nullptr;
   std::size_t flush_bytes = 256u << 20;  // > 60 MB L2
   std::ostringstream log;
+  bool all_in_turns = false;  ///< --all-in-turns (see run_case)
 
   CaseResult run(const std::string& label, const Problem& p, const std::vector<Config>& start, int climb_rounds,
                  std::size_t verify_top, bool allow_split = false) {
     return run_case(label, p, device, start, climb_rounds, compiler, stream, flush, flush_bytes, log, verify_top,
-                    allow_split);
+                    allow_split, all_in_turns);
   }
 };
 
@@ -515,7 +542,15 @@ int main(int argc, char** argv) {
   app.add_option("--problem", problem_text,
                  "time the --config configurations on this one gemm problem (e.g. m=4096,n=4096,k=4096,dtype=bf16) "
                  "instead of running a suite");
+  bool all_in_turns = false;
+  app.add_flag("--all-in-turns", all_in_turns,
+               "with --problem: also verify every --config and time all that pass, and cuBLAS, in turns with one "
+               "another, next to each one's time alone");
   CLI11_PARSE(app, argc, argv);
+  if (all_in_turns && problem_text.empty()) {
+    std::fprintf(stderr, "gemm_bench: --all-in-turns needs --problem\n");
+    return 2;
+  }
   std::vector<Config> only;
   try {
     for (const auto& key : config_keys) only.push_back(Config::parse(key));
@@ -554,6 +589,7 @@ int main(int argc, char** argv) {
   cudaDeviceGetPCIBusId(bus, sizeof bus, 0);
   check(cudaStreamCreate(&b.stream), "stream");
   check(cudaMalloc(&b.flush, b.flush_bytes), "flush buffer");
+  b.all_in_turns = all_in_turns;
 
   std::string tables;
   if (single) {
