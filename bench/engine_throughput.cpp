@@ -1,5 +1,7 @@
 // bench_engine_throughput: evaluated configurations per second, end to end
-// (compile, load, verify, time), with a cold and then a warm compile cache.
+// (compile, load, verify, time): with a cold compile cache and NVRTC's
+// precompiled header off, with a cold cache (the header on, the default), and
+// with a warm cache.
 // Usage: bench_engine_throughput [--family gemm] [--problem TEXT] [--configs N]
 //                                [--seed S] [--isolated] [--out DIR]
 #include <chrono>
@@ -69,12 +71,13 @@ struct Pass {
 };
 
 Pass run_pass(const KernelFamily& family, const Problem& problem, const std::vector<Config>& configs,
-              const std::string& cache_dir, bool isolated, std::uint64_t seed) {
+              const std::string& cache_dir, bool isolated, std::uint64_t seed, bool precompiled_headers = true) {
   Pass pass;
   auto t0 = Clock::now();
   GpuEvaluatorOptions gpu;
   gpu.seed = seed;
   gpu.compiler.cache_dir = cache_dir;
+  gpu.compiler.precompiled_headers = precompiled_headers;
   std::unique_ptr<Evaluator> ev;
   if (isolated) {
     IsolatedEvaluatorOptions o;
@@ -132,15 +135,22 @@ int main(int argc, char** argv) {
       if (configs.size() < static_cast<std::size_t>(args.configs)) configs.push_back(c);
     }
     fs::path cache = fs::temp_directory_path() / ("ktune_bench_cache_" + std::to_string(std::random_device{}()));
+    fs::path cache_no_pch = cache.string() + "_no_pch";
     fs::create_directories(cache);
+    fs::create_directories(cache_no_pch);
     std::printf("engine throughput: family %s, problem %s, %zu configurations, %s, %u host threads, GPU %s\n",
                 args.family.c_str(), problem.key().c_str(), configs.size(), args.isolated ? "isolated worker" : "in process",
                 std::thread::hardware_concurrency(), q.devices[0].spec.name.c_str());
+    // First without the precompiled header: NVRTC keeps it in the process once made.
+    Pass cold_no_pch = run_pass(family, problem, configs, cache_no_pch.string(), args.isolated, args.seed, false);
     Pass cold = run_pass(family, problem, configs, cache.string(), args.isolated, args.seed);
     Pass warm = run_pass(family, problem, configs, cache.string(), args.isolated, args.seed);
     std::error_code ec;
     fs::remove_all(cache, ec);
-    for (const auto& [name, p] : {std::pair<const char*, const Pass&>{"cold", cold}, {"warm", warm}}) {
+    fs::remove_all(cache_no_pch, ec);
+    for (const auto& [name, p] : {std::pair<const char*, const Pass&>{"cold, no precompiled header,", cold_no_pch},
+                                  {"cold", cold},
+                                  {"warm", warm}}) {
       std::printf("  %s cache: %.2f configs/s (%.2f s for %zu; setup %.2f s; compile %.1f s summed; %d cache hits);",
                   name, configs.size() / p.seconds, p.seconds, configs.size(), p.setup_seconds, p.compile_seconds,
                   p.cache_hits);
@@ -155,6 +165,7 @@ int main(int argc, char** argv) {
                           {"host_threads", std::thread::hardware_concurrency()},
                           {"device", q.devices[0].spec.to_json()},
                           {"ktune", version_text()},
+                          {"cold_no_precompiled_header", pass_json(cold_no_pch, configs.size())},
                           {"cold", pass_json(cold, configs.size())},
                           {"warm", pass_json(warm, configs.size())}};
     if (!args.out.empty()) {
