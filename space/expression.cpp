@@ -109,10 +109,11 @@ std::vector<Token> tokenize(std::string_view src) {
       t.text = std::string(src.substr(pos + 1, end - pos - 1));
       pos = end + 1;
     } else {
-      static const char* two[] = {"==", "!=", "<=", ">=", "&&", "||"};
+      static constexpr std::string_view two[] = {"==", "!=", "<=", ">=", "&&", "||"};
       t.kind = TokenKind::symbol;
-      for (const char* s : two)
-        if (src.substr(pos, 2) == s) t.text = s;
+      // assign(), not operator=: GCC 12 at -O3 reports a false -Wrestrict on the inlined operator=.
+      for (std::string_view s : two)
+        if (src.substr(pos, 2) == s) t.text.assign(s.data(), s.size());
       if (t.text.empty()) {
         if (std::string_view("+-*/%<>!()," ).find(c) == std::string_view::npos) {
           if (c == '=') fail(t.column, "unexpected '=' (write '==' to compare)");

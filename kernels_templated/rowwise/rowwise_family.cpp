@@ -38,7 +38,8 @@ std::string one_of(const Problem& p, const char* key, std::string fallback, std:
   std::string list;
   for (const char* a : allowed) {
     if (v == a) return v;
-    list += (list.empty() ? "" : "|") + std::string(a);
+    if (!list.empty()) list += '|';
+    list += a;
   }
   throw ProblemError(std::string("problem key '") + key + "': unknown value '" + v + "' (expected " + list + ")");
 }
