@@ -18,6 +18,14 @@ namespace {
 
 std::int64_t I(std::int64_t v) { return v; }
 
+/// PREFIX followed by I ("X3"), built by appending: GCC 12 at -O3 takes the
+/// inlined `"X" + std::to_string(i)` for a buffer overflow (a false positive).
+std::string indexed_name(const char* prefix, int i) {
+  std::string name = prefix;
+  name += std::to_string(i);
+  return name;
+}
+
 /// A GEMM-like space: tiles, warps, stages, with a shared-memory limit.
 Space gemm_like() {
   Space s(ValueMap{{"smem_max", I(48 * 1024)}, {"max_threads", I(1024)}});
@@ -106,7 +114,7 @@ Space random_space(std::mt19937_64& rng) {
   const int n = 2 + pick(5);
   std::vector<std::string> names;
   for (int p = 0; p < n; ++p) {
-    const std::string name = "P" + std::to_string(p);
+    const std::string name = indexed_name("P", p);
     names.push_back(name);
     switch (pick(4)) {
       case 0: s.add(Parameter::int_range(name, 0, 1 + pick(5), 1, 0)); break;
@@ -254,7 +262,7 @@ TEST(Space, SampleUniformWithRejection) {
   // rejection sampling; check the marginal of one parameter against the
   // exact count (synthetic fixture).
   Space s;
-  for (int p = 0; p < 5; ++p) s.add(Parameter::int_range("X" + std::to_string(p), 0, 15, 1, 0));
+  for (int p = 0; p < 5; ++p) s.add(Parameter::int_range(indexed_name("X", p), 0, 15, 1, 0));
   s.require("X0 + X1 + X2 + X3 + X4 <= 40");
   std::vector<double> exact(16, 0);
   s.for_each_valid([&](std::span<const ValueIndex> idx) { exact[idx[0]] += 1; });
@@ -275,7 +283,7 @@ TEST(Space, SampleFallsBackToEnumerationWhenAcceptanceIsTiny) {
   // 16^5 = 2^20 Cartesian points, 56 valid (sum <= 3): rejection would need
   // ~18,000 draws per sample, so the group is enumerated instead.
   Space s;
-  for (int p = 0; p < 5; ++p) s.add(Parameter::int_range("X" + std::to_string(p), 0, 15, 1, 0));
+  for (int p = 0; p < 5; ++p) s.add(Parameter::int_range(indexed_name("X", p), 0, 15, 1, 0));
   s.require("X0 + X1 + X2 + X3 + X4 <= 3");
   ASSERT_EQ(s.count_valid(), 56u);
   const auto some = s.sample(10, 5);
