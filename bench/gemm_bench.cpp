@@ -207,6 +207,19 @@ CaseResult run_case(const std::string& label, const Problem& p, const DeviceSpec
   std::vector<cudaLibrary_t> libraries;
   std::vector<Candidate> timed;
   log << "## " << label << " (" << p.key() << ")\n";
+  // The position of an evaluated configuration, its launch, and one checked run
+  // of it (outputs poisoned first, compared with cuBLAS).
+  auto index_of = [&](const Config& c) {
+    return static_cast<std::size_t>(std::find(configs.begin(), configs.end(), c) - configs.begin());
+  };
+  auto launch_of = [&](std::size_t idx) -> Launch {
+    return [&, idx](cudaStream_t s) { return harness.launch(configs[idx], kernels_of[idx], s); };
+  };
+  auto run_and_verify = [&](std::size_t idx) {
+    harness.poison_outputs(stream);
+    check(harness.launch(configs[idx], kernels_of[idx], stream), "verify launch");
+    return harness.verify(configs[idx], stream);
+  };
 
   auto evaluate = [&](const std::vector<Config>& batch) {
     std::vector<KernelSource> sources;
@@ -232,10 +245,8 @@ CaseResult run_case(const std::string& label, const Problem& p, const DeviceSpec
       }
       configs.push_back(batch[i]);
       kernels_of.push_back(ks);
-      const std::size_t idx = configs.size() - 1;
       Candidate c{batch[i], 0, false, ""};
-      c.ms = time_median_ms([&](cudaStream_t s) { return harness.launch(configs[idx], kernels_of[idx], s); }, stream,
-                            flush, flush_bytes);
+      c.ms = time_median_ms(launch_of(configs.size() - 1), stream, flush, flush_bytes);
       std::ostringstream regs;
       for (const auto& r : compiled[i].kernels) regs << r.registers << "r/" << r.spill_store_bytes << "spill ";
       c.note = regs.str();
@@ -260,11 +271,8 @@ CaseResult run_case(const std::string& label, const Problem& p, const DeviceSpec
   result.ranked = timed;
   // Correct first: the fastest candidate that verifies wins.
   for (std::size_t i = 0; i < timed.size() && i < verify_top; ++i) {
-    const std::size_t idx = std::find(configs.begin(), configs.end(), timed[i].config) - configs.begin();
-    harness.poison_outputs(stream);
-    check(harness.launch(configs[idx], kernels_of[idx], stream), "verify launch");
-    const Verification v = harness.verify(configs[idx], stream);
-    log << "  verify " << configs[idx].key() << ": " << (v.passed ? "passed" : "FAILED") << " rel_l2 "
+    const Verification v = run_and_verify(index_of(timed[i].config));
+    log << "  verify " << timed[i].config.key() << ": " << (v.passed ? "passed" : "FAILED") << " rel_l2 "
         << v.rel_l2_error << " " << v.detail << "\n";
     if (v.passed) {
       result.best = timed[i];
@@ -275,9 +283,8 @@ CaseResult run_case(const std::string& label, const Problem& p, const DeviceSpec
   const Launch cublas = [&](cudaStream_t s) { return harness.launch_cublas(s); };
   if (result.best.verified) {
     // The reported ratio: the winner and cuBLAS timed in turns.
-    const std::size_t idx = std::find(configs.begin(), configs.end(), result.best.config) - configs.begin();
-    const Launch winner = [&](cudaStream_t s) { return harness.launch(configs[idx], kernels_of[idx], s); };
-    const std::vector<double> ms = interleaved_medians_ms({winner, cublas}, stream, flush, flush_bytes);
+    const std::vector<double> ms =
+        interleaved_medians_ms({launch_of(index_of(result.best.config)), cublas}, stream, flush, flush_bytes);
     log << "  winner and cuBLAS in turns: " << ms[0] << " ms  " << result.tflops(ms[0]) << " TFLOP/s (timed alone: "
         << result.best.ms << " ms)\n";
     result.best.ms = ms[0];
@@ -295,14 +302,12 @@ CaseResult run_case(const std::string& label, const Problem& p, const DeviceSpec
     std::vector<Launch> launches;
     std::vector<std::string> names;
     for (const Candidate& c : timed) {
-      const std::size_t idx = std::find(configs.begin(), configs.end(), c.config) - configs.begin();
-      harness.poison_outputs(stream);
-      check(harness.launch(configs[idx], kernels_of[idx], stream), "verify launch");
-      if (!harness.verify(configs[idx], stream).passed) {
+      const std::size_t idx = index_of(c.config);
+      if (!run_and_verify(idx).passed) {
         log << "  all in turns: left out (verification FAILED): " << c.config.key() << "\n";
         continue;
       }
-      launches.push_back([&, idx](cudaStream_t s) { return harness.launch(configs[idx], kernels_of[idx], s); });
+      launches.push_back(launch_of(idx));
       names.push_back(c.config.key() + " (verified; alone " + std::to_string(c.ms) + " ms)");
     }
     const double cublas_alone = time_median_ms(cublas, stream, flush, flush_bytes);
