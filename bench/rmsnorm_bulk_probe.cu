@@ -19,11 +19,9 @@
 // copy kernel over the same 512 MB are timed in the same process.
 //
 // Usage: bench_rmsnorm_bulk_probe [rows]   (default 32768)
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <vector>
 
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -36,7 +34,6 @@ namespace {
 constexpr int kCols = 4096;
 constexpr unsigned kRowBytes = kCols * 2;
 constexpr int kVecsPerLane = kRowBytes / 16 / 32;  // 16-byte vectors of a row per lane: 16
-
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -162,7 +159,6 @@ __global__ void copy16(const uint4* __restrict__ src, uint4* dst, long long n) {
        i += static_cast<long long>(gridDim.x) * blockDim.x)
     dst[i] = src[i];
 }
-
 
 constexpr float kEps = 1e-6f;
 constexpr int kWarmups = 3, kReps = 20;  // every timing: median of 20 after 3 warm-ups

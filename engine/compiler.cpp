@@ -112,8 +112,11 @@ std::string nvrtc_version_text() {
 // code is the same with or without it (CompilerPch test), so these options
 // stay out of the cache key and a cache built either way serves both.
 bool nvrtc_has_automatic_pch() {
-  int major = 0, minor = 0;
-  return nvrtcVersion(&major, &minor) == NVRTC_SUCCESS && (major > 12 || (major == 12 && minor >= 8));
+  static const bool has = [] {
+    int major = 0, minor = 0;
+    return nvrtcVersion(&major, &minor) == NVRTC_SUCCESS && (major > 12 || (major == 12 && minor >= 8));
+  }();
+  return has;
 }
 std::vector<std::string> precompiled_header_options(const CompilerOptions& options) {
   if (!options.precompiled_headers || !nvrtc_has_automatic_pch()) return {};
