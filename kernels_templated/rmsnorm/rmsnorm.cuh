@@ -5,11 +5,14 @@
 // sums in global memory); split rows use a stats kernel (kStats: each segment's sum of
 // squares into ws) then an apply kernel (kApply).
 //
-// HOLD_WEIGHTS (weights=smem): a persistent block walks rows of the same
-// columns (a whole row, its cluster rank, or, kLinked, the same segment of
-// each row: its grid is a whole number of rows' segments), so it copies its
-// weight segment into shared memory once, after its row segment, and the
-// write pass reads the weights there instead of from L2.
+// HOLD_WEIGHTS (weights=smem): a block of one shared-memory segment walks
+// rows of the same columns (a whole row, its cluster rank, or, kLinked, the
+// same segment of each row: its grid is a whole number of rows' segments), so
+// it copies its weight segment into shared memory once, after its row
+// segment, and the write pass reads the weights there instead of from L2. A
+// block of one row (grid=rows) copies them with the row: the weights' L2
+// latency then overlaps the row's DRAM latency instead of stalling the write
+// pass.
 #pragma once
 
 #include "kernels_templated/rowwise/common.cuh"
@@ -25,7 +28,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) rmsnorm_kernel(
   // A persistent loop over segments held in shared memory loads the next
   // segment while it writes this one out.
   constexpr bool kRefill = RowShare<Cfg>::kShared && Cfg::STRIDE == kPersistent && (PHASE == kFused || PHASE == kCluster || PHASE == kLinked);
-  static_assert(!HOLD_WEIGHTS || (kRefill && RPB == 1), "held weights: a persistent block of one shared-memory segment");
+  static_assert(!HOLD_WEIGHTS || (RowShare<Cfg>::kShared && RPB == 1 && (PHASE == kFused || PHASE == kCluster || PHASE == kLinked)),
+                "held weights: a block of one shared-memory segment that owns or shares whole rows");
   // The weight segment's 32-bit shared-memory address: right after the row segment.
   const unsigned weights_base =
       static_cast<unsigned>(__cvta_generic_to_shared(dynamic_smem())) + static_cast<unsigned>(a.seg_len * sizeof(T));
@@ -92,6 +96,12 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) rmsnorm_kernel(
                               write(offset, v, wv);
                             });
         prefetched = true;
+      } else if constexpr (HOLD_WEIGHTS) {
+        row.visit([&](long long offset, const float(&v)[VEC]) {
+          float wv[VEC];
+          load_vec_shared_at<T, VEC>(weights_base + static_cast<unsigned>(offset) * sizeof(T), wv);
+          write(offset, v, wv);
+        });
       } else {
         row.visit_with(w, write);
       }

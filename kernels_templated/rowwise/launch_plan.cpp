@@ -160,11 +160,12 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
   if (weights != "global" && weights != "smem")
     throw std::invalid_argument("knob weights: unknown value '" + weights + "' (global|smem)");
   const bool hold_weights = weights == "smem";
-  // A block of such a grid walks rows of the same columns: split 1, or a
-  // linked row (its persistent grid is a whole number of rows' segments).
-  if (hold_weights && (hold != "smem" || !persistent || rpb != 1 || (c.integer("split") != 1 && !linked)))
+  // A block of one segment walks rows of the same columns (or owns one row):
+  // split 1, or a linked row (its persistent grid is a whole number of rows'
+  // segments).
+  if (hold_weights && (hold != "smem" || rpb != 1 || (c.integer("split") != 1 && !linked)))
     throw std::invalid_argument(
-        "weights=smem needs row_cache=smem, grid=persistent, rows_per_block=1, and split=1 or split_combine=in_kernel");
+        "weights=smem needs row_cache=smem, rows_per_block=1, and split=1 or split_combine=in_kernel");
   plan.dynamic_smem =
       hold == "smem" ? static_cast<int>((rpb + (hold_weights ? 1 : 0)) * plan.seg_len * dtype_bytes(p.text("dtype")))
                      : 0;

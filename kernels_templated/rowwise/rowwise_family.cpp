@@ -287,18 +287,19 @@ Space RowwiseFamily::space(const Problem& raw, const DeviceSpec& d) const {
     std::vector<std::string> smem_names = {"row_cache", "vec",   "dtype_bytes", "rows_per_block", "threads_per_row",
                                            "cols",      "split", "cluster",     "reduction",      "smem_limit"};
     if (kind_ == Kind::rmsnorm) {
-      // A persistent block walks rows of the same columns (its cluster rank, or
-      // the whole row), so its weight segment is the same every row: held in
-      // shared memory, the write pass reads it there instead of from L2 (whose
-      // latency ncu showed as the refill walk's long-scoreboard stalls).
+      // A block of one shared-memory segment walks rows of the same columns
+      // (its cluster rank, or the whole row), so its weight segment is the
+      // same every row: held in shared memory, the write pass reads it there
+      // instead of from L2 (whose latency ncu showed as the refill walk's
+      // long-scoreboard stalls). A block of one row copies it with the row.
       s.add(Parameter::categorical("weights", {"global", "smem"}, "global",
-                                   "weight vector read from global memory (L2) every row, or the block's segment "
-                                   "copied once into shared memory (persistent shared-memory rows)"));
-      s.require("weights in shared memory: a persistent grid of one shared-memory segment per block, no split "
-                "unless combined in the kernel",
-                {"weights", "row_cache", "grid", "rows_per_block", "split", "split_combine"}, [](const Assignment& a) {
+                                   "weight vector read from global memory (L2) in the write pass, or the block's "
+                                   "segment copied into shared memory with its first row (shared-memory rows)"));
+      s.require("weights in shared memory: one shared-memory segment per block, no split unless combined in the "
+                "kernel",
+                {"weights", "row_cache", "rows_per_block", "split", "split_combine"}, [](const Assignment& a) {
                   return a.s("weights") == "global" ||
-                         (a.s("row_cache") == "smem" && a.s("grid") == "persistent" && a.i("rows_per_block") == 1 &&
+                         (a.s("row_cache") == "smem" && a.i("rows_per_block") == 1 &&
                           (a.i("split") == 1 || a.s("split_combine") == "in_kernel"));
                 });
       smem_names.push_back("weights");

@@ -210,7 +210,9 @@ TEST_F(RowwiseGpu, SampledConfigurationsMatchTheFp64Reference) {
 // grid the device holds at once, loading the next segment while writing the
 // current one); the sampled shapes above are mostly covered by one
 // iteration, so these take several (more rows than the planned grid holds),
-// with odd lengths and a cluster among them.
+// with odd lengths and a cluster among them. rmsnorm blocks of one segment
+// also run with their weights copied into shared memory (weights=smem), on
+// those grids and on one row per block (grid=rows).
 TEST_F(RowwiseGpu, PersistentSharedMemoryRowsAcrossIterations) {
   const Compiler compiler = compiler_for("sm_90");
   DeviceSpec d;
@@ -224,43 +226,60 @@ TEST_F(RowwiseGpu, PersistentSharedMemoryRowsAcrossIterations) {
       {"rows=12001,cols=1002,dtype=fp16", "threads_per_row=64,rows_per_block=2,vec=2,cluster=1,reduction=smem"},
       {"rows=1000,cols=2048,dtype=fp32", "threads_per_row=1024,rows_per_block=1,vec=1,cluster=2,reduction=shuffle"},
   };
-  int checked = 0;
-  for (const char* family : {"softmax", "rmsnorm"}) {
-    for (const char* grid : {"stride", "persistent"}) {
-      for (const Persistent& pc : cases) {
-        const KernelFamily& f = find_family(family);
-        const Problem p = parse_problem(f, pc.problem);
-        Config c = f.default_config(p, d);
-        for (const auto& [key, value] : ValueMap::parse(pc.knobs)) c.set(key, value);
-        c.set("grid", std::string(grid));
-        c.set("row_cache", std::string("smem"));
-        c.set("split", std::int64_t{1});
-        c.set("unroll", std::int64_t{1});
-        SCOPED_TRACE(std::string(family) + " " + p.key() + " | " + c.key());
-        ASSERT_TRUE(f.space(p, d).is_valid(c));
-        auto harness = make_harness(family);
-        harness->prepare(p, 99);
-        // More segments than the grid takes at once: the loop iterates.
-        const long long segments = p.integer("rows") * c.integer("cluster");
-        const rowwise::LaunchPlan plan =
-            rowwise::plan_launch(static_cast<const rowwise::RowwiseFamily&>(f).kind(), p, c, rowwise::plan_device(d));
-        ASSERT_LT(plan.kernels[0].grid_x * 2, segments / c.integer("rows_per_block"));
-        const CompileOutput out = compiler.compile(f.source(p, c));
-        ASSERT_TRUE(out.ok) << out.log;
-        std::vector<std::string> lowered;
-        for (const auto& k : out.kernels) lowered.push_back(k.lowered_name);
-        rowwise::LoadedCubin cubin(out.cubin, lowered);
-        ASSERT_TRUE(cubin.ok()) << cubin.error();
-        for (int run = 0; run < 2; ++run) {
-          rowwise::RunCheck r = rowwise::run_and_verify(*harness, c, cubin.kernels(), stream);
-          ASSERT_EQ(r.launch, cudaSuccess) << cudaGetErrorString(r.launch);
-          EXPECT_TRUE(r.verification.passed) << r.verification.detail;
-        }
-        ++checked;
-      }
+  struct Run {
+    const char* family;
+    const char* grid;
+    Persistent shape;
+    bool hold_weights;
+  };
+  std::vector<Run> runs;
+  for (const char* family : {"softmax", "rmsnorm"})
+    for (const char* grid : {"stride", "persistent"})
+      for (const Persistent& pc : cases) runs.push_back({family, grid, pc, false});
+  // rmsnorm's weights in shared memory: blocks of one row group (rows_per_block=1).
+  for (const char* grid : {"rows", "stride", "persistent"})
+    for (const Persistent& pc : cases)
+      if (std::string(pc.knobs).find("rows_per_block=1") != std::string::npos)
+        runs.push_back({"rmsnorm", grid, pc, true});
+  int checked = 0, held_weights = 0;
+  for (const Run& run : runs) {
+    const KernelFamily& f = find_family(run.family);
+    const Problem p = parse_problem(f, run.shape.problem);
+    Config c = f.default_config(p, d);
+    for (const auto& [key, value] : ValueMap::parse(run.shape.knobs)) c.set(key, value);
+    c.set("grid", std::string(run.grid));
+    c.set("row_cache", std::string("smem"));
+    c.set("split", std::int64_t{1});
+    c.set("unroll", std::int64_t{1});
+    if (run.hold_weights) c.set("weights", std::string("smem"));
+    SCOPED_TRACE(std::string(run.family) + " " + p.key() + " | " + c.key());
+    ASSERT_TRUE(f.space(p, d).is_valid(c));
+    auto harness = make_harness(run.family);
+    harness->prepare(p, 99);
+    // More segments than a looping grid takes at once: the loop iterates.
+    const long long segments = p.integer("rows") * c.integer("cluster");
+    const rowwise::LaunchPlan plan =
+        rowwise::plan_launch(static_cast<const rowwise::RowwiseFamily&>(f).kind(), p, c, rowwise::plan_device(d));
+    if (std::string(run.grid) != "rows") {
+      ASSERT_LT(plan.kernels[0].grid_x * 2, segments / c.integer("rows_per_block"));
     }
+    const CompileOutput out = compiler.compile(f.source(p, c));
+    ASSERT_TRUE(out.ok) << out.log;
+    std::vector<std::string> lowered;
+    for (const auto& k : out.kernels) lowered.push_back(k.lowered_name);
+    rowwise::LoadedCubin cubin(out.cubin, lowered);
+    ASSERT_TRUE(cubin.ok()) << cubin.error();
+    for (int repeat = 0; repeat < 2; ++repeat) {
+      rowwise::RunCheck r = rowwise::run_and_verify(*harness, c, cubin.kernels(), stream);
+      ASSERT_EQ(r.launch, cudaSuccess) << cudaGetErrorString(r.launch);
+      EXPECT_TRUE(r.verification.passed) << r.verification.detail;
+    }
+    ++checked;
+    if (run.hold_weights) ++held_weights;
   }
-  std::printf("verified %d grid-stride shared-memory configurations over several iterations\n", checked);
+  std::printf("verified %d shared-memory row configurations (%d with rmsnorm weights in shared memory)\n", checked,
+              held_weights);
+  EXPECT_EQ(held_weights, 6);  // two one-row shapes on three grids
 }
 
 // Long rows held whole on chip across a cluster (the family's on-chip seeds:

@@ -53,14 +53,16 @@ TEST(RowwiseCompile, SeededSampleCompilesToSm90Cubins) {
     const Space s = f.space(p, d);
     std::vector<Config> configs = s.sample(3, 20261129);
     configs.push_back(f.default_config(p, d));
-    // One register-held, one shared-memory-held, one cluster and one
-    // streaming cluster configuration where the space has any.
+    // One register-held, one shared-memory-held, one cluster, one streaming
+    // cluster configuration and (rmsnorm) one block of one row holding its
+    // weights where the space has any.
     const std::vector<Config> pool = s.sample(400, 5);
     const std::vector<std::function<bool(const Config&)>> wanted = {
         [](const Config& cfg) { return cfg.text_or("row_cache", "none") == "registers"; },
         [](const Config& cfg) { return cfg.text_or("row_cache", "none") == "smem"; },
         [](const Config& cfg) { return cfg.integer_or("cluster", 1) > 1; },
         [](const Config& cfg) { return cfg.integer_or("cluster", 1) > 1 && cfg.text_or("row_cache", "") == "none"; },
+        [](const Config& cfg) { return cfg.text_or("weights", "global") == "smem" && cfg.text_or("grid", "") == "rows"; },
     };
     for (const auto& has : wanted)
       for (const Config& cfg : pool)

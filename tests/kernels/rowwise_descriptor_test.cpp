@@ -320,10 +320,10 @@ TEST(RowwiseDescriptors, LongRowsHaveOnChipClusterConfigurations) {
   EXPECT_TRUE(reduce.on_chip_row_configs(parse_problem(reduce, "rows=256,cols=524288,dtype=bf16"), d).empty());
 }
 
-// rmsnorm weights=smem: only persistent blocks of one shared-memory segment
-// (which walk rows of the same columns) hold their weight segment, right
+// rmsnorm weights=smem: only blocks of one shared-memory segment (which walk
+// rows of the same columns, or own one row) hold their weight segment, right
 // after the row segment, and they name the kernel that reads it there.
-TEST(RowwiseDescriptors, RmsnormWeightsHeldOnlyByPersistentSharedMemoryBlocks) {
+TEST(RowwiseDescriptors, RmsnormWeightsHeldOnlyByBlocksOfOneSharedMemorySegment) {
   const auto& f = static_cast<const rowwise::RowwiseFamily&>(find_family("rmsnorm"));
   const DeviceSpec d = h200();
   const Problem p = parse_problem(f, "rows=1024,cols=131072,dtype=bf16");
@@ -338,7 +338,6 @@ TEST(RowwiseDescriptors, RmsnormWeightsHeldOnlyByPersistentSharedMemoryBlocks) {
     if (!hold) continue;
     ++held;
     EXPECT_EQ(c.text("row_cache"), "smem");
-    EXPECT_EQ(c.text("grid"), "persistent");
     EXPECT_EQ(c.integer("rows_per_block"), 1);
     // One segment per row, or a linked row whose blocks keep their segment.
     if (c.integer("split") != 1) {
@@ -349,6 +348,19 @@ TEST(RowwiseDescriptors, RmsnormWeightsHeldOnlyByPersistentSharedMemoryBlocks) {
     EXPECT_LE(plan.dynamic_smem + plan.smem_bytes, d.smem_per_block_optin);
   }
   EXPECT_GT(held, 0);
+  // One row per block (grid=rows) holds them too, on a short-row shape.
+  const Problem short_rows = parse_problem(f, "rows=32768,cols=4096,dtype=bf16");
+  const Space short_space = f.space(short_rows, d);
+  Config one_row;
+  for (const Config& c : short_space.sample(3000, 43))
+    if (c.text("weights") == "smem" && c.text("grid") == "rows" && c.integer("cluster") == 1) one_row = c;
+  ASSERT_EQ(one_row.text_or("weights", ""), "smem") << "no grid=rows configuration holds its weights";
+  EXPECT_EQ(one_row.integer("rows_per_block"), 1);
+  const rowwise::LaunchPlan one_row_plan = rowwise::plan_launch(f.kind(), short_rows, one_row, rowwise::plan_device(d));
+  EXPECT_TRUE(ends_with(one_row_plan.kernels.front().name_expression, ", 0, 1>"))
+      << one_row_plan.kernels.front().name_expression;
+  EXPECT_EQ(one_row_plan.kernels.front().grid_x, 32768);
+  EXPECT_EQ(one_row_plan.dynamic_smem, 2 * 4096 * 2);
   // The long-row seeds offer both.
   std::set<std::string> kinds;
   for (const Config& c : f.on_chip_row_configs(p, d)) kinds.insert(c.text("weights"));
@@ -356,7 +368,7 @@ TEST(RowwiseDescriptors, RmsnormWeightsHeldOnlyByPersistentSharedMemoryBlocks) {
   // A hand-written configuration that breaks the rule is refused by the plan too.
   Config bad = f.on_chip_row_configs(p, d).front();
   bad.set("weights", std::string("smem"));
-  bad.set("grid", std::string("rows"));
+  bad.set("row_cache", std::string("registers"));
   EXPECT_FALSE(s.is_valid(bad));
   EXPECT_THROW(rowwise::plan_launch(f.kind(), p, bad, rowwise::plan_device(d)), std::invalid_argument);
 }
