@@ -6,13 +6,7 @@
 # template constant with no effect here (GROUP_M 8 and 16 with 4 tile rows; or the 8192 pair) stand for "another
 # kernel of ours". Twice.
 source "$(dirname "$0")/common.sh"
-turns_case() {  # turns_case LABEL PROBLEM CONFIG...
-  local label=$1 prob=$2; shift 2; local args=()
-  for c in "$@"; do args+=(--config "$c"); done
-  timeout 120 $B/bench_gemm_bench_turns --problem "$prob" "${args[@]}" --all-in-turns --out /tmp/b/$label \
-    > $OUT/turns-$label.txt 2>&1
-  echo "$label rc=$? at $(el)s"; grep -E "all in turns|in turns:|FAIL" $OUT/turns-$label.txt | sed -e 's/BLOCK_K=64,//; s/,PATH=wgmma//; s/,REDUCE=workspace,SPLIT_K=1//' | cut -c1-200
-}
+TURNS_BENCH=$B/bench_gemm_bench_turns
 for rep in 1 2; do
   turns_case 512-$rep "$(nt 512 4096 4096)" "$(v9_wgk 128 128 1 1 false false 6 64 true 16)" \
     "$(v9_wgk 128 128 1 1 false false 6 64 true 8)" "$(v9_wgk 128 128 2 1 false false 6 64 true 16)"

@@ -9,13 +9,6 @@ source "$(dirname "$0")/common.sh"
 timeout 200 $B/ktune_gpu_tests --gtest_filter='GemmGpu.Wgmma*' > $OUT/gpu-tests-wgmma.log 2>&1
 echo "wgmma gpu tests rc=$? at $(el)s"; grep -E "^\[ *(OK|FAILED|PASSED)|tally|verified|Failure" $OUT/gpu-tests-wgmma.log | head -12
 bk32() { echo "${1/BLOCK_K=64,/BLOCK_K=32,}" | sed -E "s/STAGES=[0-9]+/STAGES=$2/"; }
-turns_case() {  # turns_case LABEL PROBLEM CONFIG...
-  local label=$1 prob=$2; shift 2; local args=()
-  for c in "$@"; do args+=(--config "$c"); done
-  timeout 150 $B/bench_gemm_bench --problem "$prob" "${args[@]}" --all-in-turns --out /tmp/b/$label \
-    > $OUT/turns-$label.txt 2>&1
-  echo "$label rc=$? at $(el)s"; grep -E "all in turns|FAIL|rror" $OUT/turns-$label.txt | sed -e 's/,PATH=wgmma//; s/,REDUCE=workspace,SPLIT_K=1//; s/PINGPONG=false,//' | cut -c1-190
-}
 W8192=$(v9_wgk 128 256 1 1 true false 4 64 true 16)
 W2048=$(v9_wgk 128 256 2 1 true false 4 64 true 8)
 W512=$(v9_wgk 128 128 1 1 true false 6 64 true 8)
