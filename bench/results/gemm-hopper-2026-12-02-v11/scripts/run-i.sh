@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# (The probe's successor is bench/gpc_probe.cu, bench_gpc_probe: the same plain and 2-block placements with a
+# cluster-index column, and which SMs share a GPC; gemm v17 run F.)
 # Run I (gemm v11): where the blocks of a persistent wgmma-sized grid land (variants/smid_probe.cu, built with
 # nvcc into build-carry-lead/bin): block -> %smid, without a cluster and in clusters of two. The input a
 # partition-aware tile order needs (§6-7).

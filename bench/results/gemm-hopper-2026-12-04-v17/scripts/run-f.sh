@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run F (gemm v17): (1, first call) variants/gpc_probe.cu: which SMs share a GPC (clusters of 16, 8, 4 on the
+# Run F (gemm v17): (1, first call: `bench_gpc_probe > $OUT/gpc-probe.txt`, bench/gpc_probe.cu) which SMs share a GPC (clusters of 16, 8, 4 on the
 # SMs of one GPC each) and where our plain and 2-block launches put their blocks (gpc-probe.txt). (2) From it,
 # variants/pair_items_by_gpc.patch: the 64 pairs of 512x4096x4096 (pair along N, GROUP_M 16) take their items
 # by the TPC they landed on, so that a GPC's clusters share the B tiles. Main and the variant: verified, LRC
