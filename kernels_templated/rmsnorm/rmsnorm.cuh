@@ -25,10 +25,13 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) rmsnorm_kernel(
   constexpr int VEC = Cfg::VEC, TPR = Cfg::TPR, RPB = Cfg::RPB;
   static_assert((PHASE != kCluster && PHASE != kLinked) || RPB == 1, "a block of a shared row holds one segment");
   __shared__ ReduceStorage<float, RPB, TPR, Cfg::RED> red;
+  // Phases whose kernel finishes whole rows (owned, or shared by a cluster or
+  // a linked grid), as opposed to the stats / apply halves of a split.
+  constexpr bool kWholeRows = PHASE == kFused || PHASE == kCluster || PHASE == kLinked;
   // A persistent loop over segments held in shared memory loads the next
   // segment while it writes this one out.
-  constexpr bool kRefill = RowShare<Cfg>::kShared && Cfg::STRIDE == kPersistent && (PHASE == kFused || PHASE == kCluster || PHASE == kLinked);
-  static_assert(!HOLD_WEIGHTS || (RowShare<Cfg>::kShared && RPB == 1 && (PHASE == kFused || PHASE == kCluster || PHASE == kLinked)),
+  constexpr bool kRefill = RowShare<Cfg>::kShared && Cfg::STRIDE == kPersistent && kWholeRows;
+  static_assert(!HOLD_WEIGHTS || (RowShare<Cfg>::kShared && RPB == 1 && kWholeRows),
                 "held weights: a block of one shared-memory segment that owns or shares whole rows");
   // The weight segment's 32-bit shared-memory address: right after the row segment.
   const unsigned weights_base =
@@ -84,24 +87,27 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) rmsnorm_kernel(
         for (int i = 0; i < VEC; ++i) o[i] = v[i] * scale * wv[i];
         store_vec<T, VEC, Cfg::CACHE>(y + offset, o);
       };
+      // One vector written out with its weights from their copy in shared memory (HOLD_WEIGHTS).
+      auto write_with_held_weights = [&](long long offset, const float(&v)[VEC]) {
+        float wv[VEC];
+        load_vec_shared_at<T, VEC>(weights_base + static_cast<unsigned>(offset) * sizeof(T), wv);
+        write(offset, v, wv);
+      };
       if constexpr (kRefill) {
         const Segment n = next_segment<Cfg>(a, s);
         row.visit_refilling(static_cast<const T*>(a.x) + n.row * a.cols + n.col0, n.len,
                             [&](long long offset, const float(&v)[VEC]) {
-                              float wv[VEC];
-                              if constexpr (HOLD_WEIGHTS)
-                                load_vec_shared_at<T, VEC>(weights_base + static_cast<unsigned>(offset) * sizeof(T), wv);
-                              else
+                              if constexpr (HOLD_WEIGHTS) {
+                                write_with_held_weights(offset, v);
+                              } else {
+                                float wv[VEC];
                                 load_vec<T, VEC, kCacheDefault>(w + offset, wv);
-                              write(offset, v, wv);
+                                write(offset, v, wv);
+                              }
                             });
         prefetched = true;
       } else if constexpr (HOLD_WEIGHTS) {
-        row.visit([&](long long offset, const float(&v)[VEC]) {
-          float wv[VEC];
-          load_vec_shared_at<T, VEC>(weights_base + static_cast<unsigned>(offset) * sizeof(T), wv);
-          write(offset, v, wv);
-        });
+        row.visit(write_with_held_weights);
       } else {
         row.visit_with(w, write);
       }
