@@ -115,6 +115,7 @@ GemmKnobs GemmKnobs::from(const Config& c) {
   k.smem = c.text("SMEM");
   k.predicated = c.boolean("PREDICATED");
   k.min_blocks = static_cast<int>(c.integer_or("MIN_BLOCKS", 1));  // absent in results stored before the knob
+  k.stage_c = c.contains("STAGE_C") && c.boolean("STAGE_C");  // mma.sync; absent before the knob
   return k;
 }
 
@@ -461,6 +462,10 @@ Space GemmFamily::space(const Problem& raw, const DeviceSpec& d) const {
   s.add(Parameter::list("MIN_BLOCKS", {std::int64_t{1}, std::int64_t{2}}, std::int64_t{1},
                         "blocks per SM the compiler must leave registers for (__launch_bounds__): 2 caps "
                         "registers at half the per-block budget for twice the resident warps"));
+  if (!simt)
+    s.add(Parameter::boolean("STAGE_C", false,
+                             "C leaves through shared memory in 16-byte row segments (where beta = 0 and C's rows "
+                             "are 16-byte aligned) instead of straight from the mma fragments"));
   const bool misaligned = p.operands_misaligned();
   if (misaligned)
     s.add(Parameter::boolean("REPACK", false,
@@ -532,6 +537,19 @@ Space GemmFamily::space(const Problem& raw, const DeviceSpec& d) const {
               return a.i("m") % a.i("BLOCK_M") == 0 && a.i("n") % a.i("BLOCK_N") == 0 &&
                      a.i("k") % (a.i("BLOCK_K") * a.i("SPLIT_K")) == 0;
             });
+  if (!simt) {
+    std::vector<std::string> staged_names = all_knobs;
+    staged_names.push_back("STAGE_C");
+    staged_names.push_back("SPLIT_K");
+    const int out_bytes = p.out_bytes();
+    s.require("a staged C tile (rows padded by 16 bytes) fits in the ring and needs no K split", staged_names,
+              [p, knobs_of, out_bytes](const Assignment& a) {
+                if (!a.b("STAGE_C")) return true;
+                const GemmKnobs k = knobs_of(a);
+                const long long staged = static_cast<long long>(k.block_m) * (k.block_n * out_bytes + 16);
+                return a.i("SPLIT_K") == 1 && staged <= smem_bytes(p, k);
+              });
+  }
   add_split_constraints(s, p);
   return s;
 }
@@ -566,6 +584,7 @@ Config GemmFamily::default_config(const Problem& raw, const DeviceSpec& d) const
   c.set("REDUCE", std::string("workspace"));
   c.set("PREDICATED", true);
   c.set("MIN_BLOCKS", std::int64_t{1});
+  if (!p.simt()) c.set("STAGE_C", false);
   const Space s = space(norm, d);
   if (s.is_valid(c)) return c;
   if (auto repaired = s.repair(c)) return *repaired;
@@ -663,7 +682,7 @@ KernelSource GemmFamily::source(const Problem& raw, const Config& c) const {
     main << "ktune_gemm::gemm_tc<" << tin << ", " << tout << ", " << k.block_m << ", " << k.block_n << ", "
          << k.block_k << ", " << k.warp_m << ", " << k.warp_n << ", " << k.stages << ", " << k.vec << ", "
          << b(p.a_t()) << ", " << b(p.b_t()) << ", " << b(k.smem == "xor") << ", " << k.group_m << ", " << mode
-         << ", " << b(k.predicated) << ", " << epi << ", " << k.min_blocks << ">";
+         << ", " << b(k.predicated) << ", " << epi << ", " << k.min_blocks << ", " << b(k.stage_c) << ">";
   }
   KernelSource s;
   s.program_name = k.wgmma ? "gemm_wgmma.cu" : p.simt() ? "gemm_simt.cu" : "gemm_tc.cu";

@@ -55,7 +55,7 @@ struct GemmKnobs {
   bool pingpong = false;          ///< wgmma: two consumers on alternate whole tiles (WARP_M = BLOCK_M)
   int cluster_m = 1;              ///< wgmma: blocks per cluster along M, sharing (multicasting) B tiles
   int cluster_n = 1;              ///< wgmma: blocks per cluster along N, sharing (multicasting) A tiles
-  bool stage_c = false;           ///< wgmma: C leaves through shared memory as 16-byte row segments
+  bool stage_c = false;           ///< wgmma, mma.sync: C leaves through shared memory as 16-byte row segments
   int block_m = 0, block_n = 0, block_k = 0;
   int warp_m = 0, warp_n = 0;
   int stages = 2;

@@ -36,6 +36,63 @@ __device__ __forceinline__ void store_fragment_pair(const GemmParams& p, int m, 
   if (both) store_result<TOut, EPI, SPLIT_MODE>(p, m, n + 1, v1);
 }
 
+/// A BM x BN tile of C in shared memory, rows padded by 16 bytes: the
+/// fragments' writes (8 rows x 4 pairs a warp) fall in distinct banks.
+template <typename TOut, int BN>
+struct StagedC {
+  static constexpr int kChunk = 16 / static_cast<int>(sizeof(TOut));  ///< elements per 16-byte segment
+  static constexpr int kStride = BN + kChunk;                          ///< elements between rows
+};
+
+/// The STAGE_C epilogue (beta == 0, no split, C rows 16-byte aligned): the
+/// warps write their finished values (alpha, bias, activation applied) into
+/// the ring, then every thread stores 16-byte row segments of the tile, so a
+/// warp writes whole rows of C. Edges (PRED) store element by element.
+template <typename TOut, int BM, int BN, int WM, int WN, int THREADS, bool PRED, int EPI>
+__device__ __forceinline__ void store_tile_staged(const GemmParams& p, const float (&acc)[WM / 16][WN / 8][4],
+                                                  unsigned char* smem, int m0, int n0, int wm0, int wn0, int g,
+                                                  int t) {
+  using Staged = StagedC<TOut, BN>;
+  TOut* tile = reinterpret_cast<TOut*>(smem);
+  // Every warp is past its last reads of the ring (and no copy is in flight).
+  cp_async_wait<0>();
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < WM / 16; ++i)
+#pragma unroll
+    for (int j = 0; j < WN / 8; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = wm0 + i * 16 + g + h * 8;
+        const int c = wn0 + j * 8 + 2 * t;
+        // Columns past N (PRED) are never stored; their bias is not read.
+        const bool in_n = !PRED || n0 + c + 1 < p.N;
+        const float v0 = !PRED || n0 + c < p.N ? epilogue_value<TOut, EPI>(p, acc[i][j][2 * h], 0.f, n0 + c) : 0.f;
+        const float v1 = in_n ? epilogue_value<TOut, EPI>(p, acc[i][j][2 * h + 1], 0.f, n0 + c + 1) : 0.f;
+        TOut* dst = tile + r * Staged::kStride + c;
+        if constexpr (sizeof(TOut) == 4) {
+          *reinterpret_cast<float2*>(dst) = make_float2(v0, v1);
+        } else {
+          dst[0] = from_float<TOut>(v0);
+          dst[1] = from_float<TOut>(v1);
+        }
+      }
+  __syncthreads();
+  constexpr int kPerRow = BN / Staged::kChunk;
+#pragma unroll 4
+  for (int e = threadIdx.x; e < BM * kPerRow; e += THREADS) {
+    const int r = e / kPerRow, c = (e % kPerRow) * Staged::kChunk;
+    const int m = m0 + r, n = n0 + c;
+    const TOut* src = tile + r * Staged::kStride + c;
+    TOut* out = static_cast<TOut*>(p.C) + static_cast<long long>(m) * p.ldc + n;
+    if (!PRED || (m < p.M && n + Staged::kChunk <= p.N)) {
+      *reinterpret_cast<uint4*>(out) = *reinterpret_cast<const uint4*>(src);
+    } else if (m < p.M) {
+      for (int x = 0; x < Staged::kChunk && n + x < p.N; ++x) out[x] = src[x];
+    }
+  }
+}
+
 /// C = alpha * op(A) * op(B) + beta * C (+ bias, activation) on tensor cores.
 ///   TIn: __nv_bfloat16, __half, or float (tf32 math); TOut: TIn or float.
 ///   BM x BN x BK block tile; WM x WN warp tile ((BM/WM)*(BN/WN) warps).
@@ -44,8 +101,9 @@ __device__ __forceinline__ void store_fragment_pair(const GemmParams& p, int m, 
 ///   SWIZZLE: XOR-swizzled shared memory instead of padded rows.
 ///   GROUP_M: block rasterization group; SPLIT_MODE: kSplit*; PRED: bounds checks.
 ///   MIN_BLOCKS: blocks per SM ptxas must leave registers for (occupancy vs registers).
+///   STAGE_C: C leaves through shared memory in 16-byte row segments (see store_tile_staged).
 template <typename TIn, typename TOut, int BM, int BN, int BK, int WM, int WN, int STAGES, int VEC, bool A_T,
-          bool B_T, bool SWIZZLE, int GROUP_M, int SPLIT_MODE, bool PRED, int EPI, int MIN_BLOCKS>
+          bool B_T, bool SWIZZLE, int GROUP_M, int SPLIT_MODE, bool PRED, int EPI, int MIN_BLOCKS, bool STAGE_C>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MIN_BLOCKS)
     gemm_tc(const GemmParams p) {
   constexpr bool kTf32 = sizeof(TIn) == 4;
@@ -246,9 +304,26 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MIN_BLOCKS)
     cp_async_wait<0>();
   }
 
-  // Epilogue straight from the accumulator fragments: (g, 2t..2t+1) and (g+8, ...).
   const int g = lane / 4;
   const int t = lane % 4;
+  if constexpr (STAGE_C) {
+    // The fragments' stores each cover 8 rows x 16 bytes of C, half of every
+    // 32-byte sector they touch, and the tensor cores idle while they drain
+    // (a block owns its SM): staging C through the ring turns them into
+    // whole-sector row segments (5-7% at 4096^3 on the H200,
+    // bench/results/gemm-hopper-2026-12-04-v18.md). C's old values are not
+    // staged: with beta != 0, or C rows not 16-byte aligned, the direct
+    // stores below serve.
+    static_assert(SPLIT_MODE == kSplitNone, "a staged C tile is a finished one (the space allows no K split)");
+    static_assert(static_cast<long long>(BM) * StagedC<TOut, BN>::kStride * sizeof(TOut) <=
+                      static_cast<long long>(STAGES) * (kStageBytesA + kStageBytesB),
+                  "the staged C tile fits in the ring (the space checks it)");
+    if (p.beta == 0.f && (p.ldc * sizeof(TOut)) % 16 == 0 && reinterpret_cast<unsigned long long>(p.C) % 16 == 0) {
+      store_tile_staged<TOut, BM, BN, WM, WN, kThreads, PRED, EPI>(p, acc, smem_raw, m0, n0, wm0, wn0, g, t);
+      return;
+    }
+  }
+  // Epilogue straight from the accumulator fragments: (g, 2t..2t+1) and (g+8, ...).
 #pragma unroll
   for (int i = 0; i < kTilesM; ++i) {
 #pragma unroll

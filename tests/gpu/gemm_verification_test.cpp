@@ -44,6 +44,17 @@ std::vector<Config> pick_configs(const Problem& p, const DeviceSpec& d, std::uin
   first([](const Config& c) { return c.integer_or("VEC", 8) == 1; });
   first([](const Config& c) { return c.contains("PREDICATED") && !c.boolean("PREDICATED"); });
   first([](const Config& c) { return c.contains("PERSISTENT") && c.boolean("PERSISTENT"); });
+  // mma.sync with C staged through shared memory: at the edges and on the
+  // aligned fast path (problems with beta != 0 or C rows not 16-byte aligned
+  // take the direct stores: the fallback is verified there).
+  auto mma_staged = [](bool predicated) {
+    return [predicated](const Config& c) {
+      return !c.contains("PATH") && c.contains("STAGE_C") && c.boolean("STAGE_C") &&
+             c.boolean("PREDICATED") == predicated;
+    };
+  };
+  first(mma_staged(true));
+  first(mma_staged(false));
   first([](const Config& c) { return c.contains("REPACK") && c.boolean("REPACK") && c.integer_or("VEC", 8) == 8; });
   first([](const Config& c) {
     return c.contains("REPACK") && c.boolean("REPACK") && c.contains("PREDICATED") && !c.boolean("PREDICATED");
@@ -78,8 +89,8 @@ std::vector<Config> pick_configs(const Problem& p, const DeviceSpec& d, std::uin
   // C staged through shared memory: cooperative and pingpong consumers.
   // Two 64-row consumers staging 176 columns: a partial last pass (48 columns of 16-bit C, 16 of fp32).
   derived_or_first({{"BLOCK_N", Value(std::int64_t{176})}, {"STAGE_C", Value(true)}, {"PERSISTENT", Value(true)}},
-                   [](const Config& c) { return c.contains("STAGE_C") && c.boolean("STAGE_C") && !c.boolean("PINGPONG"); });
-  first([](const Config& c) { return c.contains("STAGE_C") && c.boolean("STAGE_C") && c.boolean("PINGPONG"); });
+                   [](const Config& c) { return c.contains("PINGPONG") && c.boolean("STAGE_C") && !c.boolean("PINGPONG"); });
+  first([](const Config& c) { return c.contains("PINGPONG") && c.boolean("STAGE_C") && c.boolean("PINGPONG"); });
   // Deep rings (more than 8 stages fit only small tiles): a persistent block's
   // ring wraps through many phases, and short K leaves most stages unused.
   derived_or_first({{"BLOCK_M", Value(std::int64_t{64})},

@@ -145,6 +145,42 @@ TEST(GemmDescriptor, AtomicSplitKOnlyForFp32OutputWithoutActivation) {
   EXPECT_TRUE(saw_atomic);
 }
 
+TEST(GemmDescriptor, StagedCFitsTheRingWithoutSplitAndOnlyOnTheMmaPath) {
+  const DeviceSpec d = h200();
+  bool saw_staged = false;
+  for (const char* text : {"m=4096,n=4096,k=4096", "m=1000,n=1000,k=1000,dtype=tf32", "m=512,n=512,k=512,out=fp32"}) {
+    const Problem p = problem(text);
+    const GemmProblem gp = GemmProblem::from(p);
+    for (const Config& c : gemm_family().space(p, d).sample(400, 3)) {
+      if (!c.boolean("STAGE_C")) continue;
+      saw_staged = true;
+      const GemmKnobs k = GemmKnobs::from(c);
+      EXPECT_EQ(k.split_k, 1) << c.key();
+      // The tile of C with rows padded by 16 bytes, in the ring's shared memory.
+      EXPECT_LE(static_cast<long long>(k.block_m) * (k.block_n * gp.out_bytes() + 16), GemmFamily::smem_bytes(gp, k))
+          << c.key();
+      EXPECT_NE(gemm_family().source(p, c).kernels.back().find(", true>"), std::string::npos) << c.key();
+    }
+  }
+  EXPECT_TRUE(saw_staged);
+  // 64 x 64 fp32 C (17 KB staged) does not fit one 8 KB stage of 16-deep fp32 tiles; three stages hold it.
+  const Problem tf32 = problem("m=512,n=512,k=512,dtype=tf32");
+  Config c = gemm_family().default_config(tf32, d);
+  for (const auto& [name, value] : std::vector<std::pair<const char*, std::int64_t>>{
+           {"BLOCK_M", 64}, {"BLOCK_N", 64}, {"BLOCK_K", 16}, {"WARP_M", 32}, {"WARP_N", 32}, {"STAGES", 1}})
+    c.set(name, value);
+  EXPECT_TRUE(gemm_family().space(tf32, d).is_valid(c)) << c.key();
+  c.set("STAGE_C", true);
+  EXPECT_FALSE(gemm_family().space(tf32, d).is_valid(c)) << c.key();
+  c.set("STAGES", std::int64_t{3});
+  EXPECT_TRUE(gemm_family().space(tf32, d).is_valid(c)) << c.key();
+  c.set("SPLIT_K", std::int64_t{2});
+  EXPECT_FALSE(gemm_family().space(tf32, d).is_valid(c)) << c.key();
+  // fp32 on CUDA cores has no such knob.
+  for (const Config& simt : gemm_family().space(problem("m=512,n=512,k=512,dtype=fp32"), d).sample(50, 3))
+    EXPECT_FALSE(simt.contains("STAGE_C")) << simt.key();
+}
+
 TEST(GemmDescriptor, SpaceRespectsDeviceLimits) {
   const DeviceSpec d = h200();
   for (const char* text : {"m=4096,n=4096,k=4096", "m=4096,n=4096,k=4096,dtype=fp32", "m=512,n=512,k=512,dtype=tf32"}) {
