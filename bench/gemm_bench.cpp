@@ -145,10 +145,12 @@ Config tile(int bm, int bn, int bk, int wm, int wn, int vec, const char* smem, i
   return c;
 }
 
-/// mma.sync path: 16-byte copies, XOR-swizzled shared memory, `st` stages.
+/// mma.sync path: 16-byte copies, XOR-swizzled shared memory, `st` stages,
+/// C straight from the fragments (STAGE_C false).
 Config tc(int bm, int bn, int bk, int wm, int wn, int st, int group) {
   Config c = tile(bm, bn, bk, wm, wn, 8, "xor", group);
   c.set("STAGES", std::int64_t{st});
+  c.set("STAGE_C", false);
   return c;
 }
 
@@ -361,12 +363,18 @@ constexpr const char* kTableHeader =
 
 /// The mma.sync and SIMT paths, and the misaligned leading dimensions.
 std::string run_ampere_suite(Bench& b) {
-  const std::vector<Config> tc_seeds = {tc(128, 256, 32, 64, 64, 4, 8), tc(256, 128, 32, 64, 64, 4, 8),
+  std::vector<Config> tc_seeds = {tc(128, 256, 32, 64, 64, 4, 8), tc(256, 128, 32, 64, 64, 4, 8),
                                         tc(128, 128, 32, 64, 64, 4, 8), tc(128, 256, 64, 64, 64, 3, 8),
                                         tc(256, 128, 64, 64, 64, 3, 8), tc(128, 128, 64, 64, 32, 3, 8),
                                         tc(128, 256, 32, 64, 64, 3, 16), tc(256, 128, 32, 64, 64, 5, 8),
                                         tc(128, 128, 64, 64, 64, 3, 8), tc(128, 128, 32, 64, 64, 5, 8),
                                         tc(128, 128, 32, 64, 64, 4, 4), tc(128, 128, 32, 64, 64, 4, 16)};
+  // The same tiles with C staged through shared memory (where it fits the ring).
+  for (std::size_t i = 0, n = tc_seeds.size(); i < n; ++i) {
+    Config c = tc_seeds[i];
+    c.set("STAGE_C", true);
+    tc_seeds.push_back(c);
+  }
   std::vector<Config> simt_seeds = {simt(128, 128, 8, 32, 64, 8), simt(128, 128, 16, 32, 64, 8),
                                     simt(128, 256, 8, 64, 32, 8), simt(256, 128, 8, 64, 32, 8),
                                     simt(128, 128, 8, 64, 32, 8), simt(64, 128, 8, 32, 32, 8)};

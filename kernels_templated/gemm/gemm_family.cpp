@@ -464,8 +464,8 @@ Space GemmFamily::space(const Problem& raw, const DeviceSpec& d) const {
                         "registers at half the per-block budget for twice the resident warps"));
   if (!simt)
     s.add(Parameter::boolean("STAGE_C", false,
-                             "C leaves through shared memory in 16-byte row segments (where beta = 0 and C's rows "
-                             "are 16-byte aligned) instead of straight from the mma fragments"));
+                             "C leaves through shared memory in whole rows (16-byte segments where its rows are "
+                             "aligned; beta = 0 only) instead of straight from the mma fragments"));
   const bool misaligned = p.operands_misaligned();
   if (misaligned)
     s.add(Parameter::boolean("REPACK", false,

@@ -44,10 +44,11 @@ struct StagedC {
   static constexpr int kStride = BN + kChunk;                          ///< elements between rows
 };
 
-/// The STAGE_C epilogue (beta == 0, no split, C rows 16-byte aligned): the
-/// warps write their finished values (alpha, bias, activation applied) into
-/// the ring, then every thread stores 16-byte row segments of the tile, so a
-/// warp writes whole rows of C. Edges (PRED) store element by element.
+/// The STAGE_C epilogue (beta == 0, no split): the warps write their finished
+/// values (alpha, bias, activation applied) into the ring, then the block
+/// stores the tile row by row, so a warp writes whole rows of C: 16-byte
+/// segments where C's rows are 16-byte aligned (edges under PRED element by
+/// element), else consecutive elements from consecutive threads.
 template <typename TOut, int BM, int BN, int WM, int WN, int THREADS, bool PRED, int EPI>
 __device__ __forceinline__ void store_tile_staged(const GemmParams& p, const float (&acc)[WM / 16][WN / 8][4],
                                                   unsigned char* smem, int m0, int n0, int wm0, int wn0, int g,
@@ -78,6 +79,14 @@ __device__ __forceinline__ void store_tile_staged(const GemmParams& p, const flo
         }
       }
   __syncthreads();
+  if ((p.ldc * sizeof(TOut)) % 16 != 0 || reinterpret_cast<unsigned long long>(p.C) % 16 != 0) {
+    for (int e = threadIdx.x; e < BM * BN; e += THREADS) {
+      const int r = e / BN, c = e % BN;
+      if (!PRED || (m0 + r < p.M && n0 + c < p.N))
+        static_cast<TOut*>(p.C)[static_cast<long long>(m0 + r) * p.ldc + n0 + c] = tile[r * Staged::kStride + c];
+    }
+    return;
+  }
   constexpr int kPerRow = BN / Staged::kChunk;
 #pragma unroll 4
   for (int e = threadIdx.x; e < BM * kPerRow; e += THREADS) {
@@ -312,13 +321,12 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MIN_BLOCKS)
     // (a block owns its SM): staging C through the ring turns them into
     // whole-sector row segments (5-7% at 4096^3 on the H200,
     // bench/results/gemm-hopper-2026-12-04-v18.md). C's old values are not
-    // staged: with beta != 0, or C rows not 16-byte aligned, the direct
-    // stores below serve.
+    // staged: with beta != 0 the direct stores below serve.
     static_assert(SPLIT_MODE == kSplitNone, "a staged C tile is a finished one (the space allows no K split)");
     static_assert(static_cast<long long>(BM) * StagedC<TOut, BN>::kStride * sizeof(TOut) <=
                       static_cast<long long>(STAGES) * (kStageBytesA + kStageBytesB),
                   "the staged C tile fits in the ring (the space checks it)");
-    if (p.beta == 0.f && (p.ldc * sizeof(TOut)) % 16 == 0 && reinterpret_cast<unsigned long long>(p.C) % 16 == 0) {
+    if (p.beta == 0.f) {
       store_tile_staged<TOut, BM, BN, WM, WN, kThreads, PRED, EPI>(p, acc, smem_raw, m0, n0, wm0, wn0, g, t);
       return;
     }

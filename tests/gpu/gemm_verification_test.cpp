@@ -45,8 +45,8 @@ std::vector<Config> pick_configs(const Problem& p, const DeviceSpec& d, std::uin
   first([](const Config& c) { return c.contains("PREDICATED") && !c.boolean("PREDICATED"); });
   first([](const Config& c) { return c.contains("PERSISTENT") && c.boolean("PERSISTENT"); });
   // mma.sync with C staged through shared memory: at the edges and on the
-  // aligned fast path (problems with beta != 0 or C rows not 16-byte aligned
-  // take the direct stores: the fallback is verified there).
+  // aligned fast path, on C rows 16-byte aligned or not (problems with
+  // beta != 0 take the direct stores: the fallback is verified there).
   auto mma_staged = [](bool predicated) {
     return [predicated](const Config& c) {
       return !c.contains("PATH") && c.contains("STAGE_C") && c.boolean("STAGE_C") &&

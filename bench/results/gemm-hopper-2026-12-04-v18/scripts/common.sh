@@ -20,3 +20,9 @@ eval "v15_$(declare -f kernels_of)"
 kernels_of() {
   if [ -f "$V18_VARIANTS/$1.patch" ]; then VARIANTS=$V18_VARIANTS variant_kernels "$1"; else v15_kernels_of "$1"; fi
 }
+
+# tcps BLOCK_M BLOCK_N BLOCK_K WARP_M WARP_N STAGES GROUP_M STAGE_C PERSISTENT [MIN_BLOCKS]: an aligned mma.sync key
+# with both knobs (run D on).
+tcps() {
+  echo "BLOCK_K=$3,BLOCK_M=$1,BLOCK_N=$2,GROUP_M=$7,MIN_BLOCKS=${10:-1},PERSISTENT=$9,PREDICATED=false,REDUCE=workspace,SMEM=xor,SPLIT_K=1,STAGES=$6,STAGE_C=$8,VEC=8,WARP_M=$4,WARP_N=$5"
+}
