@@ -6,18 +6,14 @@
 # then bayes) merged into the shipped database with the stale mma.sync results pruned; the database's two best
 # per nn problem re-timed, the faster in turns with cuBLAS.
 source "$(dirname "$0")/common.sh"
-timeout 240 $B/ktune_gpu_tests --gtest_filter='GemmGpu.PersistentMma*:GemmGpu.EveryPath*' > $OUT/gpu-tests-runA.log 2>&1
-echo "gpu tests rc=$? at $(el)s"; grep -E "^\[  |configs passed|^FAIL" $OUT/gpu-tests-runA.log | tail -16 | cut -c1-220
+gpu_tests 240 'GemmGpu.PersistentMma*:GemmGpu.EveryPath*' gpu-tests-runA.log
 turns_case mma4096 "$(nn 4096 4096 4096)" "$(tcp 128 256 64 64 64 3 1 false)" "$(tcp 128 256 64 64 64 3 1 true)" \
   "$(tcp 128 256 64 64 64 3 8 true)" "$(tcp 128 256 64 64 64 3 16 true)" "$(tcp 256 128 64 64 64 3 8 true)" \
   "$(tcp 128 256 64 64 64 4 8 true)"
 turns_case mma8192 "$(nn 8192 8192 8192)" "$(tcp 256 128 64 64 64 3 8 false)" "$(tcp 256 128 64 64 64 3 8 true)" \
   "$(tcp 128 256 64 64 64 3 16 true)" "$(tcp 256 128 64 64 64 4 8 true)"
-timeout 150 $B/ktune sweep $V18/reseed-mma-sweep.json --db $OUT/reseed-mma-runA.db > $OUT/sweep-runA.log 2>&1
-echo "sweep rc=$? at $(el)s"; grep -E "budget reached|failed" $OUT/sweep-runA.log | tail -3 | cut -c1-200
-$B/ktune db merge $OUT/reseed-mma-runA.db -o tuning_db/ktune.db | tail -1
-$B/ktune db prune --stale --kernel gemm --db tuning_db/ktune.db | tail -1
-$B/ktune db query --db tuning_db/ktune.db --top 2 --keys | grep "layout=nn" > /tmp/b/nn-winners.txt
+reseed reseed-mma-sweep.json A
+merge_reseed A
 bench_key_lines table nn /tmp/b/nn-winners.txt
 echo "table at $(el)s"
 sqlite3 tuning_db/ktune.db "PRAGMA wal_checkpoint(TRUNCATE);" > /dev/null 2>&1

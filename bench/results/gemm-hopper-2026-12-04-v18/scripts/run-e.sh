@@ -5,12 +5,10 @@
 # mma.sync problems (reseed-mma-sweep.json, run C's) into its own database; its two best per problem re-timed, the
 # faster in turns with cuBLAS.
 source "$(dirname "$0")/common.sh"
-timeout 120 $B/ktune_gpu_tests --gtest_filter='GemmGpu.EveryPath*' > $OUT/gpu-tests-runE.log 2>&1
-echo "gpu tests rc=$? at $(el)s"; grep -E "^\[  |configs passed|^FAIL" $OUT/gpu-tests-runE.log | tail -10 | cut -c1-220
+gpu_tests 120 'GemmGpu.EveryPath*' gpu-tests-runE.log 10
 timeout 400 $B/bench_gemm_bench --suite ampere --out /tmp/b/ampere > $OUT/ampere-suite-runE.log 2>&1
 echo "ampere suite rc=$? at $(el)s"; cp /tmp/b/ampere/gemm-bench.md $OUT/ampere-suite-runE.md; cat $OUT/ampere-suite-runE.md
-timeout 150 $B/ktune sweep $V18/reseed-mma-sweep.json --db $OUT/reseed-mma-runE.db > $OUT/sweep-runE.log 2>&1
-echo "sweep rc=$? at $(el)s"; grep -E "budget reached|failed" $OUT/sweep-runE.log | tail -3 | cut -c1-200
+reseed reseed-mma-sweep.json E
 $B/ktune db query --db $OUT/reseed-mma-runE.db --top 2 --keys > /tmp/b/nn-winners.txt
 bench_key_lines table nn /tmp/b/nn-winners.txt
 echo "table at $(el)s"

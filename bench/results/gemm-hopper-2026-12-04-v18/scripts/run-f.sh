@@ -4,8 +4,7 @@
 # every-path suite and persistent blocks walking many tiles; at 4096^3 and 8192^3 nn the staged winners without and
 # with PERSISTENT, all in turns with cuBLAS, twice.
 source "$(dirname "$0")/common.sh"
-timeout 200 $B/ktune_gpu_tests --gtest_filter='GemmGpu.EveryPath*:GemmGpu.PersistentMma*' > $OUT/gpu-tests-runF.log 2>&1
-echo "gpu tests rc=$? at $(el)s"; grep -E "^\[  |configs passed|^FAIL" $OUT/gpu-tests-runF.log | tail -16 | cut -c1-220
+gpu_tests 200 'GemmGpu.EveryPath*:GemmGpu.PersistentMma*' gpu-tests-runF.log
 for rep in 1 2; do
   turns_case f4096-$rep "$(nn 4096 4096 4096)" "$(tcps 256 128 64 64 64 3 8 true false)" \
     "$(tcps 128 256 64 64 64 3 4 true false)" "$(tcps 256 128 64 64 64 3 8 true true)" \
