@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run J (gemm v18): ncu's per-instruction warp samples (SourceCounters, WarpStateStats) of the mma.sync 4096^3
+# Run J (gemm v18, prepared, not run: the session's device time was spent): ncu's per-instruction warp samples (SourceCounters, WarpStateStats) of the mma.sync 4096^3
 # database winner (256x128x64, 3 stages, GROUP_M 8, STAGE_C) on the final code, exported as the SASS source page,
 # for where the main loop's issue slots go (its rate per K is 0.62-0.634x cuBLAS's, run I).
 source "$(dirname "$0")/common.sh"
