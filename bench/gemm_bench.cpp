@@ -361,6 +361,15 @@ constexpr const char* kTableHeader =
     "| shape | dtype | layout | ld a/b/c | tuned TFLOP/s | cuBLAS TFLOP/s | tuned / cuBLAS | best configuration |\n"
     "|---|---|---|---|---|---|---|---|\n";
 
+/// Appends to `seeds` a copy of each of them with `knob` set to `value`.
+void append_with(std::vector<Config>& seeds, const char* knob, const Value& value) {
+  for (std::size_t i = 0, n = seeds.size(); i < n; ++i) {
+    Config c = seeds[i];
+    c.set(knob, value);
+    seeds.push_back(c);
+  }
+}
+
 /// The mma.sync and SIMT paths, and the misaligned leading dimensions.
 std::string run_ampere_suite(Bench& b) {
   std::vector<Config> tc_seeds = {tc(128, 256, 32, 64, 64, 4, 8), tc(256, 128, 32, 64, 64, 4, 8),
@@ -370,20 +379,12 @@ std::string run_ampere_suite(Bench& b) {
                                         tc(128, 128, 64, 64, 64, 3, 8), tc(128, 128, 32, 64, 64, 5, 8),
                                         tc(128, 128, 32, 64, 64, 4, 4), tc(128, 128, 32, 64, 64, 4, 16)};
   // The same tiles with C staged through shared memory (where it fits the ring).
-  for (std::size_t i = 0, n = tc_seeds.size(); i < n; ++i) {
-    Config c = tc_seeds[i];
-    c.set("STAGE_C", true);
-    tc_seeds.push_back(c);
-  }
+  append_with(tc_seeds, "STAGE_C", true);
   std::vector<Config> simt_seeds = {simt(128, 128, 8, 32, 64, 8), simt(128, 128, 16, 32, 64, 8),
                                     simt(128, 256, 8, 64, 32, 8), simt(256, 128, 8, 64, 32, 8),
                                     simt(128, 128, 8, 64, 32, 8), simt(64, 128, 8, 32, 32, 8)};
   // The same tiles with registers capped for two resident blocks per SM.
-  for (std::size_t i = 0, n = simt_seeds.size(); i < n; ++i) {
-    Config c = simt_seeds[i];
-    c.set("MIN_BLOCKS", std::int64_t{2});
-    simt_seeds.push_back(c);
-  }
+  append_with(simt_seeds, "MIN_BLOCKS", std::int64_t{2});
   const DeviceSpec& d = b.device;
   std::vector<CaseResult> results;
   const Problem bf4k = problem("m=4096,n=4096,k=4096,dtype=bf16");

@@ -541,12 +541,11 @@ Space GemmFamily::space(const Problem& raw, const DeviceSpec& d) const {
     std::vector<std::string> staged_names = all_knobs;
     staged_names.push_back("STAGE_C");
     staged_names.push_back("SPLIT_K");
-    const int out_bytes = p.out_bytes();
     s.require("a staged C tile (rows padded by 16 bytes) fits in the ring and needs no K split", staged_names,
-              [p, knobs_of, out_bytes](const Assignment& a) {
+              [p, knobs_of](const Assignment& a) {
                 if (!a.b("STAGE_C")) return true;
                 const GemmKnobs k = knobs_of(a);
-                const long long staged = static_cast<long long>(k.block_m) * (k.block_n * out_bytes + 16);
+                const long long staged = static_cast<long long>(k.block_m) * (k.block_n * p.out_bytes() + 16);
                 return a.i("SPLIT_K") == 1 && staged <= smem_bytes(p, k);
               });
   }
