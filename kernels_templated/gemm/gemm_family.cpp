@@ -126,9 +126,9 @@ std::string_view GemmFamily::description() const {
 }
 
 std::vector<std::string> GemmFamily::template_files() const {
-  return {"gemm/gemm_common.cuh", "gemm/gemm_smem_layout.cuh", "gemm/gemm_tile.cuh",   "gemm/gemm_tc.cuh",
-          "gemm/gemm_simt.cuh",   "gemm/gemm_splitk.cuh",      "gemm/gemm_wgmma.cuh", "gemm/gemm_wgmma_ops.cuh",
-          "gemm/gemm_repack.cuh"};
+  return {"gemm/gemm_common.cuh", "gemm/gemm_block_work.cuh", "gemm/gemm_smem_layout.cuh", "gemm/gemm_tile.cuh",
+          "gemm/gemm_tc.cuh",     "gemm/gemm_simt.cuh",       "gemm/gemm_splitk.cuh",      "gemm/gemm_wgmma.cuh",
+          "gemm/gemm_wgmma_ops.cuh", "gemm/gemm_repack.cuh"};
 }
 
 std::vector<std::string> GemmFamily::template_files_for(const Problem& normalized, const DeviceSpec& d) const {
@@ -138,9 +138,11 @@ std::vector<std::string> GemmFamily::template_files_for(const Problem& normalize
   if (uses_wgmma(p, d))
     return {"gemm/gemm_common.cuh", "gemm/gemm_splitk.cuh", "gemm/gemm_wgmma.cuh", "gemm/gemm_wgmma_ops.cuh",
             "gemm/gemm_repack.cuh"};
-  if (p.simt()) return {"gemm/gemm_common.cuh", "gemm/gemm_simt.cuh", "gemm/gemm_splitk.cuh", "gemm/gemm_repack.cuh"};
-  return {"gemm/gemm_common.cuh", "gemm/gemm_smem_layout.cuh", "gemm/gemm_tile.cuh", "gemm/gemm_tc.cuh",
-          "gemm/gemm_splitk.cuh", "gemm/gemm_repack.cuh"};
+  if (p.simt())
+    return {"gemm/gemm_common.cuh", "gemm/gemm_block_work.cuh", "gemm/gemm_simt.cuh", "gemm/gemm_splitk.cuh",
+            "gemm/gemm_repack.cuh"};
+  return {"gemm/gemm_common.cuh", "gemm/gemm_block_work.cuh", "gemm/gemm_smem_layout.cuh", "gemm/gemm_tile.cuh",
+          "gemm/gemm_tc.cuh",     "gemm/gemm_splitk.cuh",       "gemm/gemm_repack.cuh"};
 }
 
 std::string_view GemmFamily::problem_help() const { return kHelp; }

@@ -3,6 +3,7 @@
 // double-buffered shared memory (the next tile loads while this one computes).
 #pragma once
 
+#include "kernels_templated/gemm/gemm_block_work.cuh"
 #include "kernels_templated/gemm/gemm_common.cuh"
 
 namespace ktune_gemm {
@@ -92,15 +93,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MIN_BLOCKS)
   float* smem_a = reinterpret_cast<float*>(smem_raw);  // [2][BK][kStrideA]
   float* smem_b = smem_a + 2 * BK * kStrideA;           // [2][BK][kStrideB]
 
-  const int tiles_m = (p.M + BM - 1) / BM;
-  const int tiles_n = (p.N + BN - 1) / BN;
-  int tile_m, tile_n;
-  rasterize<GROUP_M>(tiles_m, tiles_n, tile_m, tile_n);
-  const int m0 = tile_m * BM;
-  const int n0 = tile_n * BN;
-  const int k_begin = blockIdx.z * p.k_per_split;
-  const int k_end = min(p.K, k_begin + p.k_per_split);
-  const int k_tiles = k_end > k_begin ? (k_end - k_begin + BK - 1) / BK : 0;
+  const BlockWork work = block_work<BM, BN, BK, GROUP_M>(p);
+  const int m0 = work.m0, n0 = work.n0;
+  const int k_begin = work.k_begin, k_end = work.k_end, k_tiles = work.k_tiles;
   const float* a_ptr = static_cast<const float*>(p.A);
   const float* b_ptr = static_cast<const float*>(p.B);
 

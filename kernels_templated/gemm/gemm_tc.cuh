@@ -2,6 +2,7 @@
 // bf16/fp16, m16n8k8 for tf32; ldmatrix; cp.async multistage pipeline).
 #pragma once
 
+#include "kernels_templated/gemm/gemm_block_work.cuh"
 #include "kernels_templated/gemm/gemm_common.cuh"
 #include "kernels_templated/gemm/gemm_tile.cuh"
 
@@ -55,8 +56,8 @@ __device__ __forceinline__ void store_tile_staged(const GemmParams& p, const flo
                                                   int t) {
   using Staged = StagedC<TOut, BN>;
   TOut* tile = reinterpret_cast<TOut*>(smem);
-  // Every warp is past its last reads of the ring (and no copy is in flight).
-  cp_async_wait<0>();
+  // Every warp is past its last reads of the ring (the main loops waited for
+  // every copy before they ended).
   __syncthreads();
 #pragma unroll
   for (int i = 0; i < WM / 16; ++i)
@@ -133,15 +134,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MIN_BLOCKS)
   TIn* smem_a = reinterpret_cast<TIn*>(smem_raw);
   TIn* smem_b = smem_a + STAGES * TileA::kElems;
 
-  const int tiles_m = (p.M + BM - 1) / BM;
-  const int tiles_n = (p.N + BN - 1) / BN;
-  int tile_m, tile_n;
-  rasterize<GROUP_M>(tiles_m, tiles_n, tile_m, tile_n);
-  const int m0 = tile_m * BM;
-  const int n0 = tile_n * BN;
-  const int k_begin = blockIdx.z * p.k_per_split;
-  const int k_end = min(p.K, k_begin + p.k_per_split);
-  const int k_tiles = k_end > k_begin ? (k_end - k_begin + BK - 1) / BK : 0;
+  const BlockWork work = block_work<BM, BN, BK, GROUP_M>(p);
+  const int m0 = work.m0, n0 = work.n0;
+  const int k_begin = work.k_begin, k_end = work.k_end, k_tiles = work.k_tiles;
 
   // Each thread's copy addresses are worked out once here; a stage load adds constants.
   // A is M x K (K along the tile's columns) or, transposed, K x M; B is K x N or N x K.

@@ -8,3 +8,9 @@ V19=bench/results/gemm-hopper-2026-12-04-v19
 tcw() {
   echo "BLOCK_K=$3,BLOCK_M=$1,BLOCK_N=$2,GROUP_M=$7,MIN_BLOCKS=1,PREDICATED=false,PRODUCER=$9,REDUCE=workspace,SMEM=xor,SPLIT_K=1,STAGES=$6,STAGE_C=$8,VEC=8,WARP_M=$4,WARP_N=$5"
 }
+
+# reseed SWEEP RUN: as v18's, reading the sweep file from v19's folder.
+reseed() {
+  timeout 150 $B/ktune sweep "$V19/$1" --db "$OUT/reseed-mma-run$2.db" > "$OUT/sweep-run$2.log" 2>&1
+  echo "sweep rc=$? at $(el)s"; grep -E "budget reached|failed" "$OUT/sweep-run$2.log" | tail -3 | cut -c1-200
+}
