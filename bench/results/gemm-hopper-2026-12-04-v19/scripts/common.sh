@@ -14,3 +14,30 @@ reseed() {
   timeout 150 $B/ktune sweep "$V19/$1" --db "$OUT/reseed-mma-run$2.db" > "$OUT/sweep-run$2.log" 2>&1
   echo "sweep rc=$? at $(el)s"; grep -E "budget reached|failed" "$OUT/sweep-run$2.log" | tail -3 | cut -c1-200
 }
+
+# producer_turns: runs B and C's comparison: main's two best tiles and six PRODUCER configurations, each verified
+# and all timed in turns with cuBLAS, at 4096^3 and 8192^3.
+producer_turns() {
+  local n
+  for n in 4096 8192; do
+    turns_case p$n "$(nn $n $n $n)" "$(tcw 256 128 64 64 64 3 8 true false)" "$(tcw 128 256 64 64 64 3 16 true false)" \
+      "$(tcw 256 128 64 64 64 3 8 true true)" "$(tcw 256 128 64 64 64 4 8 true true)" \
+      "$(tcw 128 256 64 64 64 3 16 true true)" "$(tcw 128 256 64 64 64 4 16 true true)" \
+      "$(tcw 128 256 32 64 64 4 16 true true)" "$(tcw 128 256 32 64 64 6 16 true true)"
+  done
+}
+
+# ampere_suite RUN: issue 5's benchmark (`bench_gemm_bench --suite ampere`) into $OUT/ampere-suite-runRUN.{log,md}.
+ampere_suite() {
+  timeout 200 $B/bench_gemm_bench --suite ampere --out /tmp/b/ampere > $OUT/ampere-suite-run$1.log 2>&1
+  echo "ampere suite rc=$? at $(el)s"; cp /tmp/b/ampere/gemm-bench.md $OUT/ampere-suite-run$1.md; cat $OUT/ampere-suite-run$1.md
+}
+
+# reseed_and_time SWEEP RUN: reseed, then the re-seed database's two best per problem benched, the faster in turns
+# with cuBLAS.
+reseed_and_time() {
+  reseed "$1" "$2"
+  $B/ktune db query --db $OUT/reseed-mma-run$2.db --top 2 --keys > /tmp/b/nn-winners.txt
+  bench_key_lines table nn /tmp/b/nn-winners.txt
+  echo "table at $(el)s"
+}

@@ -5,10 +5,6 @@
 # database; its two best per problem re-timed, the faster in turns with cuBLAS.
 source "$(dirname "$0")/common.sh"
 gpu_tests 400 "" gpu-tests-runF.log 45
-timeout 200 $B/bench_gemm_bench --suite ampere --out /tmp/b/ampere > $OUT/ampere-suite-runF.log 2>&1
-echo "ampere suite rc=$? at $(el)s"; cp /tmp/b/ampere/gemm-bench.md $OUT/ampere-suite-runF.md; cat $OUT/ampere-suite-runF.md
-reseed reseed-mma-sweep.json F
-$B/ktune db query --db $OUT/reseed-mma-runF.db --top 2 --keys > /tmp/b/nn-winners.txt
-bench_key_lines table nn /tmp/b/nn-winners.txt
-echo "table at $(el)s"
+ampere_suite F
+reseed_and_time reseed-mma-sweep.json F
 gpu_state
