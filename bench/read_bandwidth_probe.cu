@@ -68,13 +68,17 @@ template <int LOAD>
 __device__ __forceinline__ uint4 load16(const uint4* p) {
   uint4 v;
   if constexpr (LOAD == kPlain) {
-    asm volatile("ld.global.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    asm volatile("ld.global.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p));
   } else if constexpr (LOAD == kNc256) {
     asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];"
                  : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
                  : "l"(p));
   } else {
-    asm volatile("ld.global.cs.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    asm volatile("ld.global.cs.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p));
   }
   return v;
 }
@@ -139,47 +143,70 @@ __device__ __forceinline__ unsigned smem_addr(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
 
-/// Block b reads chunks b, b + grid, ... of CHUNK bytes through a ring of
-/// STAGES shared-memory slots filled by cp.async.bulk.
+/// The ring both bulk kernels use: STAGES shared-memory slots of CHUNK bytes,
+/// each filled by one cp.async.bulk whose completion its mbarrier counts. Block b
+/// takes chunks b, b + grid, ...; one thread issues every load.
 template <int CHUNK, int STAGES>
-__global__ void read_bulk(const unsigned char* __restrict__ in, float* out) {
-  extern __shared__ __align__(128) unsigned char ring[];
-  __shared__ __align__(8) unsigned long long full[STAGES];
-  constexpr long long kChunks = kBytes / CHUNK;
-  const long long first = blockIdx.x;
-  const long long step = gridDim.x;
-  auto issue = [&](long long chunk, int slot) {
-    const unsigned bar = smem_addr(&full[slot]);
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(CHUNK) : "memory");
+struct BulkRing {
+  static constexpr long long kChunks = kBytes / CHUNK;
+  unsigned char* slots;      // STAGES x CHUNK bytes, 128-byte aligned
+  unsigned long long* full;  // STAGES mbarriers
+  const unsigned char* in;
+
+  __device__ unsigned char* slot(int s) const { return slots + s * CHUNK; }
+
+  /// Loads chunk `chunk` into slot `s`.
+  __device__ void load(long long chunk, int s) const {
+    const unsigned bar = smem_addr(&full[s]);
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(CHUNK)
+                 : "memory");
     asm volatile(
-        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-            smem_addr(ring + slot * CHUNK)),
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+            "r"(smem_addr(slot(s))),
         "l"(in + chunk * CHUNK), "r"(CHUNK), "r"(bar)
         : "memory");
-  };
-  if (threadIdx.x == 0) {
+  }
+
+  /// The calling thread initializes the barriers and loads this block's first
+  /// STAGES chunks.
+  __device__ void init_and_fill() const {
     for (int s = 0; s < STAGES; ++s)
       asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&full[s])) : "memory");
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     for (int s = 0; s < STAGES; ++s)
-      if (first + s * step < kChunks) issue(first + s * step, s);
+      if (blockIdx.x + static_cast<long long>(s) * gridDim.x < kChunks)
+        load(blockIdx.x + static_cast<long long>(s) * gridDim.x, s);
   }
+
+  /// Waits until slot `s` holds the chunk of phase `parity`.
+  __device__ void wait(int s, unsigned parity) const {
+    asm volatile(
+        "{\n .reg .pred done;\n"
+        "wait:\n mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+        " @!done bra wait;\n}\n" ::"r"(smem_addr(&full[s])),
+        "r"(parity)
+        : "memory");
+  }
+};
+
+/// Reads through a BulkRing; every thread adds up each slot.
+template <int CHUNK, int STAGES>
+__global__ void read_bulk(const unsigned char* __restrict__ in, float* out) {
+  extern __shared__ __align__(128) unsigned char ring[];
+  __shared__ __align__(8) unsigned long long full[STAGES];
+  const BulkRing<CHUNK, STAGES> r{ring, full, in};
+  if (threadIdx.x == 0) r.init_and_fill();
   __syncthreads();
   float sum = 0.f;
   int slot = 0;
   unsigned parity = 0;
-  for (long long c = first; c < kChunks; c += step) {
-    asm volatile(
-        "{\n .reg .pred done;\n"
-        "wait:\n mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-        " @!done bra wait;\n}\n" ::"r"(smem_addr(&full[slot])),
-        "r"(parity)
-        : "memory");
-    const uint4* v = reinterpret_cast<const uint4*>(ring + slot * CHUNK);
+  for (long long c = blockIdx.x; c < r.kChunks; c += gridDim.x) {
+    r.wait(slot, parity);
+    const uint4* v = reinterpret_cast<const uint4*>(r.slot(slot));
     for (int i = threadIdx.x; i < CHUNK / 16; i += blockDim.x) sum += sum8(v[i]);
     __syncthreads();  // every thread has read the slot before it is refilled
-    const long long next = c + STAGES * step;
-    if (threadIdx.x == 0 && next < kChunks) issue(next, slot);
+    const long long next = c + static_cast<long long>(STAGES) * gridDim.x;
+    if (threadIdx.x == 0 && next < r.kChunks) r.load(next, slot);
     if (++slot == STAGES) {
       slot = 0;
       parity ^= 1;
@@ -193,7 +220,8 @@ __global__ void read_bulk(const unsigned char* __restrict__ in, float* out) {
 template <int UNROLL, bool STREAMING_STORES>
 __global__ void copy_grid(const uint4* __restrict__ in, uint4* __restrict__ out) {
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < kVecs; i += UNROLL * stride) {
+  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < kVecs;
+       i += UNROLL * stride) {
     uint4 v[UNROLL];
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u)
@@ -201,65 +229,48 @@ __global__ void copy_grid(const uint4* __restrict__ in, uint4* __restrict__ out)
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
       if (i + u * stride >= kVecs) continue;
-      if constexpr (STREAMING_STORES) __stcs(out + i + u * stride, v[u]);
-      else out[i + u * stride] = v[u];
+      if constexpr (STREAMING_STORES)
+        __stcs(out + i + u * stride, v[u]);
+      else
+        out[i + u * stride] = v[u];
     }
   }
 }
 
-/// A copy by the TMA alone: one thread per block moves chunks b, b + grid, ...
-/// through a ring of STAGES slots: cp.async.bulk into a slot, then a bulk
-/// store out of it; a slot is refilled once its store has read it.
+/// A copy by the TMA alone: one thread per block moves its chunks through a
+/// BulkRing, each slot leaving by a bulk store; a slot is refilled once its
+/// store has read it.
 template <int CHUNK, int STAGES>
 __global__ void copy_bulk(const unsigned char* __restrict__ in, unsigned char* __restrict__ out) {
   extern __shared__ __align__(128) unsigned char ring[];
   __shared__ __align__(8) unsigned long long full[STAGES];
   if (threadIdx.x != 0) return;
-  constexpr long long kChunks = kBytes / CHUNK;
-  const long long first = blockIdx.x;
+  const BulkRing<CHUNK, STAGES> r{ring, full, in};
+  r.init_and_fill();
   const long long step = gridDim.x;
-  auto load = [&](long long chunk, int slot) {
-    const unsigned bar = smem_addr(&full[slot]);
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(CHUNK) : "memory");
-    asm volatile(
-        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-            smem_addr(ring + slot * CHUNK)),
-        "l"(in + chunk * CHUNK), "r"(CHUNK), "r"(bar)
-        : "memory");
-  };
-  for (int s = 0; s < STAGES; ++s)
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&full[s])) : "memory");
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  for (int s = 0; s < STAGES; ++s)
-    if (first + s * step < kChunks) load(first + s * step, s);
   int slot = 0;
   unsigned parity = 0;
   long long n = 0;  // chunks stored so far
-  for (long long c = first; c < kChunks; c += step, ++n) {
+  for (long long c = blockIdx.x; c < r.kChunks; c += step, ++n) {
+    r.wait(slot, parity);
     asm volatile(
-        "{\n .reg .pred done;\n"
-        "wait:\n mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-        " @!done bra wait;\n}\n" ::"r"(smem_addr(&full[slot])),
-        "r"(parity)
+        "cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(out + c * CHUNK),
+        "r"(smem_addr(r.slot(slot))), "r"(CHUNK)
         : "memory");
-    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(out + c * CHUNK),
-                 "r"(smem_addr(ring + slot * CHUNK)), "r"(CHUNK)
-                 : "memory");
     asm volatile("cp.async.bulk.commit_group;" ::: "memory");
     // Refill the previous slot once its store (one group back) has read it.
     if (n > 0) {
       asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
       const int previous = slot == 0 ? STAGES - 1 : slot - 1;
       const long long next = c - step + STAGES * step;
-      if (next < kChunks) load(next, previous);
+      if (next < r.kChunks) r.load(next, previous);
     }
     if (++slot == STAGES) {
       slot = 0;
       parity ^= 1;
     }
   }
-  // The last slot's refill: nothing left, but its store must finish.
-  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");  // every store has written its chunk
 }
 
 __global__ void fill(__nv_bfloat16* data) {
@@ -286,14 +297,15 @@ struct Probe {
     launch();
     KTUNE_PROBE_CHECK(cudaDeviceSynchronize());
     std::vector<float> host(blocks);
-    KTUNE_PROBE_CHECK(cudaMemcpy(host.data(), partials, sizeof(float) * blocks, cudaMemcpyDeviceToHost));
+    KTUNE_PROBE_CHECK(
+        cudaMemcpy(host.data(), partials, sizeof(float) * blocks, cudaMemcpyDeviceToHost));
     double total = 0;
     for (float v : host) total += v;
     const bool ok = total == reference;  // exact: integer data, partials below 2^24
     const float ms = batched_ms(launch);
     const double gbps = kBytes / (ms * 1e6);
-    std::printf("| %-34s | %6d | %5d | %s | %8.2f | %7.0f | %6.1f%% |\n", name, blocks, threads, ok ? "yes" : "NO ",
-                ms * 1000, gbps, 100.0 * gbps / copy_gbps);
+    std::printf("| %-34s | %6d | %5d | %s | %8.2f | %7.0f | %6.1f%% |\n", name, blocks, threads,
+                ok ? "yes" : "NO ", ms * 1000, gbps, 100.0 * gbps / copy_gbps);
   }
 };
 
@@ -318,13 +330,17 @@ int main() {
   double reference = 0;
   for (const __nv_bfloat16& v : host) reference += static_cast<double>(__bfloat162float(v));
 
-  const float copy_ms =
-      batched_ms([&] { KTUNE_PROBE_CHECK(cudaMemcpyAsync(copy_dst, data, kBytes, cudaMemcpyDeviceToDevice)); });
+  const float copy_ms = batched_ms([&] {
+    KTUNE_PROBE_CHECK(cudaMemcpyAsync(copy_dst, data, kBytes, cudaMemcpyDeviceToDevice));
+  });
   const float copy_gbps = static_cast<float>(2.0 * kBytes / (copy_ms * 1e6));
-  std::printf("%s, %d SMs; %lld MB of bf16 (%lld x %lld), total %.0f\n", prop.name, prop.multiProcessorCount,
-              kBytes / 1000000, kRows, kCols, reference);
-  std::printf("D2D cudaMemcpy of the same bytes: %.2f us, %.0f GB/s (read + write)\n\n", copy_ms * 1000, copy_gbps);
-  std::printf("| kernel | blocks | threads | total right | us | GB/s read | of copy |\n|---|---|---|---|---|---|---|\n");
+  std::printf("%s, %d SMs; %lld MB of bf16 (%lld x %lld), total %.0f\n", prop.name,
+              prop.multiProcessorCount, kBytes / 1000000, kRows, kCols, reference);
+  std::printf("D2D cudaMemcpy of the same bytes: %.2f us, %.0f GB/s (read + write)\n\n",
+              copy_ms * 1000, copy_gbps);
+  std::printf(
+      "| kernel | blocks | threads | total right | us | GB/s read | of copy "
+      "|\n|---|---|---|---|---|---|---|\n");
 
   Probe probe{partials, reference, copy_gbps};
   const int sms = prop.multiProcessorCount;
@@ -359,7 +375,8 @@ int main() {
 
   auto bulk_case = [&](auto kernel, int chunk, int stages, int per_sm, int threads) {
     const int bytes = chunk * stages;
-    KTUNE_PROBE_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    KTUNE_PROBE_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
     const int blocks = per_sm * sms;
     std::snprintf(name, sizeof name, "bulk %d KB x %d stages", chunk / 1024, stages);
     probe.run(name, blocks, threads, [&] {
@@ -375,8 +392,10 @@ int main() {
 
   // Copies: the same 256 MB into copy_dst, poisoned first, compared with the
   // source byte for byte; GB/s counts the read and the write, as the memcpy's.
-  std::printf("\n| copy kernel | blocks | threads | copy right | us | GB/s (read + write) | of cudaMemcpy |\n"
-              "|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "\n| copy kernel | blocks | threads | copy right | us | GB/s (read + write) | of cudaMemcpy "
+      "|\n"
+      "|---|---|---|---|---|---|---|\n");
   std::vector<__nv_bfloat16> copied(kElems);
   auto copy_case = [&](const char* what, int blocks, int threads, auto&& launch) {
     KTUNE_PROBE_CHECK(cudaMemset(copy_dst, 0xff, kBytes));
@@ -386,11 +405,12 @@ int main() {
     const bool ok = std::memcmp(copied.data(), host.data(), kBytes) == 0;
     const float ms = batched_ms(launch);
     const double gbps = 2.0 * kBytes / (ms * 1e6);
-    std::printf("| %-34s | %6d | %5d | %s | %8.2f | %7.0f | %6.1f%% |\n", what, blocks, threads, ok ? "yes" : "NO ",
-                ms * 1000, gbps, 100.0 * gbps / copy_gbps);
+    std::printf("| %-34s | %6d | %5d | %s | %8.2f | %7.0f | %6.1f%% |\n", what, blocks, threads,
+                ok ? "yes" : "NO ", ms * 1000, gbps, 100.0 * gbps / copy_gbps);
   };
-  copy_case("cudaMemcpy D2D", 0, 0,
-            [&] { KTUNE_PROBE_CHECK(cudaMemcpyAsync(copy_dst, data, kBytes, cudaMemcpyDeviceToDevice)); });
+  copy_case("cudaMemcpy D2D", 0, 0, [&] {
+    KTUNE_PROBE_CHECK(cudaMemcpyAsync(copy_dst, data, kBytes, cudaMemcpyDeviceToDevice));
+  });
   auto* out_vecs = reinterpret_cast<uint4*>(copy_dst);
   for (int per_sm : {4, 8, 16}) {
     const int blocks = per_sm * sms;
@@ -403,7 +423,8 @@ int main() {
   }
   auto copy_bulk_case = [&](auto kernel, int chunk, int stages, int per_sm) {
     const int bytes = chunk * stages;
-    KTUNE_PROBE_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    KTUNE_PROBE_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
     const int blocks = per_sm * sms;
     std::snprintf(name, sizeof name, "bulk %d KB x %d stages", chunk / 1024, stages);
     copy_case(name, blocks, 32, [&] {

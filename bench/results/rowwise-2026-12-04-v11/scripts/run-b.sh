@@ -3,12 +3,7 @@
 # engine's gated stream times kernels, so the host's launch gap is not in the figures), twice; then
 # bench_rowwise_bench on issue 8's two misses only (rmsnorm and the last-axis sum of 32768x4096 bf16), seeded with
 # rowwise v10 run B's bests, with the 1 GiB copy and PyTorch in the same process.
-set -u
-cd "$(dirname "$0")/../../../.."
-B=build-carry-lead/bin
-export LD_LIBRARY_PATH=$PWD/build-carry-lead/lib:${LD_LIBRARY_PATH:-}
-export KTUNE_KERNEL_DIR=$PWD/kernels_templated KTUNE_SOURCE_DIR=$PWD KTUNE_BIN=$PWD/$B/ktune
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
+source "$(dirname "$0")/common.sh"
 for rep in 1 2; do
   timeout 120 $B/bench_read_bandwidth_probe > $OUT/read-probe-batched-$rep.txt 2>&1
   echo "probe $rep rc=$?"
@@ -21,4 +16,4 @@ timeout 300 $B/bench_rowwise_bench --only "rmsnorm rows=32768,cols=4096" \
 echo "rowwise bench rc=$?"
 cp /tmp/rw/rowwise-bench.md $OUT/rowwise-misses.md 2>/dev/null && grep -E "^\|" $OUT/rowwise-misses.md | head -8
 grep -i "copy bandwidth" $OUT/rowwise-misses.md
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
+gpu_state

@@ -2,12 +2,7 @@
 # Run C (rowwise v11): the 13-shape table with PyTorch timed as our kernels are: ten back-to-back calls per event
 # pair (bench_rowwise_bench now reports that, and the one-call-per-pair figure of runs up to v10, which also timed
 # the host's dispatch of each call, in its JSON). Seeded with rowwise v10 run B's bests, as v10's table was.
-set -u
-cd "$(dirname "$0")/../../../.."
-B=build-carry-lead/bin
-export LD_LIBRARY_PATH=$PWD/build-carry-lead/lib:${LD_LIBRARY_PATH:-}
-export KTUNE_KERNEL_DIR=$PWD/kernels_templated KTUNE_SOURCE_DIR=$PWD KTUNE_BIN=$PWD/$B/ktune
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
+source "$(dirname "$0")/common.sh"
 mkdir -p /tmp/rw
 timeout 400 $B/bench_rowwise_bench --warm bench/results/rowwise-2026-12-04-v10/runB/rowwise-bench.json --out /tmp/rw \
   > $OUT/rowwise-all.log 2>&1
@@ -15,4 +10,4 @@ echo "rowwise bench rc=$?"
 cp /tmp/rw/rowwise-bench.md /tmp/rw/rowwise-bench.json $OUT/ 2>/dev/null
 grep -E "^\|" $OUT/rowwise-bench.md | head -16 | cut -c1-220
 grep -E "^TORCH" $OUT/rowwise-all.log
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
+gpu_state
