@@ -354,6 +354,7 @@ class Bench {
 
 // PyTorch eager's seconds per call on each shape, two ways (see med() below).
 struct TorchTimes {
+  explicit TorchTimes(std::size_t shapes) : batched(shapes, 0), single_call(shapes, 0) {}
   std::vector<double> batched;      // ten back-to-back calls per event pair: the ratio's
   std::vector<double> single_call;  // one call per event pair, the host's dispatch included
 };
@@ -367,7 +368,7 @@ TorchTimes torch_times(const std::vector<ShapeOutcome>& outcomes) {
         // Seconds per call, median of 21: `calls` back-to-back calls between two
         // events. One call per event pair also times the host's dispatch of the
         // call (the GPU idles until the kernel arrives); ten calls hide it, as
-        // the engine's gated stream hides our kernels' launches.
+        // queuing our kernels' launches back to back does (median_launch_seconds).
         "def med(fn, calls):\n"
         "    for _ in range(5): fn()\n"
         "    ts = []\n"
@@ -400,7 +401,7 @@ TorchTimes torch_times(const std::vector<ShapeOutcome>& outcomes) {
         "    del x; torch.cuda.empty_cache()\n";
   const fs::path script = fs::temp_directory_path() / "ktune_rowwise_torch_eager.py";
   std::ofstream(script) << py.str();
-  TorchTimes times{std::vector<double>(outcomes.size(), 0), std::vector<double>(outcomes.size(), 0)};
+  TorchTimes times(outcomes.size());
   const std::string cmd = "python3 " + script.string() + " 2>&1";
   FILE* pipe = popen(cmd.c_str(), "r");
   if (!pipe) return times;
@@ -535,7 +536,7 @@ int main(int argc, char** argv) {
   }
 
   std::ofstream(out_dir / "rowwise-dispatch.hpp.txt") << headers.str();
-  TorchTimes torch_t{std::vector<double>(outcomes.size(), 0), std::vector<double>(outcomes.size(), 0)};
+  TorchTimes torch_t(outcomes.size());
   if (torch) torch_t = torch_times(outcomes);
   const std::vector<double>& torch_s = torch_t.batched;
 
