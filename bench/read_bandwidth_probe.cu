@@ -39,6 +39,7 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include "bench/probe_bulk.cuh"
 #include "bench/probe_timing.hpp"
 
 namespace {
@@ -139,9 +140,7 @@ __global__ void read_rows(const uint4* __restrict__ in, float* out) {
   block_total(s, out);
 }
 
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
+using ktune::probe::smem_addr;
 
 /// The ring both bulk kernels use: STAGES shared-memory slots of CHUNK bytes,
 /// each filled by one cp.async.bulk whose completion its mbarrier counts. Block b
@@ -157,22 +156,14 @@ struct BulkRing {
 
   /// Loads chunk `chunk` into slot `s`.
   __device__ void load(long long chunk, int s) const {
-    const unsigned bar = smem_addr(&full[s]);
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(CHUNK)
-                 : "memory");
-    asm volatile(
-        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
-            "r"(smem_addr(slot(s))),
-        "l"(in + chunk * CHUNK), "r"(CHUNK), "r"(bar)
-        : "memory");
+    ktune::probe::bulk_load(smem_addr(slot(s)), in + chunk * CHUNK, CHUNK, smem_addr(&full[s]));
   }
 
   /// The calling thread initializes the barriers and loads this block's first
   /// STAGES chunks.
   __device__ void init_and_fill() const {
-    for (int s = 0; s < STAGES; ++s)
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&full[s])) : "memory");
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    for (int s = 0; s < STAGES; ++s) ktune::probe::init_barrier(smem_addr(&full[s]));
+    ktune::probe::fence_barrier_init();
     for (int s = 0; s < STAGES; ++s)
       if (blockIdx.x + static_cast<long long>(s) * gridDim.x < kChunks)
         load(blockIdx.x + static_cast<long long>(s) * gridDim.x, s);
@@ -180,12 +171,7 @@ struct BulkRing {
 
   /// Waits until slot `s` holds the chunk of phase `parity`.
   __device__ void wait(int s, unsigned parity) const {
-    asm volatile(
-        "{\n .reg .pred done;\n"
-        "wait:\n mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-        " @!done bra wait;\n}\n" ::"r"(smem_addr(&full[s])),
-        "r"(parity)
-        : "memory");
+    ktune::probe::wait_parity(smem_addr(&full[s]), parity);
   }
 };
 
@@ -284,6 +270,13 @@ __global__ void fill(__nv_bfloat16* data) {
   }
 }
 
+/// One table row: a kernel's check, its time and its GB/s as a share of the memcpy's.
+void print_row(const char* name, int blocks, int threads, bool ok, float ms, double gbps,
+               float copy_gbps) {
+  std::printf("| %-34s | %6d | %5d | %s | %8.2f | %7.0f | %6.1f%% |\n", name, blocks, threads,
+              ok ? "yes" : "NO ", ms * 1000, gbps, 100.0 * gbps / copy_gbps);
+}
+
 struct Probe {
   float* partials;
   double reference;
@@ -303,9 +296,7 @@ struct Probe {
     for (float v : host) total += v;
     const bool ok = total == reference;  // exact: integer data, partials below 2^24
     const float ms = batched_ms(launch);
-    const double gbps = kBytes / (ms * 1e6);
-    std::printf("| %-34s | %6d | %5d | %s | %8.2f | %7.0f | %6.1f%% |\n", name, blocks, threads,
-                ok ? "yes" : "NO ", ms * 1000, gbps, 100.0 * gbps / copy_gbps);
+    print_row(name, blocks, threads, ok, ms, kBytes / (ms * 1e6), copy_gbps);
   }
 };
 
@@ -404,9 +395,7 @@ int main() {
     KTUNE_PROBE_CHECK(cudaMemcpy(copied.data(), copy_dst, kBytes, cudaMemcpyDeviceToHost));
     const bool ok = std::memcmp(copied.data(), host.data(), kBytes) == 0;
     const float ms = batched_ms(launch);
-    const double gbps = 2.0 * kBytes / (ms * 1e6);
-    std::printf("| %-34s | %6d | %5d | %s | %8.2f | %7.0f | %6.1f%% |\n", what, blocks, threads,
-                ok ? "yes" : "NO ", ms * 1000, gbps, 100.0 * gbps / copy_gbps);
+    print_row(what, blocks, threads, ok, ms, 2.0 * kBytes / (ms * 1e6), copy_gbps);
   };
   copy_case("cudaMemcpy D2D", 0, 0, [&] {
     KTUNE_PROBE_CHECK(cudaMemcpyAsync(copy_dst, data, kBytes, cudaMemcpyDeviceToDevice));

@@ -26,6 +26,7 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include "bench/probe_bulk.cuh"
 #include "bench/probe_timing.hpp"
 #include "kernels_templated/rowwise/gpu/rowwise_reference.hpp"
 
@@ -35,24 +36,11 @@ constexpr int kCols = 4096;
 constexpr unsigned kRowBytes = kCols * 2;
 constexpr int kVecsPerLane = kRowBytes / 16 / 32;  // 16-byte vectors of a row per lane: 16
 
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
+using ktune::probe::smem_addr;
+using ktune::probe::wait_parity;
 
 __device__ __forceinline__ void bulk_load_row(unsigned dst, const void* src, unsigned bar) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(kRowBytes) : "memory");
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
-               "l"(src), "r"(kRowBytes), "r"(bar)
-               : "memory");
-}
-
-__device__ __forceinline__ void wait_parity(unsigned bar, unsigned parity) {
-  asm volatile(
-      "{\n .reg .pred done;\n"
-      "wait:\n mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      " @!done bra wait;\n}\n" ::"r"(bar),
-      "r"(parity)
-      : "memory");
+  ktune::probe::bulk_load(dst, src, kRowBytes, bar);
 }
 
 __device__ __forceinline__ float2 bf2_to_f2(unsigned v) {
@@ -79,8 +67,8 @@ __global__ void __launch_bounds__(WARPS * 32, 1)
   const unsigned bar0 = smem_addr(&bars[warp * DEPTH]);
   if (lane == 0) {
     for (int s = 0; s < DEPTH; ++s)
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(bar0 + 8 * s) : "memory");
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+      ktune::probe::init_barrier(bar0 + 8 * s);
+    ktune::probe::fence_barrier_init();
     for (int s = 0; s < DEPTH; ++s) {
       const int row = first + s * total_warps;
       if (row < rows) bulk_load_row(slot0 + s * kRowBytes, x + static_cast<long long>(row) * kCols, bar0 + 8 * s);

@@ -27,6 +27,7 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include "bench/probe_bulk.cuh"
 #include "bench/probe_timing.hpp"
 #include "kernels_templated/gemm/gpu/tma_map.hpp"
 #include "kernels_templated/gpu/cluster_launch.hpp"
@@ -40,9 +41,7 @@ constexpr const char* kModeName[] = {"own", "multicast", "half"};
 constexpr int kRows = 128, kCols = 64, kStages = 4;
 constexpr unsigned kTileBytes = kRows * kCols * 2;
 
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
+using ktune::probe::smem_addr;
 
 /// Cluster c streams rows [128b, 128b + 128), b = c % bands, tile by tile along the columns
 /// through a ring of kStages stages; the pair steps together (a cluster
