@@ -26,8 +26,9 @@
 // batches. The D2D cudaMemcpy of the same 256 MB (read + write counted) is
 // timed the same way in the same process.
 //
-// The same process also times copies of the 256 MB (through registers, and by
-// the TMA alone: bulk loads into shared memory and bulk stores out of it),
+// The same process also times copies of the 256 MB (through registers, with
+// plain or non-coherent 256-byte-prefetch loads, and by the TMA alone: bulk
+// loads into shared memory and bulk stores out of it),
 // each checked byte for byte, as a share of the cudaMemcpy rate.
 //
 // Usage: bench_read_bandwidth_probe
@@ -201,9 +202,9 @@ __global__ void read_bulk(const unsigned char* __restrict__ in, float* out) {
   block_total(sum, out);
 }
 
-/// A copy through registers: UNROLL 16-byte loads (non-coherent, 256-byte L2
-/// prefetch) in flight per thread, then their stores (plain or streaming).
-template <int UNROLL, bool STREAMING_STORES>
+/// A copy through registers: UNROLL 16-byte loads (of the LOAD form) in flight
+/// per thread, then their stores (plain or streaming).
+template <int UNROLL, int LOAD, bool STREAMING_STORES>
 __global__ void copy_grid(const uint4* __restrict__ in, uint4* __restrict__ out) {
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < kVecs;
@@ -211,7 +212,7 @@ __global__ void copy_grid(const uint4* __restrict__ in, uint4* __restrict__ out)
     uint4 v[UNROLL];
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u)
-      if (i + u * stride < kVecs) v[u] = load16<kNc256>(in + i + u * stride);
+      if (i + u * stride < kVecs) v[u] = load16<LOAD>(in + i + u * stride);
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
       if (i + u * stride >= kVecs) continue;
@@ -403,12 +404,18 @@ int main() {
   auto* out_vecs = reinterpret_cast<uint4*>(copy_dst);
   for (int per_sm : {4, 8, 16}) {
     const int blocks = per_sm * sms;
-    std::snprintf(name, sizeof name, "grid unroll 4, plain stores");
-    copy_case(name, blocks, 256, [&] { copy_grid<4, false><<<blocks, 256>>>(vecs, out_vecs); });
-    std::snprintf(name, sizeof name, "grid unroll 8, plain stores");
-    copy_case(name, blocks, 256, [&] { copy_grid<8, false><<<blocks, 256>>>(vecs, out_vecs); });
-    std::snprintf(name, sizeof name, "grid unroll 4, .cs stores");
-    copy_case(name, blocks, 256, [&] { copy_grid<4, true><<<blocks, 256>>>(vecs, out_vecs); });
+    // Loads in the fastest read form (plain) and, as runs A-E had them, non-coherent with the
+    // 256-byte prefetch.
+    copy_case("grid unroll 4, plain loads and stores", blocks, 256,
+              [&] { copy_grid<4, kPlain, false><<<blocks, 256>>>(vecs, out_vecs); });
+    copy_case("grid unroll 8, plain loads and stores", blocks, 256,
+              [&] { copy_grid<8, kPlain, false><<<blocks, 256>>>(vecs, out_vecs); });
+    copy_case("grid unroll 4, plain loads, .cs stores", blocks, 256,
+              [&] { copy_grid<4, kPlain, true><<<blocks, 256>>>(vecs, out_vecs); });
+    copy_case("grid unroll 4, nc L2::256B loads", blocks, 256,
+              [&] { copy_grid<4, kNc256, false><<<blocks, 256>>>(vecs, out_vecs); });
+    copy_case("grid unroll 4, nc L2::256B, .cs stores", blocks, 256,
+              [&] { copy_grid<4, kNc256, true><<<blocks, 256>>>(vecs, out_vecs); });
   }
   auto copy_bulk_case = [&](auto kernel, int chunk, int stages, int per_sm) {
     const int bytes = chunk * stages;
