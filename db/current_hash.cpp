@@ -4,7 +4,9 @@
 #include "db/current_hash.hpp"
 
 #include <map>
+#include <optional>
 #include <stdexcept>
+#include <tuple>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -111,6 +113,92 @@ PruneSummary prune_stale_results(Store& store, const std::string& family, const 
                            "AND r.problem_id = json_extract(g.value, '$[2]')",
                            [&](SQLite::Statement& st) { st.bind(1, groups); }};
   });
+}
+
+std::vector<StaleConfiguration> stale_configurations(const Store& store, const std::string& family,
+                                                     const CurrentHash& current) {
+  if (family.empty()) throw std::invalid_argument("listing stale configurations needs a family");
+  SQLite::Database& db = store.impl().db;
+  SQLite::Statement configs(db,
+                            "SELECT c.json, count(*) FROM results r JOIN configs c ON c.id = r.config_id "
+                            "WHERE r.family_id = ? AND r.device_id = ? AND r.problem_id = ? "
+                            "GROUP BY c.id ORDER BY c.key");
+  // One entry per (hash, device name and arch, problem, configuration): device
+  // rows that differ only in driver or CUDA version are the same GPU here.
+  std::map<std::tuple<std::string, std::string, std::string, std::string, std::string>, StaleConfiguration> merged;
+  for (const auto& g : row_groups(db, family, "")) {
+    const std::string now = current_of(g, current);
+    if (now.empty() || now == g.hash) continue;
+    const Problem problem = ValueMap::from_json(nlohmann::json::parse(g.problem_json));
+    configs.bind(1, g.family_id);
+    configs.bind(2, g.device_id);
+    configs.bind(3, g.problem_id);
+    while (configs.executeStep()) {
+      Config config = ValueMap::from_json(nlohmann::json::parse(configs.getColumn(0).getString()));
+      auto key = std::make_tuple(g.hash, g.device, g.arch, problem.key(), config.key());
+      auto [it, fresh] = merged.try_emplace(std::move(key));
+      StaleConfiguration& sc = it->second;
+      if (fresh) sc = {g.family, g.hash, now, g.device, g.arch, problem, std::move(config), 0};
+      sc.results += configs.getColumn(1).getInt64();
+    }
+    configs.reset();
+  }
+  std::vector<StaleConfiguration> out;
+  out.reserve(merged.size());
+  for (auto& [key, sc] : merged) out.push_back(std::move(sc));
+  return out;
+}
+
+RekeySummary rekey_configurations(Store& store, const std::vector<StaleConfiguration>& chosen, bool dry_run) {
+  Store::Impl& impl = store.impl();
+  if (!dry_run && impl.read_only) throw DatabaseError("'" + impl.path + "' is open read-only");
+  // The rows of one listed entry, found by their keys.
+  static constexpr const char* kRows =
+      "family_id = (SELECT id FROM families WHERE name = :family AND source_hash = :from) "
+      "AND device_id IN (SELECT id FROM devices WHERE name = :device AND arch = :arch) "
+      "AND problem_id = (SELECT id FROM problems WHERE family = :family AND key = :problem) "
+      "AND config_id = (SELECT id FROM configs WHERE key = :config)";
+  auto bind = [](SQLite::Statement& st, const StaleConfiguration& c) {
+    st.bind(":family", c.family);
+    st.bind(":from", c.hash);
+    st.bind(":device", c.device);
+    st.bind(":arch", c.arch);
+    st.bind(":problem", c.problem.key());
+    st.bind(":config", c.config.key());
+  };
+  RekeySummary s;
+  try {
+    std::optional<WriteTransaction> tx;
+    if (!dry_run) tx.emplace(impl);
+    SQLite::Statement count(impl.db, std::string("SELECT count(*) FROM results WHERE ") + kRows);
+    SQLite::Statement move(impl.db, std::string("UPDATE OR IGNORE results SET family_id = :to WHERE ") + kRows);
+    SQLite::Statement drop(impl.db, std::string("DELETE FROM results WHERE ") + kRows);
+    for (const auto& c : chosen) {
+      if (dry_run) {
+        bind(count, c);
+        if (count.executeStep()) s.moved += count.getColumn(0).getInt64();
+        count.reset();
+        continue;
+      }
+      bind(move, c);
+      move.bind(":to", impl.family_id(c.family, c.current_hash));
+      s.moved += move.exec();
+      move.reset();
+      // What could not move is a measurement already stored under the new
+      // hash (same device, problem, configuration, source, host and time).
+      bind(drop, c);
+      s.duplicates += drop.exec();
+      drop.reset();
+    }
+    if (tx) tx->commit();
+  } catch (const SQLite::Exception& e) {
+    impl.forget_ids();
+    throw DatabaseError("cannot re-key results in '" + impl.path + "': " + e.what());
+  } catch (...) {
+    impl.forget_ids();
+    throw;
+  }
+  return s;
 }
 
 RehashSummary rehash_results(Store& store, const std::string& family, const std::string& from_hash,

@@ -47,4 +47,35 @@ struct RehashSummary {
 RehashSummary rehash_results(Store& store, const std::string& family, const std::string& from_hash,
                              const CurrentHash& current, bool dry_run);
 
+/// The results of one configuration of one (problem, GPU) stored under a
+/// template hash that is not their row's current one.
+struct StaleConfiguration {
+  std::string family;
+  std::string hash;          ///< the template hash the results are stored under
+  std::string current_hash;  ///< their row's current hash
+  std::string device, arch;  ///< the GPU (results of every device row of that name and arch)
+  Problem problem;           ///< as stored (normalized)
+  Config config;
+  std::int64_t results = 0;
+};
+
+/// Every stale (problem, GPU, configuration) of `family` (not empty) whose
+/// current hash is known, ordered by hash, device, problem and configuration.
+std::vector<StaleConfiguration> stale_configurations(const Store& store, const std::string& family,
+                                                     const CurrentHash& current);
+
+/// What rekey_configurations did (or would do).
+struct RekeySummary {
+  std::int64_t moved = 0;       ///< results now under their row's current hash
+  std::int64_t duplicates = 0;  ///< stale copies of measurements already stored under it (removed)
+};
+
+/// Moves the results of each listed configuration from its `hash` to its
+/// `current_hash`, in one transaction (all or nothing); rows are found again by
+/// their keys (family and hash, GPU name and arch, problem, configuration), so
+/// the list may come from an earlier read. Results of configurations not
+/// listed stay where they are. `dry_run`: counts only, nothing is written.
+/// Throws DatabaseError on failure.
+RekeySummary rekey_configurations(Store& store, const std::vector<StaleConfiguration>& chosen, bool dry_run);
+
 }  // namespace ktune

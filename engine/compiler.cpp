@@ -440,8 +440,10 @@ std::string Compiler::kernel_dir() {
   return KTUNE_KERNEL_DIR;
 }
 
+std::string Compiler::templates_dir() const { return options_.kernel_dir.empty() ? kernel_dir() : options_.kernel_dir; }
+
 std::string Compiler::cache_key(const KernelSource& source) const {
-  const std::string dir = kernel_dir();
+  const std::string dir = templates_dir();
   const std::string arch = effective_arch(options_, source);
   std::string text;
   text.reserve(source.source.size() + 512);
@@ -463,7 +465,7 @@ std::string Compiler::cache_key(const KernelSource& source) const {
 }
 
 CompileOutput Compiler::compile(const KernelSource& source) const {
-  const std::string dir = kernel_dir();
+  const std::string dir = templates_dir();
   const std::string arch = effective_arch(options_, source);
   std::string key;
   fs::path entry;

@@ -39,6 +39,9 @@ struct CompilerOptions {
   std::string cache_dir;                ///< empty: no on-disk cache
   std::vector<std::string> extra;       ///< appended to every compile
   bool precompiled_headers = true;      ///< NVRTC's automatic PCH where it has one (the same code, faster)
+  /// The kernels_templated folder to compile against; empty: kernel_dir().
+  /// `ktune db rehash --compare-cubins` compiles one source against two texts.
+  std::string kernel_dir{};
 };
 
 class Compiler {
@@ -55,13 +58,17 @@ class Compiler {
   static std::string kernel_dir();
   /// The on-disk cache key of a source: its text, kernel names, options, the
   /// NVRTC version, the architecture and the text of every template header
-  /// under kernel_dir() (hashed once per process).
+  /// under the folder compiled against (options().kernel_dir, else
+  /// kernel_dir(); hashed once per process).
   std::string cache_key(const KernelSource& source) const;
   /// "13.0": the NVRTC in use (provenance of every result).
   static std::string nvrtc_version();
   const CompilerOptions& options() const { return options_; }
 
  private:
+  /// options_.kernel_dir, else kernel_dir().
+  std::string templates_dir() const;
+
   CompilerOptions options_;
 };
 
@@ -77,5 +84,9 @@ std::string family_source_hash(const KernelFamily& family);
 /// that problem on that device is stored and looked up under. Equal to
 /// family_source_hash(family) for families with one path. Throws like it.
 std::string family_source_hash(const KernelFamily& family, const Problem& normalized, const DeviceSpec& device);
+/// The same hash of the text in another kernels_templated folder (an older
+/// checkout's, say): which results that text measured.
+std::string family_source_hash(const KernelFamily& family, const Problem& normalized, const DeviceSpec& device,
+                               const std::string& kernel_dir);
 
 }  // namespace ktune

@@ -15,8 +15,8 @@
 namespace ktune {
 namespace {
 
-std::string hash_of_files(const KernelFamily& family, const std::vector<std::string>& files) {
-  const std::filesystem::path dir = Compiler::kernel_dir();
+std::string hash_of_files(const KernelFamily& family, const std::vector<std::string>& files,
+                          const std::filesystem::path& dir = Compiler::kernel_dir()) {
   std::string all;
   for (const auto& rel : files) {
     std::ifstream in(dir / rel, std::ios::binary);
@@ -51,6 +51,11 @@ std::string family_source_hash(const KernelFamily& family) { return hash_of_file
 
 std::string family_source_hash(const KernelFamily& family, const Problem& normalized, const DeviceSpec& device) {
   return hash_of_files(family, family.template_files_for(normalized, device));
+}
+
+std::string family_source_hash(const KernelFamily& family, const Problem& normalized, const DeviceSpec& device,
+                               const std::string& kernel_dir) {
+  return hash_of_files(family, family.template_files_for(normalized, device), kernel_dir);
 }
 
 DeviceSpec stored_device_spec(const std::string& name, const std::string& arch) {

@@ -15,6 +15,7 @@
 #include "db/schema.hpp"
 #include "db/store.hpp"
 #include "engine/cli/command.hpp"
+#include "engine/cubin_rehash.hpp"
 #include "engine/family_hash.hpp"
 #include "kernels_templated/family.hpp"
 
@@ -320,6 +321,34 @@ int run_rehash(const std::string& path, const std::string& kernel, std::string f
   return 0;
 }
 
+// `db rehash --compare-cubins`: engine/cubin_rehash.hpp.
+int run_cubin_rehash(const std::string& path, const std::string& kernel, const std::string& from,
+                     const std::string& old_dir, bool dry_run) {
+  const KernelFamily& family = find_family(kernel);
+  Store store = dry_run ? Store::open_read_only(path) : Store::open(path);
+  CubinRehashOptions options;
+  options.old_kernel_dir = old_dir;
+  options.from_hash = from;
+  options.compiler.cache_dir = default_compile_cache_dir();
+  options.dry_run = dry_run;
+  const CubinRehashSummary s = rehash_identical_cubins(store, family, options);
+  std::printf("compared the cubins of %lld stale %s configurations measured with the templates in %s against the "
+              "current templates (%lld compilations, %.1f s)\n",
+              (long long)s.compared, kernel.c_str(), old_dir.c_str(), (long long)s.compilations, s.compile_seconds);
+  std::printf("  %lld identical: %lld results %s to their current hash", (long long)s.identical,
+              (long long)s.rekey.moved, dry_run ? "would move" : "moved");
+  if (s.rekey.duplicates) std::printf(" (%lld duplicate copies removed)", (long long)s.rekey.duplicates);
+  std::printf("\n  left under their hash: %lld with different cubins, %lld that failed to compile, %lld stored under "
+              "a hash these templates do not give\n",
+              (long long)s.different, (long long)s.failed, (long long)s.other_text);
+  for (const auto& e : s.examples) std::printf("    %s\n", e.c_str());
+  if (s.compared == 0 && s.other_text > 0)
+    std::printf("  no stale result was measured with the text in %s: give the kernels_templated folder of the "
+                "commit they were measured at (a git worktree of it, say)\n",
+                old_dir.c_str());
+  return 0;
+}
+
 int run_migrate(const std::string& path) {
   Store store = Store::open(path);  // migrates forward on open
   std::printf("%s is at schema version %d\n", path.c_str(), store.schema_version());
@@ -332,7 +361,8 @@ const CommandRegistrar registrar(70, [](CLI::App& app) {
   db->require_subcommand(1);
 
   struct Options {
-    std::string db = default_db_path(), kernel, device, file, format, output, hash, from, default_config, shape_keys;
+    std::string db = default_db_path(), kernel, device, file, format, output, hash, from, default_config, shape_keys,
+                old_kernel_dir;
     std::vector<std::string> inputs;
     bool json = false, stale = false, warm_l2 = false, dry_run = false, keys = false;
     int top = 1;
@@ -403,13 +433,22 @@ const CommandRegistrar registrar(70, [](CLI::App& app) {
 
   auto* rehash = db->add_subcommand(
       "rehash", "Re-key results stored under a legacy whole-family template hash to the per-kernel-path hash of "
-                "their problem and GPU (one transaction; other hashes are left alone and counted)");
+                "their problem and GPU (one transaction; other hashes are left alone and counted); with "
+                "--compare-cubins, carry stale results across a template edit that leaves their cubins unchanged");
   db_option(rehash);
   rehash->add_option("--kernel", o->kernel, "Kernel family, e.g. gemm")->required();
   rehash->add_option("--from", o->from, "Hash to re-key (default: the whole-family hash of this build's "
                                         "templates); asserts each path's files are unchanged since it was measured");
+  rehash->add_option("--compare-cubins", o->old_kernel_dir,
+                     "A kernels_templated folder (an older checkout's) holding the text stale results were measured "
+                     "with: re-key instead each stale configuration whose cubin compiled against that text is "
+                     "byte-identical to the one compiled against the current text (with --from: only that hash)");
   rehash->add_flag("--dry-run", o->dry_run, "Count what would be re-keyed, write nothing");
-  rehash->callback([o] { set_exit_code(run_rehash(o->db, o->kernel, o->from, o->dry_run)); });
+  rehash->callback([o] {
+    set_exit_code(o->old_kernel_dir.empty()
+                      ? run_rehash(o->db, o->kernel, o->from, o->dry_run)
+                      : run_cubin_rehash(o->db, o->kernel, o->from, o->old_kernel_dir, o->dry_run));
+  });
 
   auto* emit = db->add_subcommand("emit-dispatch", "Generate a dependency-free C++ header routing a problem "
                                                    "to its tuned configuration (exact, shape bucket, default)");

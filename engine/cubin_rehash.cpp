@@ -1,0 +1,105 @@
+#include "engine/cubin_rehash.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+
+#include "engine/cubin_compare.hpp"
+#include "engine/family_hash.hpp"
+
+namespace ktune {
+namespace {
+
+/// A stale configuration whose results the old folder's text explains, with its
+/// source and the architecture to compile it for.
+struct Comparison {
+  const StaleConfiguration* stale = nullptr;
+  KernelSource source;
+  std::string arch;
+};
+
+/// Why a comparison left its results behind, or "" when the cubins are identical.
+std::string difference(const CompileOutput& before, const CompileOutput& now) {
+  if (!before.ok) return "does not compile against the old templates";
+  if (!now.ok) return "does not compile against the current templates";
+  std::string why;
+  if (!same_machine_code(before.cubin, now.cubin, &why)) return "the cubins differ (" + why + ")";
+  return "";
+}
+
+}  // namespace
+
+CubinRehashSummary rehash_identical_cubins(Store& store, const KernelFamily& family, const CubinRehashOptions& options) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (options.old_kernel_dir.empty() || !fs::is_directory(options.old_kernel_dir, ec))
+    throw std::invalid_argument("--compare-cubins: '" + options.old_kernel_dir + "' is not a folder");
+  const std::string family_name(family.name());
+  CubinRehashSummary s;
+
+  // The stale configurations measured with the old folder's text: their stored
+  // hash is what that text hashes to for their problem and GPU.
+  const std::vector<StaleConfiguration> stale = stale_configurations(store, family_name, current_hash_resolver());
+  std::map<std::tuple<std::string, std::string, std::string>, std::string> old_hashes;  // (device, arch, problem)
+  std::vector<Comparison> comparisons;
+  for (const auto& sc : stale) {
+    if (!options.from_hash.empty() && sc.hash != options.from_hash) continue;
+    const DeviceSpec device = stored_device_spec(sc.device, sc.arch);
+    auto [it, fresh] = old_hashes.try_emplace(std::make_tuple(sc.device, sc.arch, sc.problem.key()));
+    if (fresh) {
+      try {
+        it->second = family_source_hash(family, sc.problem, device, options.old_kernel_dir);
+      } catch (const std::runtime_error& e) {
+        throw std::invalid_argument("--compare-cubins: '" + options.old_kernel_dir + "' does not hold the " +
+                                    family_name + " templates: " + e.what());
+      }
+    }
+    if (it->second != sc.hash) {
+      ++s.other_text;
+      continue;
+    }
+    try {
+      comparisons.push_back({&sc, family.source(sc.problem, sc.config), device.arch()});
+    } catch (const std::exception& e) {  // a configuration this build's family no longer writes
+      ++s.failed;
+      if (s.examples.size() < 5) s.examples.push_back(sc.problem.key() + " | " + sc.config.key() + ": " + e.what());
+    }
+  }
+  s.compared = static_cast<std::int64_t>(comparisons.size()) + s.failed;
+  s.compilations = 2 * static_cast<std::int64_t>(comparisons.size());
+
+  // Each side compiles with its own folder and without the precompiled header,
+  // so that nothing but the template text differs between the two.
+  std::map<std::string, std::vector<std::size_t>> by_arch;
+  for (std::size_t i = 0; i < comparisons.size(); ++i) by_arch[comparisons[i].arch].push_back(i);
+  std::vector<StaleConfiguration> identical;
+  const auto start = std::chrono::steady_clock::now();
+  for (const auto& [arch, indices] : by_arch) {
+    CompilerOptions before = options.compiler, now = options.compiler;
+    before.arch = now.arch = arch;
+    before.precompiled_headers = now.precompiled_headers = false;
+    before.kernel_dir = options.old_kernel_dir;
+    now.kernel_dir.clear();  // the current templates, as current_hash_resolver() reads them
+    std::vector<KernelSource> sources;
+    for (std::size_t i : indices) sources.push_back(comparisons[i].source);
+    const std::vector<CompileOutput> old_cubins = Compiler(before).compile_all(sources);
+    const std::vector<CompileOutput> new_cubins = Compiler(now).compile_all(sources);
+    for (std::size_t j = 0; j < indices.size(); ++j) {
+      const StaleConfiguration& sc = *comparisons[indices[j]].stale;
+      const std::string why = difference(old_cubins[j], new_cubins[j]);
+      if (why.empty()) {
+        ++s.identical;
+        identical.push_back(sc);
+        continue;
+      }
+      ++(old_cubins[j].ok && new_cubins[j].ok ? s.different : s.failed);
+      if (s.examples.size() < 5) s.examples.push_back(sc.problem.key() + " | " + sc.config.key() + ": " + why);
+    }
+  }
+  s.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  s.rekey = rekey_configurations(store, identical, options.dry_run);
+  return s;
+}
+
+}  // namespace ktune
