@@ -32,7 +32,8 @@ struct Elf {
   std::vector<Section> sections;
 };
 
-std::optional<std::string> string_at(const std::vector<char>& f, const Section& table, std::uint64_t index) {
+std::optional<std::string> string_at(const std::vector<char>& f, const Section& table,
+                                     std::uint64_t index) {
   if (index >= table.size || table.offset + table.size > f.size()) return std::nullopt;
   const char* begin = f.data() + table.offset + index;
   const std::size_t room = table.size - index;
@@ -42,7 +43,10 @@ std::optional<std::string> string_at(const std::vector<char>& f, const Section& 
 }
 
 std::optional<Elf> parse(const std::vector<char>& f) {
-  if (f.size() < kHeaderSize || std::memcmp(f.data(), "\x7f" "ELF\x02\x01", 6) != 0) return std::nullopt;
+  // \x7fELF, 64-bit, little-endian.
+  constexpr char kMagic[] = {0x7f, 'E', 'L', 'F', 2, 1};
+  if (f.size() < kHeaderSize || std::memcmp(f.data(), kMagic, sizeof kMagic) != 0)
+    return std::nullopt;
   Elf e;
   e.type = *read<std::uint16_t>(f, 16);
   e.machine = *read<std::uint16_t>(f, 18);
@@ -54,20 +58,20 @@ std::optional<Elf> parse(const std::vector<char>& f) {
   std::vector<std::uint32_t> name_offsets;
   for (std::uint16_t i = 0; i < shnum; ++i) {
     const std::uint64_t h = shoff + std::uint64_t{i} * kSectionHeaderSize;
-    auto name = read<std::uint32_t>(f, h);
-    auto size = read<std::uint64_t>(f, h + 32);
-    if (!name || !size) return std::nullopt;
+    if (shoff > f.size() || h > f.size() || f.size() - h < kSectionHeaderSize) return std::nullopt;
+    const std::uint32_t name = *read<std::uint32_t>(f, h);
     Section s;
     s.type = *read<std::uint32_t>(f, h + 4);
     s.flags = *read<std::uint64_t>(f, h + 8);
     s.offset = *read<std::uint64_t>(f, h + 24);
-    s.size = *size;
+    s.size = *read<std::uint64_t>(f, h + 32);
     s.link = *read<std::uint32_t>(f, h + 40);
     s.info = *read<std::uint32_t>(f, h + 44);
     s.align = *read<std::uint64_t>(f, h + 48);
     s.entsize = *read<std::uint64_t>(f, h + 56);
-    if (s.type != kNobits && (s.offset > f.size() || f.size() - s.offset < s.size)) return std::nullopt;
-    name_offsets.push_back(*name);
+    if (s.type != kNobits && (s.offset > f.size() || f.size() - s.offset < s.size))
+      return std::nullopt;
+    name_offsets.push_back(name);
     e.sections.push_back(s);
   }
   for (std::uint16_t i = 0; i < shnum; ++i) {
@@ -84,16 +88,18 @@ bool fail(std::string* why, std::string text) {
 }
 
 // Symbol tables: every field but the name's offset, and the name itself with module ids taken out.
-bool same_symbols(const std::vector<char>& fa, const Elf& a, const Section& sa, const std::vector<char>& fb,
-                  const Elf& b, const Section& sb, std::string* why) {
+bool same_symbols(const std::vector<char>& fa, const Elf& a, const Section& sa,
+                  const std::vector<char>& fb, const Elf& b, const Section& sb, std::string* why) {
   if (sa.entsize != kSymbolSize || sa.link >= a.sections.size() || sb.link >= b.sections.size())
     return fail(why, "malformed symbol table");
   for (std::uint64_t at = 0; at + kSymbolSize <= sa.size; at += kSymbolSize) {
     const auto na = string_at(fa, a.sections[sa.link], *read<std::uint32_t>(fa, sa.offset + at));
     const auto nb = string_at(fb, b.sections[sb.link], *read<std::uint32_t>(fb, sb.offset + at));
     if (!na || !nb) return fail(why, "malformed symbol name");
-    if (without_module_ids(*na) != without_module_ids(*nb)) return fail(why, "symbol " + *na + " against " + *nb);
-    if (std::memcmp(fa.data() + sa.offset + at + 4, fb.data() + sb.offset + at + 4, kSymbolSize - 4) != 0)
+    if (without_module_ids(*na) != without_module_ids(*nb))
+      return fail(why, "symbol " + *na + " against " + *nb);
+    if (std::memcmp(fa.data() + sa.offset + at + 4, fb.data() + sb.offset + at + 4,
+                    kSymbolSize - 4) != 0)
       return fail(why, "symbol " + *na + " differs");
   }
   return true;
@@ -107,7 +113,8 @@ std::string without_module_ids(const std::string& name) {
   // by its own length, which the id's length changes. Digits right after a
   // trailing _<decimal> are taken too: in a mangled name they can only be the
   // next name's length, the same on both sides.
-  static const std::regex id(R"((\d+)?(_INTERNAL_|_GLOBAL__N__)[0-9a-f]{8}_\d+_\w*?_cu_[0-9a-f]{8}(_\d+)?)");
+  static const std::regex id(
+      R"((\d+)?(_INTERNAL_|_GLOBAL__N__)[0-9a-f]{8}_\d+_\w*?_cu_[0-9a-f]{8}(_\d+)?)");
   return std::regex_replace(name, id, "$2");
 }
 

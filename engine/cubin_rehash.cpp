@@ -30,29 +30,35 @@ std::string difference(const CompileOutput& before, const CompileOutput& now) {
 
 }  // namespace
 
-CubinRehashSummary rehash_identical_cubins(Store& store, const KernelFamily& family, const CubinRehashOptions& options) {
+CubinRehashSummary rehash_identical_cubins(Store& store, const KernelFamily& family,
+                                           const CubinRehashOptions& options) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (options.old_kernel_dir.empty() || !fs::is_directory(options.old_kernel_dir, ec))
-    throw std::invalid_argument("--compare-cubins: '" + options.old_kernel_dir + "' is not a folder");
+    throw std::invalid_argument("--compare-cubins: '" + options.old_kernel_dir +
+                                "' is not a folder");
   const std::string family_name(family.name());
   CubinRehashSummary s;
 
   // The stale configurations measured with the old folder's text: their stored
   // hash is what that text hashes to for their problem and GPU.
-  const std::vector<StaleConfiguration> stale = stale_configurations(store, family_name, current_hash_resolver());
-  std::map<std::tuple<std::string, std::string, std::string>, std::string> old_hashes;  // (device, arch, problem)
+  const std::vector<StaleConfiguration> stale =
+      stale_configurations(store, family_name, current_hash_resolver());
+  std::map<std::tuple<std::string, std::string, std::string>, std::string>
+      old_hashes;  // (device, arch, problem)
   std::vector<Comparison> comparisons;
   for (const auto& sc : stale) {
     if (!options.from_hash.empty() && sc.hash != options.from_hash) continue;
     const DeviceSpec device = stored_device_spec(sc.device, sc.arch);
-    auto [it, fresh] = old_hashes.try_emplace(std::make_tuple(sc.device, sc.arch, sc.problem.key()));
+    auto [it, fresh] =
+        old_hashes.try_emplace(std::make_tuple(sc.device, sc.arch, sc.problem.key()));
     if (fresh) {
       try {
         it->second = family_source_hash(family, sc.problem, device, options.old_kernel_dir);
       } catch (const std::runtime_error& e) {
-        throw std::invalid_argument("--compare-cubins: '" + options.old_kernel_dir + "' does not hold the " +
-                                    family_name + " templates: " + e.what());
+        throw std::invalid_argument("--compare-cubins: '" + options.old_kernel_dir +
+                                    "' does not hold the " + family_name +
+                                    " templates: " + e.what());
       }
     }
     if (it->second != sc.hash) {
@@ -63,7 +69,8 @@ CubinRehashSummary rehash_identical_cubins(Store& store, const KernelFamily& fam
       comparisons.push_back({&sc, family.source(sc.problem, sc.config), device.arch()});
     } catch (const std::exception& e) {  // a configuration this build's family no longer writes
       ++s.failed;
-      if (s.examples.size() < 5) s.examples.push_back(sc.problem.key() + " | " + sc.config.key() + ": " + e.what());
+      if (s.examples.size() < 5)
+        s.examples.push_back(sc.problem.key() + " | " + sc.config.key() + ": " + e.what());
     }
   }
   s.compared = static_cast<std::int64_t>(comparisons.size()) + s.failed;
@@ -94,10 +101,12 @@ CubinRehashSummary rehash_identical_cubins(Store& store, const KernelFamily& fam
         continue;
       }
       ++(old_cubins[j].ok && new_cubins[j].ok ? s.different : s.failed);
-      if (s.examples.size() < 5) s.examples.push_back(sc.problem.key() + " | " + sc.config.key() + ": " + why);
+      if (s.examples.size() < 5)
+        s.examples.push_back(sc.problem.key() + " | " + sc.config.key() + ": " + why);
     }
   }
-  s.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  s.compile_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   s.rekey = rekey_configurations(store, identical, options.dry_run);
   return s;
 }

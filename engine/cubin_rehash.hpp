@@ -23,28 +23,42 @@
 namespace ktune {
 
 struct CubinRehashOptions {
-  std::string old_kernel_dir;  ///< the kernels_templated folder the stale results were measured with
-  std::string from_hash;       ///< only results under this hash (empty: every stale hash)
-  CompilerOptions compiler;    ///< cache and extra options; arch and kernel_dir are set per comparison
-  bool dry_run = false;        ///< compile and compare, write nothing
+  /// The kernels_templated folder the stale results were measured with.
+  std::string old_kernel_dir;
+  /// Only results under this hash (empty: every stale hash).
+  std::string from_hash;
+  /// Cache and extra options; the arch and kernel_dir are set per comparison.
+  CompilerOptions compiler;
+  /// Compile and compare, write nothing.
+  bool dry_run = false;
 };
 
 struct CubinRehashSummary {
-  std::int64_t compared = 0;    ///< stale configurations measured with the old folder's text
-  std::int64_t identical = 0;   ///< of those, the same machine code (their results are moved)
-  std::int64_t different = 0;   ///< different cubins: left under their hash
-  std::int64_t failed = 0;      ///< a compile failed on either side: left under their hash
-  std::int64_t other_text = 0;  ///< stale configurations stored under a hash the old folder's text does not give
-  RekeySummary rekey;           ///< the results moved (or, dry, that would move)
-  std::int64_t compilations = 0;  ///< NVRTC compilations asked for (two per comparison; cache hits included)
-  double compile_seconds = 0;   ///< wall time of the comparison compiles
-  std::vector<std::string> examples;  ///< up to 5 left behind: "problem | configuration: why"
+  /// Stale configurations measured with the old folder's text.
+  std::int64_t compared = 0;
+  /// Of those, the same machine code: their results are moved.
+  std::int64_t identical = 0;
+  /// Different cubins: left under their hash.
+  std::int64_t different = 0;
+  /// A compile failed on either side: left under their hash.
+  std::int64_t failed = 0;
+  /// Stale configurations stored under a hash the old folder's text does not give.
+  std::int64_t other_text = 0;
+  /// The results moved (or, dry, that would move).
+  RekeySummary rekey;
+  /// NVRTC compilations asked for (two per comparison; cache hits included).
+  std::int64_t compilations = 0;
+  /// Wall time of the comparison compiles.
+  double compile_seconds = 0;
+  /// Up to 5 left behind: "problem | configuration: why".
+  std::vector<std::string> examples;
 };
 
 /// Compares and re-keys `family`'s stale configurations (see the file
 /// comment) in `store`, in one transaction. Throws std::invalid_argument when
 /// the old folder does not hold the family's templates, DatabaseError when
 /// the database fails.
-CubinRehashSummary rehash_identical_cubins(Store& store, const KernelFamily& family, const CubinRehashOptions& options);
+CubinRehashSummary rehash_identical_cubins(Store& store, const KernelFamily& family,
+                                           const CubinRehashOptions& options);
 
 }  // namespace ktune

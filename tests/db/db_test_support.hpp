@@ -129,6 +129,13 @@ inline Provenance test_provenance(const std::string& source = "test") {
   return Provenance{"testhost", "0.1.0+test", source, ""};
 }
 
+/// test_provenance() with a given measurement time (ISO 8601, UTC).
+inline Provenance test_provenance_at(const std::string& when) {
+  Provenance p = test_provenance();
+  p.measured_at = when;
+  return p;
+}
+
 /// Records one synthetic result measured on `device`, so that the database
 /// holds a row for it (measured ceilings are stored with a device's rows).
 inline void record_one_result(Store& store, const DeviceSpec& device) {

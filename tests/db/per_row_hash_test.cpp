@@ -26,12 +26,6 @@ CurrentHash synthetic_current() {
   };
 }
 
-Provenance at(const std::string& when) {
-  Provenance p = test_provenance();
-  p.measured_at = when;
-  return p;
-}
-
 struct Fixture {
   TempDir dir;
   std::string path = dir.file("per_row.db");
@@ -42,11 +36,11 @@ struct Fixture {
   // path A fresh (older), path B fresh (newest), path B stale (text since edited)
   void fill(Store& store) {
     store.record(gemm_key(bf16, synthetic_device(), "hash-path-a"), std::vector<Result>{ok_result(a, 1e-3)},
-                 at("2026-11-01T00:00:00.000000Z"));
+                 test_provenance_at("2026-11-01T00:00:00.000000Z"));
     store.record(gemm_key(fp32, synthetic_device(), "hash-old-b"), std::vector<Result>{ok_result(old_fast, 1e-4)},
-                 at("2026-11-02T00:00:00.000000Z"));
+                 test_provenance_at("2026-11-02T00:00:00.000000Z"));
     store.record(gemm_key(fp32, synthetic_device(), "hash-path-b"), std::vector<Result>{ok_result(b, 2e-3)},
-                 at("2026-11-03T00:00:00.000000Z"));
+                 test_provenance_at("2026-11-03T00:00:00.000000Z"));
   }
 };
 
@@ -103,14 +97,15 @@ TEST(PerRowHash, RehashReKeysExactlyTheLegacyRowsInOneTransaction) {
   Fixture f;
   Store store = Store::open(f.path);
   store.record(gemm_key(f.bf16, synthetic_device(), "hash-legacy"),
-               std::vector<Result>{ok_result(f.a, 1e-3), ok_result(f.b, 2e-3)}, at("2026-11-01T00:00:00.000000Z"));
+               std::vector<Result>{ok_result(f.a, 1e-3), ok_result(f.b, 2e-3)},
+               test_provenance_at("2026-11-01T00:00:00.000000Z"));
   store.record(gemm_key(f.fp32, synthetic_device(), "hash-legacy"), std::vector<Result>{ok_result(f.b, 3e-3)},
-               at("2026-11-01T00:00:01.000000Z"));
+               test_provenance_at("2026-11-01T00:00:01.000000Z"));
   store.record(gemm_key(f.fp32, synthetic_device(), "hash-other"), std::vector<Result>{ok_result(f.a, 4e-3)},
-               at("2026-11-01T00:00:02.000000Z"));
+               test_provenance_at("2026-11-01T00:00:02.000000Z"));
   // The same measurement already stored under its new hash (e.g. imported twice).
   store.record(gemm_key(f.fp32, synthetic_device(), "hash-path-b"), std::vector<Result>{ok_result(f.b, 3e-3)},
-               at("2026-11-01T00:00:01.000000Z"));
+               test_provenance_at("2026-11-01T00:00:01.000000Z"));
 
   RehashSummary dry = rehash_results(store, "gemm", "hash-legacy", synthetic_current(), true);
   EXPECT_EQ(dry.rehashed, 3);

@@ -20,12 +20,6 @@ CurrentHash now_is(const std::string& hash) {
   };
 }
 
-Provenance at(const std::string& when) {
-  Provenance p = test_provenance();
-  p.measured_at = when;
-  return p;
-}
-
 struct Fixture {
   TempDir dir;
   std::string path = dir.file("rekey.db");
@@ -38,11 +32,13 @@ struct Fixture {
     store.record(gemm_key(problem, synthetic_device(), "hash-old"),
                  std::vector<Result>{ok_result(same, 1e-3), ok_result(changed, 2e-3),
                                      failed_result(wrong, Status::wrong_result)},
-                 at("2026-11-01T00:00:00.000000Z"));
-    store.record(gemm_key(problem, synthetic_device(), "hash-old"), std::vector<Result>{ok_result(same, 1.1e-3)},
-                 at("2026-11-02T00:00:00.000000Z"));
-    store.record(gemm_key(problem, synthetic_device(), "hash-now"), std::vector<Result>{ok_result(same, 1.1e-3)},
-                 at("2026-11-02T00:00:00.000000Z"));
+                 test_provenance_at("2026-11-01T00:00:00.000000Z"));
+    store.record(gemm_key(problem, synthetic_device(), "hash-old"),
+                 std::vector<Result>{ok_result(same, 1.1e-3)},
+                 test_provenance_at("2026-11-02T00:00:00.000000Z"));
+    store.record(gemm_key(problem, synthetic_device(), "hash-now"),
+                 std::vector<Result>{ok_result(same, 1.1e-3)},
+                 test_provenance_at("2026-11-02T00:00:00.000000Z"));
   }
 };
 
@@ -100,7 +96,8 @@ TEST(RekeyConfigurations, MovesOnlyTheChosenConfigurationsAndDropsDuplicates) {
   std::map<std::string, std::int64_t> under_now;
   for (const auto& sc : stale_configurations(store, "gemm", now_is("hash-next")))
     if (sc.hash == "hash-now") under_now[sc.config.key()] = sc.results;
-  EXPECT_EQ(under_now, (std::map<std::string, std::int64_t>{{f.same.key(), 2}, {f.wrong.key(), 1}}));
+  EXPECT_EQ(under_now,
+            (std::map<std::string, std::int64_t>{{f.same.key(), 2}, {f.wrong.key(), 1}}));
   auto left = stale_configurations(store, "gemm", now_is("hash-now"));
   ASSERT_EQ(left.size(), 1u);
   EXPECT_EQ(left[0].config.key(), f.changed.key());
@@ -118,7 +115,8 @@ TEST(RekeyConfigurations, ARefusedWriteLeavesTheFileAsItWas) {
   Store read_only = Store::open_read_only(f.path);
   auto stale = stale_configurations(read_only, "gemm", now_is("hash-now"));
   EXPECT_THROW(rekey_configurations(read_only, stale, false), DatabaseError);
-  EXPECT_EQ(rekey_configurations(read_only, stale, true).moved, 4) << "a dry run reads a read-only file";
+  EXPECT_EQ(rekey_configurations(read_only, stale, true).moved, 4)
+      << "a dry run reads a read-only file";
 }
 
 }  // namespace

@@ -39,7 +39,8 @@ struct Case {
   ktune::testing::TempDir dir;
   const KernelFamily& gemm = find_family("gemm");
   DeviceSpec h200 = find_builtin_device("NVIDIA H200").value();
-  Problem problem = parse_problem(gemm, "m=512,n=512,k=512,dtype=bf16,layout=nn");  // the mma.sync path
+  Problem problem =
+      parse_problem(gemm, "m=512,n=512,k=512,dtype=bf16,layout=nn");  // the mma.sync path
   Config two_stages, three_stages;
   std::string db = dir.file("results.db");
 
@@ -74,7 +75,8 @@ struct Case {
   }
 
   test::ProcessRun rehash(const std::string& old_dir, const std::string& more = "") {
-    return test::ktune("db rehash --kernel gemm --compare-cubins " + quote(old_dir) + " --db " + quote(db) + " " + more);
+    return test::ktune("db rehash --kernel gemm --compare-cubins " + quote(old_dir) + " --db " +
+                       quote(db) + " " + more);
   }
   std::int64_t stale() {
     Store store = Store::open_read_only(db);
@@ -99,12 +101,16 @@ TEST(CubinRehashCli, ACommentEditMovesEveryResult) {
 
   auto run = c.rehash(old_dir);
   ASSERT_EQ(run.code, 0) << run.output;
-  EXPECT_NE(run.output.find("compared the cubins of 2 stale gemm configurations"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("compared the cubins of 2 stale gemm configurations"),
+            std::string::npos)
+      << run.output;
   EXPECT_NE(run.output.find("2 identical: 2 results moved"), std::string::npos) << run.output;
   EXPECT_EQ(c.stale(), 0);
   // The wrong result moved with its status: never served under the new hash.
-  auto lookup = test::ktune("lookup --kernel gemm --problem m=512,n=512,k=512,dtype=bf16,layout=nn "
-                      "--device 'NVIDIA H200' --json --db " + quote(c.db) + " --system-db " + quote(c.db));
+  auto lookup = test::ktune(
+      "lookup --kernel gemm --problem m=512,n=512,k=512,dtype=bf16,layout=nn "
+      "--device 'NVIDIA H200' --json --db " +
+      quote(c.db) + " --system-db " + quote(c.db));
   ASSERT_EQ(lookup.code, 0) << lookup.output;
   EXPECT_NE(lookup.output.find("\"exact\""), std::string::npos) << lookup.output;
   EXPECT_NE(lookup.output.find("STAGES=3"), std::string::npos) << lookup.output;
@@ -117,7 +123,9 @@ TEST(CubinRehashCli, ACodeEditMovesOnlyTheConfigurationsItDoesNotChange) {
     const std::string anchor = "static_assert(STAGES >= 1 && STAGES <= 6, \"1 to 6 stages\");";
     const auto at = s.find(anchor);
     ASSERT_NE(at, std::string::npos) << "gemm_tc.cuh changed: update the test's anchor";
-    s.insert(at + anchor.size(), "\n  if constexpr (STAGES == 2) { if (threadIdx.x == 9999) asm volatile(\"trap;\"); }");
+    s.insert(
+        at + anchor.size(),
+        "\n  if constexpr (STAGES == 2) { if (threadIdx.x == 9999) asm volatile(\"trap;\"); }");
   });
   c.store_measured_with(old_dir);
 
@@ -125,13 +133,15 @@ TEST(CubinRehashCli, ACodeEditMovesOnlyTheConfigurationsItDoesNotChange) {
   ASSERT_EQ(run.code, 0) << run.output;
   EXPECT_NE(run.output.find("1 identical: 1 results moved"), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("1 with different cubins"), std::string::npos) << run.output;
-  EXPECT_NE(run.output.find("STAGES=2"), std::string::npos) << "the example names the one left: " << run.output;
+  EXPECT_NE(run.output.find("STAGES=2"), std::string::npos)
+      << "the example names the one left: " << run.output;
   EXPECT_EQ(c.stale(), 1);
 }
 
 TEST(CubinRehashCli, AFolderWithoutTheMeasuredTextMovesNothing) {
   Case c;
-  const std::string old_dir = older_text(c.dir.path() / "old", [](std::string& s) { s.insert(0, "// older\n"); });
+  const std::string old_dir =
+      older_text(c.dir.path() / "old", [](std::string& s) { s.insert(0, "// older\n"); });
   c.store_measured_with(old_dir);
   const std::string before = ktune::testing::read_bytes(c.db);
   auto missing = c.rehash((c.dir.path() / "no-such-folder").string());
@@ -139,12 +149,14 @@ TEST(CubinRehashCli, AFolderWithoutTheMeasuredTextMovesNothing) {
   EXPECT_NE(missing.output.find("is not a folder"), std::string::npos) << missing.output;
   auto empty = c.rehash(c.dir.path().string());  // a folder, but no templates in it
   EXPECT_NE(empty.code, 0) << empty.output;
-  EXPECT_NE(empty.output.find("does not hold the gemm templates"), std::string::npos) << empty.output;
+  EXPECT_NE(empty.output.find("does not hold the gemm templates"), std::string::npos)
+      << empty.output;
   // The current text is not the text these results were measured with.
   auto other = c.rehash(Compiler::kernel_dir());
   EXPECT_EQ(other.code, 0) << other.output;
   EXPECT_NE(other.output.find("compared the cubins of 0 stale"), std::string::npos) << other.output;
-  EXPECT_NE(other.output.find("2 stored under a hash these templates do not give"), std::string::npos)
+  EXPECT_NE(other.output.find("2 stored under a hash these templates do not give"),
+            std::string::npos)
       << other.output;
   EXPECT_EQ(ktune::testing::read_bytes(c.db), before);
   EXPECT_EQ(c.stale(), 2);
