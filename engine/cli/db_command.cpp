@@ -114,6 +114,8 @@ int run_stats(const std::string& path, bool as_json) {
     std::printf("  stale (older template text, never served; `ktune db prune --stale --kernel F`):\n");
     for (const auto& st : stale)
       std::printf("    %s@%s: %lld results\n", st.family.c_str(), st.family_hash.c_str(), (long long)st.results);
+    std::printf("  (where an edit left their code unchanged, `ktune db rehash --kernel F --compare-cubins "
+                "OLD/kernels_templated` keeps them)\n");
   }
   return 0;
 }
