@@ -57,21 +57,11 @@ struct Case {
   /// of them a wrong result: a status moves with its configuration).
   void store_measured_with(const std::string& old_dir) {
     Store store = Store::open(db);
-    RunKey key;
-    key.device = h200;
-    key.family = "gemm";
-    key.family_hash = family_source_hash(gemm, problem, h200, old_dir);
-    key.problem = problem;
-    key.shape_keys = gemm.shape_keys();
-    key.shape_class = gemm.shape_class(problem);
-    Result ok;  // SYNTHETIC
-    ok.config = three_stages;
-    ok.status = Status::ok;
-    ok.time = {1e-4, 1e-4, 1e-4, 0, 10};
-    Result wrong = ok;
-    wrong.config = two_stages;
-    wrong.status = Status::wrong_result;
-    store.record(key, std::vector<Result>{ok, wrong}, {"host", "test", "synthetic", ""});
+    store.record(
+        ktune::testing::gemm_key(problem, h200, family_source_hash(gemm, problem, h200, old_dir)),
+        std::vector<Result>{ktune::testing::ok_result(three_stages, 1e-4),
+                            ktune::testing::failed_result(two_stages, Status::wrong_result)},
+        ktune::testing::test_provenance());
   }
 
   test::ProcessRun rehash(const std::string& old_dir, const std::string& more = "") {
