@@ -443,8 +443,8 @@ const CommandRegistrar registrar(70, [](CLI::App& app) {
                                         "templates); asserts each path's files are unchanged since it was measured");
   rehash->add_option("--compare-cubins", o->old_kernel_dir,
                      "A kernels_templated folder (an older checkout's) holding the text stale results were measured "
-                     "with: re-key instead each stale configuration whose cubin compiled against that text is "
-                     "byte-identical to the one compiled against the current text (with --from: only that hash)");
+                     "with: re-key instead each stale configuration whose cubin compiled against that text holds the "
+                     "same machine code as the one compiled against the current text (with --from: only that hash)");
   rehash->add_flag("--dry-run", o->dry_run, "Count what would be re-keyed, write nothing");
   rehash->callback([o] {
     set_exit_code(o->old_kernel_dir.empty()
