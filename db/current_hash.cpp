@@ -190,7 +190,11 @@ RekeySummary rekey_configurations(Store& store, const std::vector<StaleConfigura
       s.duplicates += drop.exec();
       drop.reset();
     }
-    if (tx) tx->commit();
+    // The family version the results left, once empty, goes as in a prune.
+    if (tx) {
+      delete_unreferenced_rows(impl);
+      tx->commit();
+    }
   } catch (const SQLite::Exception& e) {
     impl.forget_ids();
     throw DatabaseError("cannot re-key results in '" + impl.path + "': " + e.what());
@@ -251,7 +255,10 @@ RehashSummary rehash_results(Store& store, const std::string& family, const std:
       s.duplicates += dup;
       if (n > 0) moved[to] += n;
     }
-    if (tx) tx->commit();
+    if (tx) {
+      delete_unreferenced_rows(impl);
+      tx->commit();
+    }
   } catch (const SQLite::Exception& e) {
     impl.forget_ids();
     throw DatabaseError("cannot rehash '" + impl.path + "': " + e.what());

@@ -41,7 +41,8 @@ struct RehashSummary {
 
 /// Re-keys the results of `family` stored under `from_hash` to the current hash
 /// of their (problem, device), all in one transaction (all or nothing). Results
-/// under other hashes are untouched (counted in left_alone). `dry_run`: counts
+/// under other hashes are untouched (counted in left_alone). Rows left without
+/// results (the legacy family version) are removed as a prune removes them. `dry_run`: counts
 /// only, nothing is written (duplicates are then counted as rehashed).
 /// Throws std::invalid_argument for an empty family or hash, DatabaseError on failure.
 RehashSummary rehash_results(Store& store, const std::string& family, const std::string& from_hash,
@@ -74,8 +75,9 @@ struct RekeySummary {
 /// `current_hash`, in one transaction (all or nothing); rows are found again by
 /// their keys (family and hash, GPU name and arch, problem, configuration), so
 /// the list may come from an earlier read. Results of configurations not
-/// listed stay where they are. `dry_run`: counts only, nothing is written.
-/// Throws DatabaseError on failure.
+/// listed stay where they are; rows left without results (the old family
+/// version, once empty) are removed as a prune removes them. `dry_run`:
+/// counts only, nothing is written. Throws DatabaseError on failure.
 RekeySummary rekey_configurations(Store& store, const std::vector<StaleConfiguration>& chosen, bool dry_run);
 
 }  // namespace ktune

@@ -35,16 +35,11 @@ std::int64_t count(SQLite::Database& db, const std::string& sql, const ResultSel
 // `NOT IN (SELECT ...)` rather than a correlated NOT EXISTS: results has no
 // index on these columns, and SQLite builds the set of referenced ids once.
 PruneSummary delete_selected_and_unreferenced(Store::Impl& impl, const ResultSelection& selection) {
-  PruneSummary s;
   SQLite::Statement del(impl.db, "DELETE FROM results WHERE id IN (" + selection.ids_sql + ")");
   selection.bind(del);
-  s.results = del.exec();
-  for (const auto& t : kReferencedByResults)
-    s.*t.count = impl.db.exec(std::string("DELETE FROM ") + t.table + " WHERE id NOT IN (SELECT " + t.column +
-                              " FROM results)");
-  // This connection's own deletions do not change its data_version, so the
-  // check in WriteTransaction would not see them: a deleted id may be reused.
-  impl.forget_ids();
+  const std::int64_t results = del.exec();
+  PruneSummary s = delete_unreferenced_rows(impl);
+  s.results = results;
   return s;
 }
 
@@ -61,6 +56,17 @@ PruneSummary count_selected_and_unreferenced(Store::Impl& impl, const ResultSele
 }
 
 }  // namespace
+
+PruneSummary delete_unreferenced_rows(Store::Impl& impl) {
+  PruneSummary s;
+  for (const auto& t : kReferencedByResults)
+    s.*t.count = impl.db.exec(std::string("DELETE FROM ") + t.table + " WHERE id NOT IN (SELECT " + t.column +
+                              " FROM results)");
+  // This connection's own deletions do not change its data_version, so the
+  // check in WriteTransaction would not see them: a deleted id may be reused.
+  impl.forget_ids();
+  return s;
+}
 
 PruneSummary prune_results(Store::Impl& impl, bool dry_run, const std::function<ResultSelection()>& select) {
   if (!dry_run && impl.read_only) throw DatabaseError("'" + impl.path + "' is open read-only");

@@ -86,6 +86,11 @@ struct ResultSelection {
 /// read-only Store without `dry_run`. Defined in prune.cpp.
 PruneSummary prune_results(Store::Impl& impl, bool dry_run, const std::function<ResultSelection()>& select);
 
+/// Deletes the configurations, family versions and problems no result
+/// references (left by a prune, a re-key or a merge), inside the caller's
+/// write transaction; counts them (`results` stays 0). Defined in prune.cpp.
+PruneSummary delete_unreferenced_rows(Store::Impl& impl);
+
 /// Columns of a results row in the order read_result() expects, prefixed "r.".
 inline constexpr const char* kResultColumns =
     "r.status, r.median_s, r.min_s, r.max_s, r.spread, r.repetitions, r.tflops, r.gbps, "

@@ -104,6 +104,12 @@ TEST(RekeyConfigurations, MovesOnlyTheChosenConfigurationsAndDropsDuplicates) {
 
   // Entries that match nothing (already moved) move nothing.
   EXPECT_EQ(rekey_configurations(store, chosen, false).moved, 0);
+
+  // Moving the last one leaves the old family version without results: it goes.
+  EXPECT_EQ(store.stats().families, 2);
+  EXPECT_EQ(rekey_configurations(store, left, false).moved, 1);
+  EXPECT_EQ(store.stats().families, 1);
+  EXPECT_EQ(store.result_count(), 4);
 }
 
 TEST(RekeyConfigurations, ARefusedWriteLeavesTheFileAsItWas) {
