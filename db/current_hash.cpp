@@ -4,7 +4,6 @@
 #include "db/current_hash.hpp"
 
 #include <map>
-#include <optional>
 #include <stdexcept>
 #include <tuple>
 #include <unordered_map>
@@ -151,7 +150,6 @@ std::vector<StaleConfiguration> stale_configurations(const Store& store, const s
 
 RekeySummary rekey_configurations(Store& store, const std::vector<StaleConfiguration>& chosen, bool dry_run) {
   Store::Impl& impl = store.impl();
-  if (!dry_run && impl.read_only) throw DatabaseError("'" + impl.path + "' is open read-only");
   // The rows of one listed entry, found by their keys.
   static constexpr const char* kRows =
       "family_id = (SELECT id FROM families WHERE name = :family AND source_hash = :from) "
@@ -167,9 +165,7 @@ RekeySummary rekey_configurations(Store& store, const std::vector<StaleConfigura
     st.bind(":config", c.config.key());
   };
   RekeySummary s;
-  try {
-    std::optional<WriteTransaction> tx;
-    if (!dry_run) tx.emplace(impl);
+  write_or_rollback(impl, !dry_run, "re-key results in", [&] {
     SQLite::Statement count(impl.db, std::string("SELECT count(*) FROM results WHERE ") + kRows);
     SQLite::Statement move(impl.db, std::string("UPDATE OR IGNORE results SET family_id = :to WHERE ") + kRows);
     SQLite::Statement drop(impl.db, std::string("DELETE FROM results WHERE ") + kRows);
@@ -191,17 +187,8 @@ RekeySummary rekey_configurations(Store& store, const std::vector<StaleConfigura
       drop.reset();
     }
     // The family version the results left, once empty, goes as in a prune.
-    if (tx) {
-      delete_unreferenced_rows(impl);
-      tx->commit();
-    }
-  } catch (const SQLite::Exception& e) {
-    impl.forget_ids();
-    throw DatabaseError("cannot re-key results in '" + impl.path + "': " + e.what());
-  } catch (...) {
-    impl.forget_ids();
-    throw;
-  }
+    if (!dry_run) delete_unreferenced_rows(impl);
+  });
   return s;
 }
 
@@ -211,12 +198,9 @@ RehashSummary rehash_results(Store& store, const std::string& family, const std:
     throw std::invalid_argument("rehash needs a family and the hash to re-key");
   if (!current) throw std::invalid_argument("rehash needs the current hash of each row");
   Store::Impl& impl = store.impl();
-  if (!dry_run && impl.read_only) throw DatabaseError("'" + impl.path + "' is open read-only");
   RehashSummary s;
   std::map<std::string, std::int64_t> moved, others;
-  try {
-    std::optional<WriteTransaction> tx;
-    if (!dry_run) tx.emplace(impl);
+  write_or_rollback(impl, !dry_run, "rehash", [&] {
     for (const auto& g : row_groups(impl.db, family, ""))
       if (g.hash != from_hash) others[g.hash] += g.results;
     SQLite::Statement move(impl.db,
@@ -255,17 +239,8 @@ RehashSummary rehash_results(Store& store, const std::string& family, const std:
       s.duplicates += dup;
       if (n > 0) moved[to] += n;
     }
-    if (tx) {
-      delete_unreferenced_rows(impl);
-      tx->commit();
-    }
-  } catch (const SQLite::Exception& e) {
-    impl.forget_ids();
-    throw DatabaseError("cannot rehash '" + impl.path + "': " + e.what());
-  } catch (...) {
-    impl.forget_ids();
-    throw;
-  }
+    if (!dry_run) delete_unreferenced_rows(impl);
+  });
   s.by_new_hash.assign(moved.begin(), moved.end());
   s.left_alone.assign(others.begin(), others.end());
   return s;

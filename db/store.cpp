@@ -342,9 +342,7 @@ Store Store::open_read_only(const std::string& path) {
 
 void Store::record(const RunKey& key, std::span<const Result> results,
                    const Provenance& provenance) {
-  if (impl_->read_only) throw DatabaseError("'" + impl_->path + "' is open read-only");
-  try {
-    WriteTransaction tx(*impl_);
+  write_or_rollback(*impl_, true, "record results in", [&] {
     std::int64_t device = impl_->device_id(key.device);
     std::int64_t family = impl_->family_id(key.family, key.family_hash);
     std::int64_t problem = impl_->problem_id(key);
@@ -352,21 +350,12 @@ void Store::record(const RunKey& key, std::span<const Result> results,
       std::string when = provenance.measured_at.empty() ? measurement_time_now() : provenance.measured_at;
       impl_->insert_row(device, family, problem, r, provenance, when);
     }
-    tx.commit();
-  } catch (const SQLite::Exception& e) {
-    impl_->forget_ids();
-    throw DatabaseError("cannot record results in '" + impl_->path + "': " + e.what());
-  } catch (...) {
-    impl_->forget_ids();
-    throw;
-  }
+  });
 }
 
 std::int64_t Store::insert(std::span<const Measurement> measurements) {
-  if (impl_->read_only) throw DatabaseError("'" + impl_->path + "' is open read-only");
   std::int64_t added = 0;
-  try {
-    WriteTransaction tx(*impl_);
+  write_or_rollback(*impl_, true, "insert into", [&] {
     for (const Measurement& m : measurements) {
       if (m.provenance.measured_at.empty())
         throw DatabaseError("a measurement of '" + m.key.family + "' has no time");
@@ -376,14 +365,7 @@ std::int64_t Store::insert(std::span<const Measurement> measurements) {
       if (impl_->insert_row(device, family, problem, m.result, m.provenance, m.provenance.measured_at))
         ++added;
     }
-    tx.commit();
-  } catch (const SQLite::Exception& e) {
-    impl_->forget_ids();
-    throw DatabaseError("cannot insert into '" + impl_->path + "': " + e.what());
-  } catch (...) {
-    impl_->forget_ids();
-    throw;
-  }
+  });
   return added;
 }
 

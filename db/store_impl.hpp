@@ -70,6 +70,28 @@ class WriteTransaction {
   SQLite::Transaction tx_;
 };
 
+/// Runs `work` inside one WriteTransaction of `impl`, committed when `work`
+/// returns; with `write` false (a dry run) it runs without one and writes
+/// nothing. Refuses a read-only Store first when `write`. On any failure the
+/// id caches are dropped (they may hold ids of rows the rollback removed), and
+/// a SQLite error comes out as DatabaseError "cannot ACTION 'PATH': why".
+template <typename Work>
+void write_or_rollback(Store::Impl& impl, bool write, const std::string& action, Work&& work) {
+  if (write && impl.read_only) throw DatabaseError("'" + impl.path + "' is open read-only");
+  try {
+    std::optional<WriteTransaction> tx;
+    if (write) tx.emplace(impl);
+    work();
+    if (tx) tx->commit();
+  } catch (const SQLite::Exception& e) {
+    impl.forget_ids();
+    throw DatabaseError("cannot " + action + " '" + impl.path + "': " + e.what());
+  } catch (...) {
+    impl.forget_ids();
+    throw;
+  }
+}
+
 /// The results a prune removes: `ids_sql` is a SELECT of results.id whose
 /// parameters `bind` binds (on every statement built around it, so use
 /// numbered parameters ?1, ?2, ...).

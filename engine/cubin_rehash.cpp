@@ -11,12 +11,10 @@
 namespace ktune {
 namespace {
 
-/// A stale configuration whose results the old folder's text explains, with its
-/// source and the architecture to compile it for.
-struct Comparison {
-  const StaleConfiguration* stale = nullptr;
-  KernelSource source;
-  std::string arch;
+/// The stale configurations one architecture compiles, with their sources.
+struct Batch {
+  std::vector<const StaleConfiguration*> stale;
+  std::vector<KernelSource> sources;
 };
 
 /// Why a comparison left its results behind, or "" when the cubins are identical.
@@ -39,14 +37,18 @@ CubinRehashSummary rehash_identical_cubins(Store& store, const KernelFamily& fam
                                 "' is not a folder");
   const std::string family_name(family.name());
   CubinRehashSummary s;
+  auto left_behind = [&s](const StaleConfiguration& sc, const std::string& why) {
+    if (s.examples.size() < 5)
+      s.examples.push_back(sc.problem.key() + " | " + sc.config.key() + ": " + why);
+  };
 
   // The stale configurations measured with the old folder's text: their stored
   // hash is what that text hashes to for their problem and GPU.
   const std::vector<StaleConfiguration> stale =
       stale_configurations(store, family_name, current_hash_resolver());
   std::map<std::tuple<std::string, std::string, std::string>, std::string>
-      old_hashes;  // (device, arch, problem)
-  std::vector<Comparison> comparisons;
+      old_hashes;                        // (device, arch, problem)
+  std::map<std::string, Batch> batches;  // by architecture
   for (const auto& sc : stale) {
     if (!options.from_hash.empty() && sc.hash != options.from_hash) continue;
     const DeviceSpec device = stored_device_spec(sc.device, sc.arch);
@@ -65,35 +67,34 @@ CubinRehashSummary rehash_identical_cubins(Store& store, const KernelFamily& fam
       ++s.other_text;
       continue;
     }
+    ++s.compared;
     try {
-      comparisons.push_back({&sc, family.source(sc.problem, sc.config), device.arch()});
+      KernelSource source = family.source(sc.problem, sc.config);
+      Batch& batch = batches[device.arch()];
+      batch.stale.push_back(&sc);
+      batch.sources.push_back(std::move(source));
     } catch (const std::exception& e) {  // a configuration this build's family no longer writes
       ++s.failed;
-      if (s.examples.size() < 5)
-        s.examples.push_back(sc.problem.key() + " | " + sc.config.key() + ": " + e.what());
+      left_behind(sc, e.what());
     }
   }
-  s.compared = static_cast<std::int64_t>(comparisons.size()) + s.failed;
-  s.compilations = 2 * static_cast<std::int64_t>(comparisons.size());
+  for (const auto& [arch, batch] : batches)
+    s.compilations += 2 * static_cast<std::int64_t>(batch.sources.size());
 
   // Each side compiles with its own folder and without the precompiled header,
   // so that nothing but the template text differs between the two.
-  std::map<std::string, std::vector<std::size_t>> by_arch;
-  for (std::size_t i = 0; i < comparisons.size(); ++i) by_arch[comparisons[i].arch].push_back(i);
   std::vector<StaleConfiguration> identical;
   const auto start = std::chrono::steady_clock::now();
-  for (const auto& [arch, indices] : by_arch) {
+  for (const auto& [arch, batch] : batches) {
     CompilerOptions before = options.compiler, now = options.compiler;
     before.arch = now.arch = arch;
     before.precompiled_headers = now.precompiled_headers = false;
     before.kernel_dir = options.old_kernel_dir;
     now.kernel_dir.clear();  // the current templates, as current_hash_resolver() reads them
-    std::vector<KernelSource> sources;
-    for (std::size_t i : indices) sources.push_back(comparisons[i].source);
-    const std::vector<CompileOutput> old_cubins = Compiler(before).compile_all(sources);
-    const std::vector<CompileOutput> new_cubins = Compiler(now).compile_all(sources);
-    for (std::size_t j = 0; j < indices.size(); ++j) {
-      const StaleConfiguration& sc = *comparisons[indices[j]].stale;
+    const std::vector<CompileOutput> old_cubins = Compiler(before).compile_all(batch.sources);
+    const std::vector<CompileOutput> new_cubins = Compiler(now).compile_all(batch.sources);
+    for (std::size_t j = 0; j < batch.sources.size(); ++j) {
+      const StaleConfiguration& sc = *batch.stale[j];
       const std::string why = difference(old_cubins[j], new_cubins[j]);
       if (why.empty()) {
         ++s.identical;
@@ -101,8 +102,7 @@ CubinRehashSummary rehash_identical_cubins(Store& store, const KernelFamily& fam
         continue;
       }
       ++(old_cubins[j].ok && new_cubins[j].ok ? s.different : s.failed);
-      if (s.examples.size() < 5)
-        s.examples.push_back(sc.problem.key() + " | " + sc.config.key() + ": " + why);
+      left_behind(sc, why);
     }
   }
   s.compile_seconds =
