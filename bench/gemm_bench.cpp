@@ -111,6 +111,80 @@ double time_median_ms(const Launch& launch, cudaStream_t s, void* flush, std::si
   return interleaved_medians_ms({launch}, s, flush, flush_bytes).front();
 }
 
+/// One launch run back to back, alone, for a while: its steady state under the
+/// GPU's power management, which the interleaved medians (a few milliseconds
+/// per kernel) cannot show. NVML is sampled while it runs.
+struct SustainedRun {
+  double median_ms = 0;         ///< per launch, events around each one, no L2 flush between
+  int launches = 0;             ///< in the measured part (the first quarter of the time is settling, not counted)
+  unsigned clock_median_mhz = 0, clock_min_mhz = 0, clock_max_mhz = 0;  ///< NVML's SM clock samples
+  double power_median_w = 0;    ///< board power samples
+  unsigned long long reasons = 0;  ///< every NVML clock-event reason seen (bit mask)
+  int samples = 0;
+};
+
+SustainedRun run_sustained(const Launch& launch, cudaStream_t s, int duration_ms, const std::string& bus) {
+  constexpr int kInFlight = 8;  // event pairs queued ahead, so the GPU never waits for the host
+  constexpr auto kSampleEvery = std::chrono::milliseconds(10);
+  std::vector<cudaEvent_t> starts(kInFlight), stops(kInFlight);
+  for (int i = 0; i < kInFlight; ++i) {
+    check(cudaEventCreate(&starts[i]), "event");
+    check(cudaEventCreate(&stops[i]), "event");
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto settle = t0 + std::chrono::milliseconds(duration_ms / 4);
+  const auto end = t0 + std::chrono::milliseconds(duration_ms);
+  std::vector<double> ms;
+  std::vector<unsigned> clocks;
+  std::vector<double> watts;
+  SustainedRun r;
+  auto next_sample = t0;
+  long long issued = 0, done = 0;
+  auto retire = [&](bool counted) {
+    const int slot = static_cast<int>(done % kInFlight);
+    wait_for(stops[slot], "sustained launch");
+    float t = 0;
+    check(cudaEventElapsedTime(&t, starts[slot], stops[slot]), "elapsed");
+    if (counted) ms.push_back(t);
+    ++done;
+  };
+  while (std::chrono::steady_clock::now() < end) {
+    if (issued - done == kInFlight) retire(std::chrono::steady_clock::now() >= settle);
+    const int slot = static_cast<int>(issued % kInFlight);
+    check(cudaEventRecord(starts[slot], s), "event record");
+    check(launch(s), "sustained launch");
+    check(cudaEventRecord(stops[slot], s), "event record");
+    ++issued;
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= settle && now >= next_sample) {
+      next_sample = now + kSampleEvery;
+      const Nvml& nvml = Nvml::instance();
+      if (const auto c = nvml.sm_clock_mhz(bus)) clocks.push_back(*c);
+      if (const auto p = nvml.power_mw(bus)) watts.push_back(*p / 1000.0);
+      if (const auto why = nvml.clock_event_reasons(bus)) r.reasons |= *why;
+    }
+  }
+  while (done < issued) retire(true);
+  for (int i = 0; i < kInFlight; ++i) {
+    cudaEventDestroy(starts[i]);
+    cudaEventDestroy(stops[i]);
+  }
+  auto median = [](auto v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? typename decltype(v)::value_type{} : v[v.size() / 2];
+  };
+  r.median_ms = median(ms);
+  r.launches = static_cast<int>(ms.size());
+  r.clock_median_mhz = median(clocks);
+  if (!clocks.empty()) {
+    r.clock_min_mhz = *std::min_element(clocks.begin(), clocks.end());
+    r.clock_max_mhz = *std::max_element(clocks.begin(), clocks.end());
+  }
+  r.power_median_w = median(watts);
+  r.samples = static_cast<int>(clocks.size());
+  return r;
+}
+
 struct Candidate {
   Config config;
   double ms = 0;
@@ -196,10 +270,17 @@ std::vector<Config> candidates(const Problem& p, const DeviceSpec& d, const std:
   return out;
 }
 
+/// What a --problem run adds to its case (see run_case).
+struct CaseExtras {
+  bool all_in_turns = false;  ///< time every verified configuration and cuBLAS in turns
+  int sustain_ms = 0;         ///< and run each of them back to back for this long (run_sustained)
+  std::string bus;            ///< the device's PCI bus id, for NVML
+};
+
 CaseResult run_case(const std::string& label, const Problem& p, const DeviceSpec& d, const std::vector<Config>& start,
                     int climb_rounds, const Compiler& compiler, cudaStream_t stream, void* flush,
                     std::size_t flush_bytes, std::ostream& log, std::size_t verify_top, bool allow_split = false,
-                    bool all_in_turns = false) {
+                    const CaseExtras& extras = {}) {
   CaseResult result{label, p, {}, 0, {}};
   GemmHarness harness;
   harness.prepare(p, 2026);
@@ -296,17 +377,14 @@ CaseResult run_case(const std::string& label, const Problem& p, const DeviceSpec
   }
   log << "  cuBLAS " << result.cublas_ms << " ms  " << result.tflops(result.cublas_ms) << " TFLOP/s; "
       << configs.size() << " configurations timed\n";
-  if (all_in_turns) {
-    // Every configuration that verifies, and cuBLAS, timed in turns with one
-    // another, next to each one's time alone: what running between other
-    // kernels costs each (a kernel timed alone finds its own code and
-    // constants still cached on the SMs; the L2 is flushed either way).
+  if (extras.all_in_turns || extras.sustain_ms > 0) {
+    // Every configuration that verifies, and cuBLAS.
     std::vector<Launch> launches;
     std::vector<std::string> names;
     for (const Candidate& c : timed) {
       const std::size_t idx = index_of(c.config);
       if (!run_and_verify(idx).passed) {
-        log << "  all in turns: left out (verification FAILED): " << c.config.key() << "\n";
+        log << "  left out (verification FAILED): " << c.config.key() << "\n";
         continue;
       }
       launches.push_back(launch_of(idx));
@@ -315,9 +393,28 @@ CaseResult run_case(const std::string& label, const Problem& p, const DeviceSpec
     const double cublas_alone = time_median_ms(cublas, stream, flush, flush_bytes);
     launches.push_back(cublas);
     names.push_back("cuBLAS (alone " + std::to_string(cublas_alone) + " ms)");
-    const std::vector<double> ms = interleaved_medians_ms(launches, stream, flush, flush_bytes);
-    for (std::size_t i = 0; i < ms.size(); ++i)
-      log << "  all in turns: " << ms[i] << " ms  " << result.tflops(ms[i]) << " TFLOP/s  " << names[i] << "\n";
+    if (extras.all_in_turns) {
+      // In turns with one another, next to each one's time alone: what running
+      // between other kernels costs each (a kernel timed alone finds its own
+      // code and constants still cached on the SMs; the L2 is flushed either way).
+      const std::vector<double> ms = interleaved_medians_ms(launches, stream, flush, flush_bytes);
+      for (std::size_t i = 0; i < ms.size(); ++i)
+        log << "  all in turns: " << ms[i] << " ms  " << result.tflops(ms[i]) << " TFLOP/s  " << names[i] << "\n";
+    }
+    // Twice round, so that a drift of temperature between the first and the
+    // last shows as a difference between the rounds.
+    for (int round = 1; extras.sustain_ms > 0 && round <= 2; ++round) {
+      for (std::size_t i = 0; i < launches.size(); ++i) {
+        const SustainedRun r = run_sustained(launches[i], stream, extras.sustain_ms, extras.bus);
+        char line[400];
+        std::snprintf(line, sizeof line,
+                      "  sustained (round %d, %d ms): %.5f ms  %.1f TFLOP/s over %d launches; SM clock %u MHz "
+                      "(%u-%u, %d samples); power %.0f W; clock-event reasons 0x%llx  ",
+                      round, extras.sustain_ms, r.median_ms, result.tflops(r.median_ms), r.launches,
+                      r.clock_median_mhz, r.clock_min_mhz, r.clock_max_mhz, r.samples, r.power_median_w, r.reasons);
+        log << line << names[i] << "\n";
+      }
+    }
   }
   for (cudaLibrary_t lib : libraries) cudaLibraryUnload(lib);
   return result;
@@ -331,12 +428,12 @@ struct Bench {
   void* flush = nullptr;
   std::size_t flush_bytes = 256u << 20;  // > 60 MB L2
   std::ostringstream log;
-  bool all_in_turns = false;  ///< --all-in-turns (see run_case)
+  CaseExtras extras;  ///< --all-in-turns, --sustain-ms (see run_case)
 
   CaseResult run(const std::string& label, const Problem& p, const std::vector<Config>& start, int climb_rounds,
                  std::size_t verify_top, bool allow_split = false) {
     return run_case(label, p, device, start, climb_rounds, compiler, stream, flush, flush_bytes, log, verify_top,
-                    allow_split, all_in_turns);
+                    allow_split, extras);
   }
 };
 
@@ -560,9 +657,15 @@ int main(int argc, char** argv) {
   app.add_flag("--all-in-turns", all_in_turns,
                "with --problem: also verify every --config and time all that pass, and cuBLAS, in turns with one "
                "another, next to each one's time alone");
+  int sustain_ms = 0;
+  app.add_option("--sustain-ms", sustain_ms,
+                 "with --problem: also run every verified --config and cuBLAS back to back, each alone for this "
+                 "many milliseconds, twice round, and report the steady-state time with NVML's SM clock, board "
+                 "power and clock-event reasons sampled during it")
+      ->check(CLI::Range(0, 60000));
   CLI11_PARSE(app, argc, argv);
-  if (all_in_turns && problem_text.empty()) {
-    std::fprintf(stderr, "gemm_bench: --all-in-turns needs --problem\n");
+  if ((all_in_turns || sustain_ms > 0) && problem_text.empty()) {
+    std::fprintf(stderr, "gemm_bench: --all-in-turns and --sustain-ms need --problem\n");
     return 2;
   }
   std::vector<Config> only;
@@ -603,7 +706,9 @@ int main(int argc, char** argv) {
   cudaDeviceGetPCIBusId(bus, sizeof bus, 0);
   check(cudaStreamCreate(&b.stream), "stream");
   check(cudaMalloc(&b.flush, b.flush_bytes), "flush buffer");
-  b.all_in_turns = all_in_turns;
+  b.extras.all_in_turns = all_in_turns;
+  b.extras.sustain_ms = sustain_ms;
+  b.extras.bus = bus;
 
   std::string tables;
   if (single) {

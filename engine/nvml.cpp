@@ -22,6 +22,10 @@ struct Nvml::Functions {
   int (*clock_info)(nvmlDevice, int, unsigned*) = nullptr;
   int (*max_clock_info)(nvmlDevice, int, unsigned*) = nullptr;
   int (*temperature)(nvmlDevice, int, unsigned*) = nullptr;
+  // Optional: a driver without them still serves the queries above.
+  int (*power_usage)(nvmlDevice, unsigned*) = nullptr;
+  int (*power_limit)(nvmlDevice, unsigned*) = nullptr;
+  int (*clock_reasons)(nvmlDevice, unsigned long long*) = nullptr;
 };
 
 Nvml& Nvml::instance() {
@@ -44,6 +48,11 @@ Nvml::Nvml() {
             load(fn_->max_clock_info, "nvmlDeviceGetMaxClockInfo") &&
             load(fn_->temperature, "nvmlDeviceGetTemperature");
   available_ = ok && fn_->init() == kNvmlSuccess;
+  load(fn_->power_usage, "nvmlDeviceGetPowerUsage");
+  load(fn_->power_limit, "nvmlDeviceGetEnforcedPowerLimit");
+  // Renamed in newer drivers; the older name is still exported.
+  if (!load(fn_->clock_reasons, "nvmlDeviceGetCurrentClocksEventReasons"))
+    load(fn_->clock_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
 }
 
 void* Nvml::device(const std::string& pci_bus_id) const {
@@ -77,6 +86,27 @@ std::optional<unsigned> Nvml::temperature_c(const std::string& pci_bus_id) const
   unsigned v = 0;
   void* d = device(pci_bus_id);
   if (!d || fn_->temperature(d, kNvmlTemperatureGpu, &v) != kNvmlSuccess) return std::nullopt;
+  return v;
+}
+
+std::optional<unsigned> Nvml::power_mw(const std::string& pci_bus_id) const {
+  unsigned v = 0;
+  void* d = device(pci_bus_id);
+  if (!d || !fn_->power_usage || fn_->power_usage(d, &v) != kNvmlSuccess) return std::nullopt;
+  return v;
+}
+
+std::optional<unsigned> Nvml::power_limit_mw(const std::string& pci_bus_id) const {
+  unsigned v = 0;
+  void* d = device(pci_bus_id);
+  if (!d || !fn_->power_limit || fn_->power_limit(d, &v) != kNvmlSuccess) return std::nullopt;
+  return v;
+}
+
+std::optional<unsigned long long> Nvml::clock_event_reasons(const std::string& pci_bus_id) const {
+  unsigned long long v = 0;
+  void* d = device(pci_bus_id);
+  if (!d || !fn_->clock_reasons || fn_->clock_reasons(d, &v) != kNvmlSuccess) return std::nullopt;
   return v;
 }
 
