@@ -85,7 +85,9 @@ std::string family_source_hash(const KernelFamily& family);
 /// family_source_hash(family) for families with one path. Throws like it.
 std::string family_source_hash(const KernelFamily& family, const Problem& normalized, const DeviceSpec& device);
 /// The same hash of the text in another kernels_templated folder (an older
-/// checkout's, say): which results that text measured.
+/// checkout's, say): which results that text measured. A listed file the
+/// folder does not have (added since) is left out, as the text then had no
+/// such file; a folder with none of them throws.
 std::string family_source_hash(const KernelFamily& family, const Problem& normalized, const DeviceSpec& device,
                                const std::string& kernel_dir);
 

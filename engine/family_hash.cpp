@@ -15,19 +15,30 @@
 namespace ktune {
 namespace {
 
+/// Which of the listed files a folder must hold: all of them (this build's
+/// templates), or those it has (an older folder, from before files were added).
+enum class MissingFiles { refuse, leave_out };
+
 std::string hash_of_files(const KernelFamily& family, const std::vector<std::string>& files,
-                          const std::filesystem::path& dir = Compiler::kernel_dir()) {
+                          const std::filesystem::path& dir = Compiler::kernel_dir(),
+                          MissingFiles missing = MissingFiles::refuse) {
   std::string all;
+  int read = 0;
   for (const auto& rel : files) {
     std::ifstream in(dir / rel, std::ios::binary);
+    if (!in && missing == MissingFiles::leave_out && !std::filesystem::exists(dir / rel)) continue;
     if (!in)
       throw std::runtime_error("kernel family '" + std::string(family.name()) +
                                "': cannot read template file " + (dir / rel).string() +
                                " (set KTUNE_KERNEL_DIR to the kernels_templated folder)");
+    ++read;
     std::ostringstream text;
     text << in.rdbuf();
     all += text.str();
   }
+  if (missing == MissingFiles::leave_out && read == 0)
+    throw std::runtime_error("kernel family '" + std::string(family.name()) + "': " + dir.string() +
+                             " holds none of its template files");
   return stable_hash_hex(all);
 }
 
@@ -55,7 +66,9 @@ std::string family_source_hash(const KernelFamily& family, const Problem& normal
 
 std::string family_source_hash(const KernelFamily& family, const Problem& normalized, const DeviceSpec& device,
                                const std::string& kernel_dir) {
-  return hash_of_files(family, family.template_files_for(normalized, device), kernel_dir);
+  // A file the path lists now and the folder lacks was added since: the text
+  // measured then is the other files' (the hash concatenates them in order).
+  return hash_of_files(family, family.template_files_for(normalized, device), kernel_dir, MissingFiles::leave_out);
 }
 
 DeviceSpec stored_device_spec(const std::string& name, const std::string& arch) {

@@ -12,6 +12,7 @@
 #include "db/store.hpp"
 #include "engine/compiler.hpp"
 #include "engine/family_hash.hpp"
+#include "space/value_map.hpp"
 #include "tests/db/db_test_support.hpp"
 
 namespace ktune {
@@ -126,6 +127,28 @@ TEST(CubinRehashCli, ACodeEditMovesOnlyTheConfigurationsItDoesNotChange) {
   EXPECT_NE(run.output.find("STAGES=2"), std::string::npos)
       << "the example names the one left: " << run.output;
   EXPECT_EQ(c.stale(), 1);
+}
+
+TEST(CubinRehashCli, AFileAddedSinceIsLeftOutOfTheOlderTextsHash) {
+  Case c;
+  // The older checkout had no gemm_splitk.cuh (the kernels timed here do not
+  // include it: no K split). Its results were stored under the hash of the
+  // path's other files, concatenated in the path's order.
+  const std::string old_dir = older_text(c.dir.path() / "old", [](std::string&) {});
+  const std::string added = "gemm/gemm_splitk.cuh";
+  fs::remove(fs::path(old_dir) / added);
+  std::string text;
+  for (const std::string& rel : c.gemm.template_files_for(c.problem, c.h200))
+    if (rel != added) text += ktune::testing::read_bytes((fs::path(old_dir) / rel).string());
+  Store(Store::open(c.db))
+      .record(ktune::testing::gemm_key(c.problem, c.h200, stable_hash_hex(text)),
+              std::vector<Result>{ktune::testing::ok_result(c.three_stages, 1e-4)}, ktune::testing::test_provenance());
+  ASSERT_EQ(c.stale(), 1);
+
+  auto run = c.rehash(old_dir);
+  ASSERT_EQ(run.code, 0) << run.output;
+  EXPECT_NE(run.output.find("1 identical: 1 results moved"), std::string::npos) << run.output;
+  EXPECT_EQ(c.stale(), 0);
 }
 
 TEST(CubinRehashCli, AFolderWithoutTheMeasuredTextMovesNothing) {
