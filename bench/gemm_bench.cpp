@@ -127,6 +127,7 @@ SustainedRun run_sustained(const Launch& launch, cudaStream_t s, int duration_ms
   constexpr int kInFlight = 8;  // event pairs queued ahead, so the GPU never waits for the host
   constexpr auto kSampleEvery = std::chrono::milliseconds(10);
   std::vector<cudaEvent_t> starts(kInFlight), stops(kInFlight);
+  std::vector<bool> counted(kInFlight);  // issued after the settling time
   for (int i = 0; i < kInFlight; ++i) {
     check(cudaEventCreate(&starts[i]), "event");
     check(cudaEventCreate(&stops[i]), "event");
@@ -140,17 +141,18 @@ SustainedRun run_sustained(const Launch& launch, cudaStream_t s, int duration_ms
   SustainedRun r;
   auto next_sample = t0;
   long long issued = 0, done = 0;
-  auto retire = [&](bool counted) {
+  auto retire = [&] {
     const int slot = static_cast<int>(done % kInFlight);
     wait_for(stops[slot], "sustained launch");
     float t = 0;
     check(cudaEventElapsedTime(&t, starts[slot], stops[slot]), "elapsed");
-    if (counted) ms.push_back(t);
+    if (counted[slot]) ms.push_back(t);
     ++done;
   };
   while (std::chrono::steady_clock::now() < end) {
-    if (issued - done == kInFlight) retire(std::chrono::steady_clock::now() >= settle);
+    if (issued - done == kInFlight) retire();
     const int slot = static_cast<int>(issued % kInFlight);
+    counted[slot] = std::chrono::steady_clock::now() >= settle;
     check(cudaEventRecord(starts[slot], s), "event record");
     check(launch(s), "sustained launch");
     check(cudaEventRecord(stops[slot], s), "event record");
@@ -164,7 +166,7 @@ SustainedRun run_sustained(const Launch& launch, cudaStream_t s, int duration_ms
       if (const auto why = nvml.clock_event_reasons(bus)) r.reasons |= *why;
     }
   }
-  while (done < issued) retire(true);
+  while (done < issued) retire();
   for (int i = 0; i < kInFlight; ++i) {
     cudaEventDestroy(starts[i]);
     cudaEventDestroy(stops[i]);
