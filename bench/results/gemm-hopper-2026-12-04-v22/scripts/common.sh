@@ -17,6 +17,23 @@ sustain() {
     cut -c1-330
 }
 
+# use_tma_build: runs B and C take branch wip/tc-tma-loads' binaries and kernels from build-carry-tma/ (filled here by
+# make-carry-tma.sh; carry it beside build-carry-lead), so they run from main's checkout.
+use_tma_build() {
+  B=build-carry-tma/bin
+  export LD_LIBRARY_PATH=$PWD/build-carry-tma/lib:${LD_LIBRARY_PATH:-}
+  TMA_KERNELS=$PWD/build-carry-tma/kernels_templated
+  export KTUNE_KERNEL_DIR=$TMA_KERNELS KTUNE_BIN=$PWD/$B/ktune
+  echo "branch wip/tc-tma-loads at $(cat build-carry-tma/REVISION)"; $B/ktune --version
+}
+
+# tma_kernels_of NAME: the branch's kernels for "tma", else a copy of them with v22's variants/NAME.patch applied.
+tma_kernels_of() {
+  if [ "$1" = tma ]; then echo "$TMA_KERNELS"; return; fi
+  rm -rf "/tmp/$1" && mkdir -p "/tmp/$1" && cp -r "$TMA_KERNELS" "/tmp/$1/" &&
+    patch -s -p1 -d "/tmp/$1/kernels_templated" < "$PWD/$V22/variants/$1.patch" && echo "/tmp/$1/kernels_templated"
+}
+
 # tct BLOCK_M BLOCK_N BLOCK_K WARP_M WARP_N STAGES GROUP_M STAGE_C TMA_LOADS: an aligned mma.sync key with the
 # TMA_LOADS knob of branch wip/tc-tma-loads (runs B and C run that branch's binaries and kernels).
 tct() {
