@@ -71,6 +71,14 @@ void wait_for(cudaEvent_t event, const char* what) {
 
 using Launch = std::function<cudaError_t(cudaStream_t)>;
 
+/// The middle value (the upper one of an even count); T{} for no values.
+template <typename T>
+T median_of(std::vector<T> v) {
+  if (v.empty()) return T{};
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
 /// Median milliseconds of each launch over kReps events-timed rounds, the L2
 /// flushed before every run. Within a round the launches take turns, so a drift
 /// of clocks or temperature during the measurement affects them alike and the
@@ -99,10 +107,7 @@ std::vector<double> interleaved_medians_ms(const std::vector<Launch>& launches, 
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
   std::vector<double> medians;
-  for (std::vector<double>& runs : ms) {
-    std::sort(runs.begin(), runs.end());
-    medians.push_back(runs[runs.size() / 2]);
-  }
+  for (const std::vector<double>& runs : ms) medians.push_back(median_of(runs));
   return medians;
 }
 
@@ -171,18 +176,14 @@ SustainedRun run_sustained(const Launch& launch, cudaStream_t s, int duration_ms
     cudaEventDestroy(starts[i]);
     cudaEventDestroy(stops[i]);
   }
-  auto median = [](auto v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? typename decltype(v)::value_type{} : v[v.size() / 2];
-  };
-  r.median_ms = median(ms);
+  r.median_ms = median_of(ms);
   r.launches = static_cast<int>(ms.size());
-  r.clock_median_mhz = median(clocks);
+  r.clock_median_mhz = median_of(clocks);
   if (!clocks.empty()) {
     r.clock_min_mhz = *std::min_element(clocks.begin(), clocks.end());
     r.clock_max_mhz = *std::max_element(clocks.begin(), clocks.end());
   }
-  r.power_median_w = median(watts);
+  r.power_median_w = median_of(watts);
   r.samples = static_cast<int>(clocks.size());
   return r;
 }

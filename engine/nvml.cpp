@@ -1,4 +1,4 @@
-// Nvml: dlopen-based access to NVML's clock, temperature and driver queries.
+// Nvml: dlopen-based access to NVML's clock, temperature, power and driver queries.
 #include "engine/nvml.hpp"
 
 #include <dlfcn.h>
@@ -13,6 +13,22 @@ constexpr int kNvmlSuccess = 0;
 constexpr int kNvmlClockSm = 1;
 constexpr int kNvmlTemperatureGpu = 0;
 
+/// One value of a device query: `call(device, &value)`'s NVML status, nothing
+/// when there is no device or the query fails.
+template <typename T, typename Call>
+std::optional<T> query(void* device, Call call) {
+  T v{};
+  if (!device || call(device, &v) != kNvmlSuccess) return std::nullopt;
+  return v;
+}
+
+/// A query through an optional entry point: fails as NVML would when it is missing.
+template <typename T, typename Fn>
+std::optional<T> optional_query(void* device, Fn* fn) {
+  if (!fn) return std::nullopt;
+  return query<T>(device, fn);
+}
+
 }  // namespace
 
 struct Nvml::Functions {
@@ -24,7 +40,6 @@ struct Nvml::Functions {
   int (*temperature)(nvmlDevice, int, unsigned*) = nullptr;
   // Optional: a driver without them still serves the queries above.
   int (*power_usage)(nvmlDevice, unsigned*) = nullptr;
-  int (*power_limit)(nvmlDevice, unsigned*) = nullptr;
   int (*clock_reasons)(nvmlDevice, unsigned long long*) = nullptr;
 };
 
@@ -49,7 +64,6 @@ Nvml::Nvml() {
             load(fn_->temperature, "nvmlDeviceGetTemperature");
   available_ = ok && fn_->init() == kNvmlSuccess;
   load(fn_->power_usage, "nvmlDeviceGetPowerUsage");
-  load(fn_->power_limit, "nvmlDeviceGetEnforcedPowerLimit");
   // Renamed in newer drivers; the older name is still exported.
   if (!load(fn_->clock_reasons, "nvmlDeviceGetCurrentClocksEventReasons"))
     load(fn_->clock_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
@@ -69,45 +83,29 @@ std::optional<std::string> Nvml::driver_version() const {
 }
 
 std::optional<unsigned> Nvml::sm_clock_mhz(const std::string& pci_bus_id) const {
-  unsigned v = 0;
-  void* d = device(pci_bus_id);
-  if (!d || fn_->clock_info(d, kNvmlClockSm, &v) != kNvmlSuccess) return std::nullopt;
-  return v;
+  return query<unsigned>(device(pci_bus_id), [this](nvmlDevice d, unsigned* v) {
+    return fn_->clock_info(d, kNvmlClockSm, v);
+  });
 }
 
 std::optional<unsigned> Nvml::max_sm_clock_mhz(const std::string& pci_bus_id) const {
-  unsigned v = 0;
-  void* d = device(pci_bus_id);
-  if (!d || fn_->max_clock_info(d, kNvmlClockSm, &v) != kNvmlSuccess) return std::nullopt;
-  return v;
+  return query<unsigned>(device(pci_bus_id), [this](nvmlDevice d, unsigned* v) {
+    return fn_->max_clock_info(d, kNvmlClockSm, v);
+  });
 }
 
 std::optional<unsigned> Nvml::temperature_c(const std::string& pci_bus_id) const {
-  unsigned v = 0;
-  void* d = device(pci_bus_id);
-  if (!d || fn_->temperature(d, kNvmlTemperatureGpu, &v) != kNvmlSuccess) return std::nullopt;
-  return v;
+  return query<unsigned>(device(pci_bus_id), [this](nvmlDevice d, unsigned* v) {
+    return fn_->temperature(d, kNvmlTemperatureGpu, v);
+  });
 }
 
 std::optional<unsigned> Nvml::power_mw(const std::string& pci_bus_id) const {
-  unsigned v = 0;
-  void* d = device(pci_bus_id);
-  if (!d || !fn_->power_usage || fn_->power_usage(d, &v) != kNvmlSuccess) return std::nullopt;
-  return v;
-}
-
-std::optional<unsigned> Nvml::power_limit_mw(const std::string& pci_bus_id) const {
-  unsigned v = 0;
-  void* d = device(pci_bus_id);
-  if (!d || !fn_->power_limit || fn_->power_limit(d, &v) != kNvmlSuccess) return std::nullopt;
-  return v;
+  return optional_query<unsigned>(device(pci_bus_id), fn_ ? fn_->power_usage : nullptr);
 }
 
 std::optional<unsigned long long> Nvml::clock_event_reasons(const std::string& pci_bus_id) const {
-  unsigned long long v = 0;
-  void* d = device(pci_bus_id);
-  if (!d || !fn_->clock_reasons || fn_->clock_reasons(d, &v) != kNvmlSuccess) return std::nullopt;
-  return v;
+  return optional_query<unsigned long long>(device(pci_bus_id), fn_ ? fn_->clock_reasons : nullptr);
 }
 
 }  // namespace ktune

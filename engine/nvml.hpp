@@ -17,9 +17,8 @@ class Nvml {
   std::optional<unsigned> sm_clock_mhz(const std::string& pci_bus_id) const;
   std::optional<unsigned> max_sm_clock_mhz(const std::string& pci_bus_id) const;
   std::optional<unsigned> temperature_c(const std::string& pci_bus_id) const;
-  /// Board power draw in milliwatts, and the power limit the driver enforces.
+  /// Board power draw in milliwatts.
   std::optional<unsigned> power_mw(const std::string& pci_bus_id) const;
-  std::optional<unsigned> power_limit_mw(const std::string& pci_bus_id) const;
   /// Why the clocks are below their maximum now: NVML's clock-event bit mask
   /// (0x4 software power cap, 0x8 hardware slowdown, 0x20/0x40 thermal, ...).
   std::optional<unsigned long long> clock_event_reasons(const std::string& pci_bus_id) const;
