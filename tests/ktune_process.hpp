@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdio>
 #include <string>
+#include "ktune_test_paths.hpp"
 
 namespace ktune::test {
 

@@ -14,6 +14,7 @@
 #include "engine/device_query.hpp"
 #include "engine/mpi_sweep.hpp"
 #include "tests/ktune_process.hpp"
+#include "ktune_test_paths.hpp"
 
 namespace ktune {
 namespace {

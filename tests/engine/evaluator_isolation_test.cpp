@@ -12,6 +12,7 @@
 #include "engine/gpu_evaluator.hpp"
 #include "engine/isolated_evaluator.hpp"
 #include "engine/worker_protocol.hpp"
+#include "ktune_test_paths.hpp"
 
 namespace fs = std::filesystem;
 using namespace ktune;

@@ -21,6 +21,7 @@
 #include "engine/local_workers.hpp"
 #include "engine/worker_protocol.hpp"
 #include "tuner_fakes.hpp"
+#include "ktune_test_paths.hpp"
 
 namespace ktune {
 namespace {

@@ -9,6 +9,7 @@
 #include "engine/sweep.hpp"
 #include "engine/tune_job.hpp"
 #include "kernels_templated/gemm/gemm_family.hpp"
+#include "ktune_test_paths.hpp"
 
 namespace ktune {
 namespace {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "search/recorded_space.hpp"
+#include "ktune_test_paths.hpp"
 
 namespace ktune {
 namespace {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "search/strategy_benchmark.hpp"
+#include "ktune_test_paths.hpp"
 
 namespace ktune {
 namespace {

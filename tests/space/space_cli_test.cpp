@@ -11,6 +11,7 @@
 
 #include "space/space.hpp"
 #include "tests/ktune_process.hpp"
+#include "ktune_test_paths.hpp"
 
 namespace ktune {
 namespace {
