@@ -37,7 +37,7 @@ struct SweepFile {
   std::vector<SweepItem> items;   ///< every run expanded, in file order
 };
 
-/// Parses and validates a sweep (schema in engine/README.md). Unknown keys
+/// Parses and validates a sweep (schema in docs/tuning.md). Unknown keys
 /// are rejected by name, types and ranges are checked, every item's family,
 /// problem, strategy and replay file are validated (validate_tune_spec), all
 /// before anything runs. `base_dir` resolves relative "db" and "replay" paths.

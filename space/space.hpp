@@ -141,7 +141,7 @@ class Space {
   /// configuration ("contradictory constraints: ...").
   void require_nonempty() const;
 
-  /// Documented JSON form (see docs in space/README.md); from_json reads it
+  /// Documented JSON form (see docs/space.md); from_json reads it
   /// back, C++ constraints included only when they carry an expression.
   nlohmann::json to_json() const;
   static Space from_json(const nlohmann::json& j, ValueMap constants = {});

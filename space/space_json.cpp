@@ -1,4 +1,4 @@
-// Space JSON form (documented in space/README.md): parameters with their kind
+// Space JSON form (documented in docs/space.md): parameters with their kind
 // and values, constraints as expressions, and the constants they read.
 #include <nlohmann/json.hpp>
 

@@ -136,7 +136,7 @@ const CommandRegistrar registrar(25, [](CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "sweep",
       "Tune many problems (and families, and replays) listed in a JSON file, one after another, "
-      "into one database; resumable. The file's format is in engine/README.md.");
+      "into one database; resumable. The file's format is in docs/tuning.md.");
   cmd->add_option("file", args->file, "Sweep file (JSON)")->required();
   cmd->add_option("--shard", args->shard,
                   "Run only share I of N (items whose index % N == I) into its own database "

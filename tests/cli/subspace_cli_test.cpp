@@ -1,7 +1,7 @@
 // CLI tests of sub-spaces: `ktune tune --require` with an exhaustive strategy
 // evaluates exactly the count `ktune space --require` reports, bad or
 // contradictory expressions are usage errors naming them, and the gemm
-// example of engine/README.md compiles against the gemm space.
+// example of docs/tuning.md compiles against the gemm space.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -107,7 +107,7 @@ TEST_F(SubSpaceCli, AnEmptySubSpaceIsAUsageErrorNamingTheExpressions) {
   EXPECT_FALSE(fs::exists(db_));
 }
 
-// The example of engine/README.md, "Tuning a sub-space".
+// The example of docs/tuning.md, "Tuning a sub-space".
 TEST(SubSpaceCliGemm, TheReadmeExampleNarrowsTheGemmSpace) {
   const std::string problem = "m=4096,n=4096,k=4096,dtype=bf16,layout=nt,path=mma";
   const std::string expression = "VEC == 8 && SMEM == 'xor' && GROUP_M == 8 && PREDICATED == false";

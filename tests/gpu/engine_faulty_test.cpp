@@ -143,7 +143,7 @@ TEST(EngineGpu, StreamingTimeIsCloseToACopy) {
 // allocated, pushed the harness' working set past L2 and every later
 // configuration of the run was timed without a flush: the shipped database
 // ranked warm and cold times of 128x4096x4096 together (bench/results/
-// gemm-hopper-2026-12-02-v12.md). Here the split-K configuration runs first.
+// gemm-hopper-2026-12-02-v12.md at tag results-archive-2026-12-05). Here the split-K configuration runs first.
 TEST(EngineGpu, EveryConfigurationOfAProblemIsTimedWithTheL2Flushed) {
   REQUIRE_GPU();
   const KernelFamily& gemm = find_family("gemm");
