@@ -6,8 +6,10 @@
 
 namespace ktune::rowwise {
 
-LoadedCubin::LoadedCubin(const std::vector<char>& cubin, const std::vector<std::string>& lowered_names) {
-  cudaError_t e = cudaLibraryLoadData(&library_, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+LoadedCubin::LoadedCubin(const std::vector<char>& cubin,
+                         const std::vector<std::string>& lowered_names) {
+  cudaError_t e =
+      cudaLibraryLoadData(&library_, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
   if (e != cudaSuccess) {
     library_ = nullptr;
     error_ = std::string("cudaLibraryLoadData: ") + cudaGetErrorString(e);
@@ -28,8 +30,8 @@ LoadedCubin::~LoadedCubin() {
   if (library_) cudaLibraryUnload(library_);
 }
 
-RunCheck run_and_verify(FamilyHarness& harness, const Config& config, std::span<const cudaKernel_t> kernels,
-                        cudaStream_t stream) {
+RunCheck run_and_verify(FamilyHarness& harness, const Config& config,
+                        std::span<const cudaKernel_t> kernels, cudaStream_t stream) {
   RunCheck r;
   harness.poison_outputs(stream);
   r.launch = harness.launch(config, kernels, stream);
@@ -39,8 +41,9 @@ RunCheck run_and_verify(FamilyHarness& harness, const Config& config, std::span<
   return r;
 }
 
-double median_launch_seconds(FamilyHarness& harness, const Config& config, std::span<const cudaKernel_t> kernels,
-                             cudaStream_t stream, int warmup, int repetitions) {
+double median_launch_seconds(FamilyHarness& harness, const Config& config,
+                             std::span<const cudaKernel_t> kernels, cudaStream_t stream, int warmup,
+                             int repetitions) {
   for (int i = 0; i < warmup; ++i)
     if (harness.launch(config, kernels, stream) != cudaSuccess) return -1;
   std::vector<cudaEvent_t> events(2 * static_cast<std::size_t>(repetitions));
@@ -56,7 +59,8 @@ double median_launch_seconds(FamilyHarness& harness, const Config& config, std::
   std::vector<double> times;
   for (int i = 0; err == cudaSuccess && i < repetitions; ++i) {
     float ms = 0;
-    if (cudaEventElapsedTime(&ms, events[2 * i], events[2 * i + 1]) == cudaSuccess) times.push_back(ms * 1e-3);
+    if (cudaEventElapsedTime(&ms, events[2 * i], events[2 * i + 1]) == cudaSuccess)
+      times.push_back(ms * 1e-3);
   }
   for (auto& e : events) cudaEventDestroy(e);
   if (err != cudaSuccess || times.empty()) return -1;

@@ -39,12 +39,13 @@ struct RunCheck {
 };
 
 /// Poisons the outputs, launches once, waits, verifies.
-RunCheck run_and_verify(FamilyHarness& harness, const Config& config, std::span<const cudaKernel_t> kernels,
-                        cudaStream_t stream);
+RunCheck run_and_verify(FamilyHarness& harness, const Config& config,
+                        std::span<const cudaKernel_t> kernels, cudaStream_t stream);
 
 /// Median of `repetitions` event-timed launches after `warmup` untimed ones,
 /// in seconds; negative on a CUDA error.
-double median_launch_seconds(FamilyHarness& harness, const Config& config, std::span<const cudaKernel_t> kernels,
-                             cudaStream_t stream, int warmup, int repetitions);
+double median_launch_seconds(FamilyHarness& harness, const Config& config,
+                             std::span<const cudaKernel_t> kernels, cudaStream_t stream, int warmup,
+                             int repetitions);
 
 }  // namespace ktune::rowwise
