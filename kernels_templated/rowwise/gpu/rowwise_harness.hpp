@@ -27,6 +27,11 @@ class RowwiseHarness final : public FamilyHarness {
   Verification verify(const Config& config, cudaStream_t stream) override;
   /// Set 1: the edge inputs of fill_edge (rowwise/README.md, "Verification").
   int input_sets() const override { return 2; }
+  /// The output (the evaluator's bitwise determinism check compares two runs).
+  std::pair<const void*, std::size_t> output_region() const override {
+    return {y_,
+            static_cast<std::size_t>(output_elements()) * static_cast<std::size_t>(elem_bytes_)};
+  }
   void select_inputs(int set) override;
 
   /// Every bound verify() applies: the family's element bound over the
