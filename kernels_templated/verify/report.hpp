@@ -18,7 +18,8 @@ inline constexpr const char* kStages[] = {"compile", "numerical", "edge", "deter
                                           "performance"};
 
 struct Report {
-  /// Stages that ran, each with its outcome; a stage that did not run is absent.
+  /// Stages that ran, in order, each with its outcome (compile, numerical,
+  /// determinism, edge, performance: docs/verification.md); absent: not run.
   std::vector<std::pair<std::string, bool>> stages;
   Tolerances tolerances;
   CheckStats numerical;            ///< the seeded random inputs (the ones timed)
