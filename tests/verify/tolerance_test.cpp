@@ -324,3 +324,44 @@ TEST(Report, JsonKeysTheLookupReads) {
   Report unchecked;
   EXPECT_FALSE(to_json(unchecked).contains("deterministic"));  // absent, never a guess
 }
+
+// test_faulty's injected faults (kernels_templated/faulty/faulty.cuh) on host
+// data, under the bounds its harness applies: y = a x + b with a sum's bound
+// over nine terms, rows of 1024 outputs. The correct computation passes; the
+// dropped k-tile, the wrong row and the NaN fail.
+TEST(FaultyPatterns, TheChecksCatchEachInjectedFault) {
+  const long long n = 1 << 16, row = 1024;
+  std::mt19937_64 rng(42);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  const float a = 0.5f + 0.5f * (u(rng) + 1.f), b = u(rng);
+  std::vector<float> x(n);
+  for (float& v : x) v = u(rng);
+  const Tolerances t{sum_bound(Precision::fp32, 9), 1e-5, 1e-4};
+  auto check = [&](const std::string& mode) {
+    Checker checker(t.element, row);
+    for (long long i = 0; i < n; ++i) {
+      float y = std::fma(a, x[i], b);
+      if (mode ==
+          "drop_ktile") {  // eight k-tiles of a/8; output tile (block) 1 of 1024 skips k-tile 3
+        y = b;
+        for (int k = 0; k < 8; ++k)
+          if (!(i / 1024 == 1 && k == 3)) y = std::fma(0.125f * a, x[i], y);
+      }
+      if (mode == "wrong_row" && i / row == 5) y = std::fma(a, x[i + row], b);
+      if (mode == "nan_one" && i == n / 2) y = std::numeric_limits<float>::quiet_NaN();
+      const double ref = double(a) * x[i] + b;
+      checker.add(i, y, ref, std::fabs(double(a) * x[i]) + std::fabs(double(b)));
+    }
+    return checker.finish();
+  };
+  EXPECT_EQ(failure_reason(check("normal"), t), "");
+  const CheckStats dropped = check("drop_ktile");
+  EXPECT_GT(dropped.off, 0);
+  EXPECT_EQ(dropped.worst_index / 1024, 1);
+  const CheckStats wrong_row = check("wrong_row");
+  EXPECT_EQ(wrong_row.worst_row, 5);
+  EXPECT_NE(failure_reason(wrong_row, t).find("elements outside"), std::string::npos);
+  const CheckStats nan = check("nan_one");
+  EXPECT_EQ(nan.non_finite, 1);
+  EXPECT_EQ(nan.first_bad, n / 2);
+}
