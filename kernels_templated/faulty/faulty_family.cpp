@@ -2,6 +2,7 @@
 #include "kernels_templated/faulty/faulty_family.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include "space/space.hpp"
 
@@ -9,7 +10,7 @@ namespace ktune {
 namespace {
 
 int mode_index(const std::string& mode) {
-  for (int i = 0; i < 4; ++i)
+  for (int i = 0; i < static_cast<int>(std::size(kFaultyModes)); ++i)
     if (mode == kFaultyModes[i]) return i;
   throw std::invalid_argument("test_faulty: unknown mode '" + mode + "'");
 }
