@@ -303,17 +303,24 @@ CaseResult run_case(const std::string& label, const Problem& p, const DeviceSpec
   std::vector<Candidate> timed;
   log << "## " << label << " (" << p.key() << ")\n";
   // The position of an evaluated configuration, its launch, and one checked run
-  // of it (outputs poisoned first, compared with cuBLAS).
+  // of it (outputs poisoned first, compared with cuBLAS on random and edge inputs).
   auto index_of = [&](const Config& c) {
     return static_cast<std::size_t>(std::find(configs.begin(), configs.end(), c) - configs.begin());
   };
   auto launch_of = [&](std::size_t idx) -> Launch {
     return [&, idx](cudaStream_t s) { return harness.launch(configs[idx], kernels_of[idx], s); };
   };
+  // Random inputs, then the edge inputs; the first failure, else the last check.
   auto run_and_verify = [&](std::size_t idx) {
-    harness.poison_outputs(stream);
-    check(harness.launch(configs[idx], kernels_of[idx], stream), "verify launch");
-    return harness.verify(configs[idx], stream);
+    Verification v;
+    for (int set = 0; set < harness.input_sets() && (set == 0 || v.passed); ++set) {
+      harness.select_inputs(set);
+      harness.poison_outputs(stream);
+      check(harness.launch(configs[idx], kernels_of[idx], stream), "verify launch");
+      v = harness.verify(configs[idx], stream);
+    }
+    harness.select_inputs(0);
+    return v;
   };
 
   auto evaluate = [&](const std::vector<Config>& batch) {
