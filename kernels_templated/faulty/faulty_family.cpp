@@ -26,9 +26,7 @@ class FaultyFamily final : public KernelFamily {
 
   Problem normalize(const Problem& p) const override {
     for (const auto& [key, value] : p)
-      if (key != "n")
-        throw ProblemError("unknown problem key '" + key +
-                           "' for family test_faulty (expected n>=1)");
+      if (key != "n") throw ProblemError("unknown problem key '" + key + "' for family test_faulty (expected n>=1)");
     if (!p.contains("n")) throw ProblemError("missing problem key 'n' (expected n>=1)");
     std::int64_t n;
     try {
@@ -48,42 +46,29 @@ class FaultyFamily final : public KernelFamily {
     const Problem p = normalize(raw);
     ValueMap constants;
     constants.set("n", p.integer("n"));
-    constants.set("max_threads", static_cast<std::int64_t>(
-                                     d.max_threads_per_block > 0 ? d.max_threads_per_block : 1024));
-    constants.set("smem_max", static_cast<std::int64_t>(
-                                  d.smem_per_block_optin > 0 ? d.smem_per_block_optin : 48 * 1024));
+    constants.set("max_threads", static_cast<std::int64_t>(d.max_threads_per_block > 0 ? d.max_threads_per_block : 1024));
+    constants.set("smem_max", static_cast<std::int64_t>(d.smem_per_block_optin > 0 ? d.smem_per_block_optin : 48 * 1024));
     Space s(constants);
     s.add(Parameter::pow2_range("threads", 64, 1024, 256, "threads per block"));
     s.add(Parameter::pow2_range("items", 1, 16, 4, "elements per thread"));
-    s.add(Parameter::categorical(
-        "mode", std::vector<std::string>(std::begin(kFaultyModes), std::end(kFaultyModes)),
-        "normal",
-        "normal, or a deliberate fault: oob_write | hang | wrong | drop_ktile | wrong_row | "
-        "nan_one"));
-    s.add(Parameter::boolean("smem_stage", false,
-                             "stage x through threads*items*4 bytes of dynamic shared memory"));
+    s.add(Parameter::categorical("mode", std::vector<std::string>(std::begin(kFaultyModes), std::end(kFaultyModes)),
+                                 "normal",
+                                 "normal, or a deliberate fault: oob_write | hang | wrong | drop_ktile | wrong_row | nan_one"));
+    s.add(Parameter::boolean("smem_stage", false, "stage x through threads*items*4 bytes of dynamic shared memory"));
     s.require("threads <= max_threads", {"threads", "max_threads"},
               [](const Assignment& a) { return a.i("threads") <= a.i("max_threads"); });
     s.require("staged tile fits in shared memory", {"threads", "items", "smem_stage", "smem_max"},
-              [](const Assignment& a) {
-                return !a.b("smem_stage") || a.i("threads") * a.i("items") * 4 <= a.i("smem_max");
-              });
+              [](const Assignment& a) { return !a.b("smem_stage") || a.i("threads") * a.i("items") * 4 <= a.i("smem_max"); });
     return s;
   }
 
   Config default_config(const Problem&, const DeviceSpec&) const override {
-    return Config{{"threads", std::int64_t{256}},
-                  {"items", std::int64_t{4}},
-                  {"mode", std::string("normal")},
+    return Config{{"threads", std::int64_t{256}}, {"items", std::int64_t{4}}, {"mode", std::string("normal")},
                   {"smem_stage", false}};
   }
 
-  double flops(const Problem& p) const override {
-    return 2.0 * static_cast<double>(p.integer("n"));
-  }
-  double min_bytes(const Problem& p) const override {
-    return 8.0 * static_cast<double>(p.integer("n"));
-  }
+  double flops(const Problem& p) const override { return 2.0 * static_cast<double>(p.integer("n")); }
+  double min_bytes(const Problem& p) const override { return 8.0 * static_cast<double>(p.integer("n")); }
 
   WorkEstimate estimate(const Problem& p, const Config& c, const DeviceSpec&) const override {
     const long long n = p.integer("n");
@@ -104,8 +89,7 @@ class FaultyFamily final : public KernelFamily {
     s.program_name = "test_faulty.cu";
     s.source = "#include \"kernels_templated/faulty/faulty.cuh\"\n";
     s.kernels = {"ktune_faulty::affine<" + std::to_string(c.integer("threads")) + ", " +
-                 std::to_string(c.integer("items")) + ", " +
-                 std::to_string(mode_index(c.text("mode"))) + ", " +
+                 std::to_string(c.integer("items")) + ", " + std::to_string(mode_index(c.text("mode"))) + ", " +
                  (c.boolean("smem_stage") ? "true" : "false") + ">"};
     return s;
   }
