@@ -10,13 +10,14 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -27,6 +28,7 @@
 
 #include "engine/compiler.hpp"
 #include "engine/nvml.hpp"
+#include "engine/timing.hpp"
 #include "engine/version.hpp"
 #include "kernels_templated/gemm/gemm_family.hpp"
 #include "kernels_templated/gemm/gpu/gemm_harness.hpp"
@@ -34,9 +36,6 @@
 namespace {
 
 using namespace ktune;
-
-constexpr int kWarmup = 3;
-constexpr int kReps = 20;
 
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) {
@@ -60,7 +59,9 @@ void wait_for(cudaEvent_t event, const char* what) {
     if (e == cudaSuccess) return;
     if (e != cudaErrorNotReady) check(e, what);
     if (std::chrono::steady_clock::now() > deadline) {
-      std::fprintf(stderr, "gemm_bench: %s: the launch is still running after %d s; taking it for a hang and exiting\n",
+      std::fprintf(stderr,
+                   "gemm_bench: %s: the launch is still running after %d s; taking it for a hang "
+                   "and exiting\n",
                    what, kHangSeconds);
       std::fflush(stdout);
       std::_Exit(3);
@@ -69,7 +70,7 @@ void wait_for(cudaEvent_t event, const char* what) {
   }
 }
 
-using Launch = std::function<cudaError_t(cudaStream_t)>;
+using Launch = LaunchFn;
 
 /// The middle value (the upper one of an even count); T{} for no values.
 template <typename T>
@@ -79,56 +80,60 @@ T median_of(std::vector<T> v) {
   return v[v.size() / 2];
 }
 
-/// Median milliseconds of each launch over kReps events-timed rounds, the L2
-/// flushed before every run. Within a round the launches take turns, so a drift
-/// of clocks or temperature during the measurement affects them alike and the
-/// ratio between them stays fair (timed one after another, the first would
-/// run under different clocks than the last).
-std::vector<double> interleaved_medians_ms(const std::vector<Launch>& launches, cudaStream_t s, void* flush,
-                                           std::size_t flush_bytes) {
-  for (const Launch& launch : launches)
-    for (int i = 0; i < kWarmup; ++i) check(launch(s), "warm-up launch");
-  cudaEvent_t start, stop;
-  check(cudaEventCreate(&start), "event");
-  check(cudaEventCreate(&stop), "event");
-  std::vector<std::vector<double>> ms(launches.size());
-  for (int i = 0; i < kReps; ++i) {
-    for (std::size_t j = 0; j < launches.size(); ++j) {
-      check(cudaMemsetAsync(flush, i & 0xFF, flush_bytes, s), "L2 flush");
-      check(cudaEventRecord(start, s), "event record");
-      check(launches[j](s), "timed launch");
-      check(cudaEventRecord(stop, s), "event record");
-      wait_for(stop, "timed launch");
-      float t = 0;
-      check(cudaEventElapsedTime(&t, start, stop), "elapsed");
-      ms[j].push_back(t);
+/// Waits for `s` with wait_for's deadline: a hang ends the bench (status 3).
+cudaError_t wait_stream(cudaStream_t s, const char* what) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kHangSeconds);
+  for (;;) {
+    const cudaError_t e = cudaStreamQuery(s);
+    if (e != cudaErrorNotReady) return e;
+    if (std::chrono::steady_clock::now() > deadline) {
+      std::fprintf(stderr,
+                   "gemm_bench: %s: still running after %d s; taking it for a hang and exiting\n",
+                   what, kHangSeconds);
+      std::fflush(stdout);
+      std::_Exit(3);
     }
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
+}
+
+/// Median milliseconds of each launch, timed as `ktune tune` times
+/// (engine/timing.hpp: the L2 flushed before every run, warm-up, rounds until
+/// the spread target or the cap). Within a round the launches take turns, so
+/// a drift of clocks or temperature affects them alike and the ratio between
+/// them stays fair. `noisy`, when given, says whether any missed the target.
+std::vector<double> interleaved_medians_ms(const std::vector<Launch>& launches, cudaStream_t s,
+                                           const L2Flush* flush, bool* noisy = nullptr) {
+  const TimedLaunches t = time_launches(launches, s, TimingOptions{}, flush,
+                                        [s](double) { return wait_stream(s, "timed launches"); });
+  check(t.error, t.failed_phase);
+  if (noisy) *noisy = t.noisy;
   std::vector<double> medians;
-  for (const std::vector<double>& runs : ms) medians.push_back(median_of(runs));
+  for (const TimeStats& st : t.stats) medians.push_back(st.median_s * 1e3);
   return medians;
 }
 
 /// Median milliseconds of one launch (see interleaved_medians_ms).
-double time_median_ms(const Launch& launch, cudaStream_t s, void* flush, std::size_t flush_bytes) {
-  return interleaved_medians_ms({launch}, s, flush, flush_bytes).front();
+double time_median_ms(const Launch& launch, cudaStream_t s, const L2Flush* flush,
+                      bool* noisy = nullptr) {
+  return interleaved_medians_ms({launch}, s, flush, noisy).front();
 }
 
 /// One launch run back to back, alone, for a while: its steady state under the
 /// GPU's power management, which the interleaved medians (a few milliseconds
 /// per kernel) cannot show. NVML is sampled while it runs.
 struct SustainedRun {
-  double median_ms = 0;         ///< per launch, events around each one, no L2 flush between
-  int launches = 0;             ///< in the measured part (the first quarter of the time is settling, not counted)
+  double median_ms = 0;  ///< per launch, events around each one, no L2 flush between
+  int launches =
+      0;  ///< in the measured part (the first quarter of the time is settling, not counted)
   unsigned clock_median_mhz = 0, clock_min_mhz = 0, clock_max_mhz = 0;  ///< NVML's SM clock samples
-  double power_median_w = 0;    ///< board power samples
+  double power_median_w = 0;                                            ///< board power samples
   unsigned long long reasons = 0;  ///< every NVML clock-event reason seen (bit mask)
   int samples = 0;
 };
 
-SustainedRun run_sustained(const Launch& launch, cudaStream_t s, int duration_ms, const std::string& bus) {
+SustainedRun run_sustained(const Launch& launch, cudaStream_t s, int duration_ms,
+                           const std::string& bus) {
   constexpr int kInFlight = 8;  // event pairs queued ahead, so the GPU never waits for the host
   constexpr auto kSampleEvery = std::chrono::milliseconds(10);
   std::vector<cudaEvent_t> starts(kInFlight), stops(kInFlight);
@@ -231,8 +236,8 @@ Config tc(int bm, int bn, int bk, int wm, int wn, int st, int group) {
   return c;
 }
 
-Config wg(int bm, int bn, int wm, int stages, int group, bool persistent, int split = 1, int cluster = 1,
-          bool pingpong = false, bool stage_c = false) {
+Config wg(int bm, int bn, int wm, int stages, int group, bool persistent, int split = 1,
+          int cluster = 1, bool pingpong = false, bool stage_c = false) {
   Config c;
   c.set("PATH", std::string("wgmma"));
   c.set("BLOCK_M", std::int64_t{bm});
@@ -252,12 +257,15 @@ Config wg(int bm, int bn, int wm, int stages, int group, bool persistent, int sp
 }
 
 /// SIMT path: 4-element copies, padded shared memory.
-Config simt(int bm, int bn, int bk, int wm, int wn, int group) { return tile(bm, bn, bk, wm, wn, 4, "pad", group); }
+Config simt(int bm, int bn, int bk, int wm, int wn, int group) {
+  return tile(bm, bn, bk, wm, wn, 4, "pad", group);
+}
 
 /// Hand-picked starting points (the usual mma.sync / SIMT tile shapes) plus a
 /// seeded random sample of the space without split-K, repaired to validity.
-std::vector<Config> candidates(const Problem& p, const DeviceSpec& d, const std::vector<Config>& seeds,
-                               std::size_t random_count, std::uint64_t seed, bool allow_split = false) {
+std::vector<Config> candidates(const Problem& p, const DeviceSpec& d,
+                               const std::vector<Config>& seeds, std::size_t random_count,
+                               std::uint64_t seed, bool allow_split = false) {
   const Space s = gemm_family().space(p, d);
   std::vector<Config> out;
   auto add = [&](const Config& c) {
@@ -280,9 +288,10 @@ struct CaseExtras {
   std::string bus;            ///< the device's PCI bus id, for NVML
 };
 
-CaseResult run_case(const std::string& label, const Problem& p, const DeviceSpec& d, const std::vector<Config>& start,
-                    int climb_rounds, const Compiler& compiler, cudaStream_t stream, void* flush,
-                    std::size_t flush_bytes, std::ostream& log, std::size_t verify_top, bool allow_split = false,
+CaseResult run_case(const std::string& label, const Problem& p, const DeviceSpec& d,
+                    const std::vector<Config>& start, int climb_rounds, const Compiler& compiler,
+                    cudaStream_t stream, const L2Flush* flush, std::ostream& log,
+                    std::size_t verify_top, bool allow_split = false,
                     const CaseExtras& extras = {}) {
   CaseResult result{label, p, {}, 0, {}};
   GemmHarness harness;
@@ -294,17 +303,24 @@ CaseResult run_case(const std::string& label, const Problem& p, const DeviceSpec
   std::vector<Candidate> timed;
   log << "## " << label << " (" << p.key() << ")\n";
   // The position of an evaluated configuration, its launch, and one checked run
-  // of it (outputs poisoned first, compared with cuBLAS).
+  // of it (outputs poisoned first, compared with cuBLAS on random and edge inputs).
   auto index_of = [&](const Config& c) {
     return static_cast<std::size_t>(std::find(configs.begin(), configs.end(), c) - configs.begin());
   };
   auto launch_of = [&](std::size_t idx) -> Launch {
     return [&, idx](cudaStream_t s) { return harness.launch(configs[idx], kernels_of[idx], s); };
   };
+  // Random inputs, then the edge inputs; the first failure, else the last check.
   auto run_and_verify = [&](std::size_t idx) {
-    harness.poison_outputs(stream);
-    check(harness.launch(configs[idx], kernels_of[idx], stream), "verify launch");
-    return harness.verify(configs[idx], stream);
+    Verification v;
+    for (int set = 0; set < harness.input_sets() && (set == 0 || v.passed); ++set) {
+      harness.select_inputs(set);
+      harness.poison_outputs(stream);
+      check(harness.launch(configs[idx], kernels_of[idx], stream), "verify launch");
+      v = harness.verify(configs[idx], stream);
+    }
+    harness.select_inputs(0);
+    return v;
   };
 
   auto evaluate = [&](const std::vector<Config>& batch) {
@@ -320,7 +336,8 @@ CaseResult run_case(const std::string& label, const Problem& p, const DeviceSpec
         continue;
       }
       cudaLibrary_t lib = nullptr;
-      check(cudaLibraryLoadData(&lib, compiled[i].cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
+      check(cudaLibraryLoadData(&lib, compiled[i].cubin.data(), nullptr, nullptr, 0, nullptr,
+                                nullptr, 0),
             "load cubin");
       libraries.push_back(lib);
       std::vector<cudaKernel_t> ks;
@@ -332,22 +349,28 @@ CaseResult run_case(const std::string& label, const Problem& p, const DeviceSpec
       configs.push_back(batch[i]);
       kernels_of.push_back(ks);
       Candidate c{batch[i], 0, false, ""};
-      c.ms = time_median_ms(launch_of(configs.size() - 1), stream, flush, flush_bytes);
+      bool noisy = false;
+      c.ms = time_median_ms(launch_of(configs.size() - 1), stream, flush, &noisy);
       std::ostringstream regs;
-      for (const auto& r : compiled[i].kernels) regs << r.registers << "r/" << r.spill_store_bytes << "spill ";
+      if (noisy) regs << "noisy ";
+      for (const auto& r : compiled[i].kernels)
+        regs << r.registers << "r/" << r.spill_store_bytes << "spill ";
       c.note = regs.str();
       timed.push_back(c);
-      log << "  " << batch[i].key() << "  " << c.ms << " ms  " << result.tflops(c.ms) << " TFLOP/s  " << c.note
-          << "\n";
+      log << "  " << batch[i].key() << "  " << c.ms << " ms  " << result.tflops(c.ms)
+          << " TFLOP/s  " << c.note << "\n";
     }
-    std::sort(timed.begin(), timed.end(), [](const Candidate& a, const Candidate& b) { return a.ms < b.ms; });
+    std::sort(timed.begin(), timed.end(),
+              [](const Candidate& a, const Candidate& b) { return a.ms < b.ms; });
   };
   evaluate(start);
   // Hill climbing: the untried one-step neighbours of the best so far (no split-K).
   for (int round = 0; round < climb_rounds && !timed.empty(); ++round) {
     std::vector<Config> batch;
     for (const Config& n : space.neighbours(timed.front().config)) {
-      if ((!allow_split && n.integer("SPLIT_K") != 1) || std::find(configs.begin(), configs.end(), n) != configs.end()) continue;
+      if ((!allow_split && n.integer("SPLIT_K") != 1) ||
+          std::find(configs.begin(), configs.end(), n) != configs.end())
+        continue;
       if (std::find(batch.begin(), batch.end(), n) == batch.end()) batch.push_back(n);
     }
     if (batch.empty()) break;
@@ -358,8 +381,8 @@ CaseResult run_case(const std::string& label, const Problem& p, const DeviceSpec
   // Correct first: the fastest candidate that verifies wins.
   for (std::size_t i = 0; i < timed.size() && i < verify_top; ++i) {
     const Verification v = run_and_verify(index_of(timed[i].config));
-    log << "  verify " << timed[i].config.key() << ": " << (v.passed ? "passed" : "FAILED") << " rel_l2 "
-        << v.rel_l2_error << " " << v.detail << "\n";
+    log << "  verify " << timed[i].config.key() << ": " << (v.passed ? "passed" : "FAILED")
+        << " rel_l2 " << v.rel_l2_error << " " << v.detail << "\n";
     if (v.passed) {
       result.best = timed[i];
       result.best.verified = true;
@@ -370,16 +393,16 @@ CaseResult run_case(const std::string& label, const Problem& p, const DeviceSpec
   if (result.best.verified) {
     // The reported ratio: the winner and cuBLAS timed in turns.
     const std::vector<double> ms =
-        interleaved_medians_ms({launch_of(index_of(result.best.config)), cublas}, stream, flush, flush_bytes);
-    log << "  winner and cuBLAS in turns: " << ms[0] << " ms  " << result.tflops(ms[0]) << " TFLOP/s (timed alone: "
-        << result.best.ms << " ms)\n";
+        interleaved_medians_ms({launch_of(index_of(result.best.config)), cublas}, stream, flush);
+    log << "  winner and cuBLAS in turns: " << ms[0] << " ms  " << result.tflops(ms[0])
+        << " TFLOP/s (timed alone: " << result.best.ms << " ms)\n";
     result.best.ms = ms[0];
     result.cublas_ms = ms[1];
   } else {
-    result.cublas_ms = time_median_ms(cublas, stream, flush, flush_bytes);
+    result.cublas_ms = time_median_ms(cublas, stream, flush);
   }
-  log << "  cuBLAS " << result.cublas_ms << " ms  " << result.tflops(result.cublas_ms) << " TFLOP/s; "
-      << configs.size() << " configurations timed\n";
+  log << "  cuBLAS " << result.cublas_ms << " ms  " << result.tflops(result.cublas_ms)
+      << " TFLOP/s; " << configs.size() << " configurations timed\n";
   if (extras.all_in_turns || extras.sustain_ms > 0) {
     // Every configuration that verifies, and cuBLAS.
     std::vector<Launch> launches;
@@ -393,16 +416,17 @@ CaseResult run_case(const std::string& label, const Problem& p, const DeviceSpec
       launches.push_back(launch_of(idx));
       names.push_back(c.config.key() + " (verified; alone " + std::to_string(c.ms) + " ms)");
     }
-    const double cublas_alone = time_median_ms(cublas, stream, flush, flush_bytes);
+    const double cublas_alone = time_median_ms(cublas, stream, flush);
     launches.push_back(cublas);
     names.push_back("cuBLAS (alone " + std::to_string(cublas_alone) + " ms)");
     if (extras.all_in_turns) {
       // In turns with one another, next to each one's time alone: what running
       // between other kernels costs each (a kernel timed alone finds its own
       // code and constants still cached on the SMs; the L2 is flushed either way).
-      const std::vector<double> ms = interleaved_medians_ms(launches, stream, flush, flush_bytes);
+      const std::vector<double> ms = interleaved_medians_ms(launches, stream, flush);
       for (std::size_t i = 0; i < ms.size(); ++i)
-        log << "  all in turns: " << ms[i] << " ms  " << result.tflops(ms[i]) << " TFLOP/s  " << names[i] << "\n";
+        log << "  all in turns: " << ms[i] << " ms  " << result.tflops(ms[i]) << " TFLOP/s  "
+            << names[i] << "\n";
     }
     // Twice round, so that a drift of temperature between the first and the
     // last shows as a difference between the rounds.
@@ -411,10 +435,12 @@ CaseResult run_case(const std::string& label, const Problem& p, const DeviceSpec
         const SustainedRun r = run_sustained(launches[i], stream, extras.sustain_ms, extras.bus);
         char line[400];
         std::snprintf(line, sizeof line,
-                      "  sustained (round %d, %d ms): %.5f ms  %.1f TFLOP/s over %d launches; SM clock %u MHz "
+                      "  sustained (round %d, %d ms): %.5f ms  %.1f TFLOP/s over %d launches; SM "
+                      "clock %u MHz "
                       "(%u-%u, %d samples); power %.0f W; clock-event reasons 0x%llx  ",
                       round, extras.sustain_ms, r.median_ms, result.tflops(r.median_ms), r.launches,
-                      r.clock_median_mhz, r.clock_min_mhz, r.clock_max_mhz, r.samples, r.power_median_w, r.reasons);
+                      r.clock_median_mhz, r.clock_min_mhz, r.clock_max_mhz, r.samples,
+                      r.power_median_w, r.reasons);
         log << line << names[i] << "\n";
       }
     }
@@ -428,15 +454,14 @@ struct Bench {
   DeviceSpec device;
   Compiler compiler{CompilerOptions{}};
   cudaStream_t stream = nullptr;
-  void* flush = nullptr;
-  std::size_t flush_bytes = 256u << 20;  // > 60 MB L2
+  std::unique_ptr<L2Flush> flush;  ///< twice the device's L2 (engine/timing.hpp)
   std::ostringstream log;
   CaseExtras extras;  ///< --all-in-turns, --sustain-ms (see run_case)
 
-  CaseResult run(const std::string& label, const Problem& p, const std::vector<Config>& start, int climb_rounds,
-                 std::size_t verify_top, bool allow_split = false) {
-    return run_case(label, p, device, start, climb_rounds, compiler, stream, flush, flush_bytes, log, verify_top,
-                    allow_split, extras);
+  CaseResult run(const std::string& label, const Problem& p, const std::vector<Config>& start,
+                 int climb_rounds, std::size_t verify_top, bool allow_split = false) {
+    return run_case(label, p, device, start, climb_rounds, compiler, stream, flush.get(), log,
+                    verify_top, allow_split, extras);
   }
 };
 
@@ -447,18 +472,22 @@ double tuned_tflops(const CaseResult& r) { return r.best.verified ? r.tflops(r.b
 std::string table_row(const CaseResult& r) {
   const double tuned = tuned_tflops(r), blas = r.tflops(r.cublas_ms);
   char line[640];
-  std::snprintf(line, sizeof line, "| %lldx%lldx%lld | %s | %s | %lld/%lld/%lld | %.1f | %.1f | %.2f | `%s` |\n",
-                static_cast<long long>(r.problem.integer("m")), static_cast<long long>(r.problem.integer("n")),
+  std::snprintf(line, sizeof line,
+                "| %lldx%lldx%lld | %s | %s | %lld/%lld/%lld | %.1f | %.1f | %.2f | `%s` |\n",
+                static_cast<long long>(r.problem.integer("m")),
+                static_cast<long long>(r.problem.integer("n")),
                 static_cast<long long>(r.problem.integer("k")), r.problem.text("dtype").c_str(),
                 r.problem.text("layout").c_str(), static_cast<long long>(r.problem.integer("lda")),
-                static_cast<long long>(r.problem.integer("ldb")), static_cast<long long>(r.problem.integer("ldc")),
-                tuned, blas, blas > 0 ? tuned / blas : 0,
+                static_cast<long long>(r.problem.integer("ldb")),
+                static_cast<long long>(r.problem.integer("ldc")), tuned, blas,
+                blas > 0 ? tuned / blas : 0,
                 r.best.verified ? r.best.config.key().c_str() : "(none verified)");
   return line;
 }
 
 constexpr const char* kTableHeader =
-    "| shape | dtype | layout | ld a/b/c | tuned TFLOP/s | cuBLAS TFLOP/s | tuned / cuBLAS | best configuration |\n"
+    "| shape | dtype | layout | ld a/b/c | tuned TFLOP/s | cuBLAS TFLOP/s | tuned / cuBLAS | best "
+    "configuration |\n"
     "|---|---|---|---|---|---|---|---|\n";
 
 /// Appends to `seeds` a copy of each of them with `knob` set to `value`.
@@ -472,12 +501,12 @@ void append_with(std::vector<Config>& seeds, const char* knob, const Value& valu
 
 /// The mma.sync and SIMT paths, and the misaligned leading dimensions.
 std::string run_ampere_suite(Bench& b) {
-  std::vector<Config> tc_seeds = {tc(128, 256, 32, 64, 64, 4, 8), tc(256, 128, 32, 64, 64, 4, 8),
-                                        tc(128, 128, 32, 64, 64, 4, 8), tc(128, 256, 64, 64, 64, 3, 8),
-                                        tc(256, 128, 64, 64, 64, 3, 8), tc(128, 128, 64, 64, 32, 3, 8),
-                                        tc(128, 256, 32, 64, 64, 3, 16), tc(256, 128, 32, 64, 64, 5, 8),
-                                        tc(128, 128, 64, 64, 64, 3, 8), tc(128, 128, 32, 64, 64, 5, 8),
-                                        tc(128, 128, 32, 64, 64, 4, 4), tc(128, 128, 32, 64, 64, 4, 16)};
+  std::vector<Config> tc_seeds = {tc(128, 256, 32, 64, 64, 4, 8),  tc(256, 128, 32, 64, 64, 4, 8),
+                                  tc(128, 128, 32, 64, 64, 4, 8),  tc(128, 256, 64, 64, 64, 3, 8),
+                                  tc(256, 128, 64, 64, 64, 3, 8),  tc(128, 128, 64, 64, 32, 3, 8),
+                                  tc(128, 256, 32, 64, 64, 3, 16), tc(256, 128, 32, 64, 64, 5, 8),
+                                  tc(128, 128, 64, 64, 64, 3, 8),  tc(128, 128, 32, 64, 64, 5, 8),
+                                  tc(128, 128, 32, 64, 64, 4, 4),  tc(128, 128, 32, 64, 64, 4, 16)};
   // The same tiles with C staged through shared memory (where it fits the ring).
   append_with(tc_seeds, "STAGE_C", true);
   std::vector<Config> simt_seeds = {simt(128, 128, 8, 32, 64, 8), simt(128, 128, 16, 32, 64, 8),
@@ -491,7 +520,8 @@ std::string run_ampere_suite(Bench& b) {
   results.push_back(b.run("bf16 4096^3", bf4k, candidates(bf4k, d, tc_seeds, 16, 11), 2, 4));
   // 8192^3: the six fastest of 4096^3, re-timed, plus a few random ones.
   std::vector<Config> top;
-  for (std::size_t i = 0; i < results[0].ranked.size() && i < 6; ++i) top.push_back(results[0].ranked[i].config);
+  for (std::size_t i = 0; i < results[0].ranked.size() && i < 6; ++i)
+    top.push_back(results[0].ranked[i].config);
   const Problem bf8k = problem("m=8192,n=8192,k=8192,dtype=bf16");
   results.push_back(b.run("bf16 8192^3", bf8k, candidates(bf8k, d, top, 2, 12), 1, 2));
   const Problem fp4k = problem("m=4096,n=4096,k=4096,dtype=fp32");
@@ -507,9 +537,11 @@ std::string run_ampere_suite(Bench& b) {
     mis_seeds.push_back(c);
   }
   const Problem mis4 = problem("m=4096,n=4096,k=4096,dtype=bf16,lda=4100,ldb=4100,ldc=4100");
-  results.push_back(b.run("bf16 4096^3, ld=4100", mis4, candidates(mis4, d, mis_seeds, 4, 14), 1, 4));
+  results.push_back(
+      b.run("bf16 4096^3, ld=4100", mis4, candidates(mis4, d, mis_seeds, 4, 14), 1, 4));
   const Problem mis1 = problem("m=4096,n=4096,k=4096,dtype=bf16,lda=4097,ldb=4097,ldc=4097");
-  results.push_back(b.run("bf16 4096^3, ld=4097", mis1, candidates(mis1, d, mis_seeds, 8, 15), 1, 4));
+  results.push_back(
+      b.run("bf16 4096^3, ld=4097", mis1, candidates(mis1, d, mis_seeds, 8, 15), 1, 4));
 
   std::ostringstream table;
   table << "## mma.sync and SIMT paths\n\n" << kTableHeader;
@@ -530,29 +562,33 @@ std::string run_ampere_suite(Bench& b) {
 /// geometric mean. Given configurations replace the search at 4096^3 and
 /// 8192^3 (time exactly these: for a profiler run on one kernel).
 std::string run_hopper_suite(Bench& b, bool with_llm, const std::vector<Config>& only) {
-  const std::vector<Config> seeds = {wg(128, 256, 64, 4, 8, false), wg(128, 256, 64, 4, 8, true),
-                                     wg(128, 128, 64, 6, 8, false), wg(128, 128, 64, 6, 8, true),
-                                     wg(256, 128, 128, 4, 8, false), wg(256, 128, 128, 4, 8, true),
-                                     wg(128, 192, 64, 5, 8, true),  wg(128, 256, 64, 4, 16, true),
-                                     wg(128, 128, 128, 6, 8, true), wg(64, 256, 64, 6, 8, true),
-                                     wg(128, 256, 64, 4, 8, true, 1, 2),  wg(128, 256, 64, 4, 8, false, 1, 2),
-                                     wg(128, 256, 64, 4, 16, true, 1, 2), wg(128, 192, 64, 5, 8, true, 1, 2),
-                                     wg(256, 128, 128, 4, 8, true, 1, 2), wg(128, 128, 64, 6, 8, true, 1, 2),
-                                     // pingpong: one consumer's epilogue under the other's main loop
-                                     wg(128, 128, 128, 6, 8, true, 1, 1, true), wg(128, 128, 128, 6, 8, true, 1, 2, true),
-                                     wg(64, 256, 64, 5, 8, true, 1, 1, true),   wg(64, 256, 64, 5, 8, true, 1, 2, true),
-                                     wg(128, 128, 128, 6, 16, true, 1, 2, true),
-                                     // C staged through shared memory (16-byte row segments)
-                                     wg(128, 256, 64, 4, 8, true, 1, 1, false, true), wg(128, 256, 64, 4, 8, true, 1, 2, false, true),
-                                     wg(128, 128, 128, 6, 8, true, 1, 2, true, true), wg(128, 128, 128, 6, 8, true, 1, 1, true, true),
-                                     wg(128, 224, 64, 4, 8, false, 1, 1, false, true)};
+  const std::vector<Config> seeds = {
+      wg(128, 256, 64, 4, 8, false), wg(128, 256, 64, 4, 8, true), wg(128, 128, 64, 6, 8, false),
+      wg(128, 128, 64, 6, 8, true), wg(256, 128, 128, 4, 8, false), wg(256, 128, 128, 4, 8, true),
+      wg(128, 192, 64, 5, 8, true), wg(128, 256, 64, 4, 16, true), wg(128, 128, 128, 6, 8, true),
+      wg(64, 256, 64, 6, 8, true), wg(128, 256, 64, 4, 8, true, 1, 2),
+      wg(128, 256, 64, 4, 8, false, 1, 2), wg(128, 256, 64, 4, 16, true, 1, 2),
+      wg(128, 192, 64, 5, 8, true, 1, 2), wg(256, 128, 128, 4, 8, true, 1, 2),
+      wg(128, 128, 64, 6, 8, true, 1, 2),
+      // pingpong: one consumer's epilogue under the other's main loop
+      wg(128, 128, 128, 6, 8, true, 1, 1, true), wg(128, 128, 128, 6, 8, true, 1, 2, true),
+      wg(64, 256, 64, 5, 8, true, 1, 1, true), wg(64, 256, 64, 5, 8, true, 1, 2, true),
+      wg(128, 128, 128, 6, 16, true, 1, 2, true),
+      // C staged through shared memory (16-byte row segments)
+      wg(128, 256, 64, 4, 8, true, 1, 1, false, true),
+      wg(128, 256, 64, 4, 8, true, 1, 2, false, true),
+      wg(128, 128, 128, 6, 8, true, 1, 2, true, true),
+      wg(128, 128, 128, 6, 8, true, 1, 1, true, true),
+      wg(128, 224, 64, 4, 8, false, 1, 1, false, true)};
   const DeviceSpec& d = b.device;
   std::vector<CaseResult> square;
   const Problem p4k = problem("m=4096,n=4096,k=4096,dtype=bf16,layout=nt");
-  square.push_back(only.empty() ? b.run("bf16 4096^3 nt", p4k, candidates(p4k, d, seeds, 12, 21), 2, 4)
-                                : b.run("bf16 4096^3 nt", p4k, only, 0, only.size()));
+  square.push_back(only.empty()
+                       ? b.run("bf16 4096^3 nt", p4k, candidates(p4k, d, seeds, 12, 21), 2, 4)
+                       : b.run("bf16 4096^3 nt", p4k, only, 0, only.size()));
   std::vector<Config> top;
-  for (std::size_t i = 0; i < square[0].ranked.size() && i < 6; ++i) top.push_back(square[0].ranked[i].config);
+  for (std::size_t i = 0; i < square[0].ranked.size() && i < 6; ++i)
+    top.push_back(square[0].ranked[i].config);
   const Problem p8k = problem("m=8192,n=8192,k=8192,dtype=bf16,layout=nt");
   square.push_back(only.empty() ? b.run("bf16 8192^3 nt", p8k, candidates(p8k, d, top, 2, 22), 1, 2)
                                 : b.run("bf16 8192^3 nt", p8k, only, 0, only.size()));
@@ -566,9 +602,10 @@ std::string run_hopper_suite(Bench& b, bool with_llm, const std::vector<Config>&
       repacked.push_back(c);
     }
     for (const char* ld : {"4097", "4100"}) {
-      const Problem p = problem(std::string("m=4096,n=4096,k=4096,dtype=bf16,layout=nt,lda=") + ld + ",ldb=" + ld +
-                                ",ldc=" + ld);
-      misaligned.push_back(b.run(std::string("bf16 4096^3 nt, ld=") + ld, p, candidates(p, d, repacked, 2, 23), 0, 2));
+      const Problem p = problem(std::string("m=4096,n=4096,k=4096,dtype=bf16,layout=nt,lda=") + ld +
+                                ",ldb=" + ld + ",ldc=" + ld);
+      misaligned.push_back(b.run(std::string("bf16 4096^3 nt, ld=") + ld, p,
+                                 candidates(p, d, repacked, 2, 23), 0, 2));
     }
   }
 
@@ -585,10 +622,10 @@ std::string run_hopper_suite(Bench& b, bool with_llm, const std::vector<Config>&
   std::vector<CaseResult> llm;
   std::uint64_t seed = 30;
   for (int m : with_llm ? std::vector<int>{128, 512, 2048, 8192} : std::vector<int>{})
-    for (auto [n, k] : std::vector<std::pair<int, int>>{{4096, 4096}, {11008, 4096}, {4096, 11008}, {14336, 4096},
-                                                         {4096, 14336}}) {
-      const Problem p = problem("m=" + std::to_string(m) + ",n=" + std::to_string(n) + ",k=" + std::to_string(k) +
-                                ",dtype=bf16,layout=nt");
+    for (auto [n, k] : std::vector<std::pair<int, int>>{
+             {4096, 4096}, {11008, 4096}, {4096, 11008}, {14336, 4096}, {4096, 14336}}) {
+      const Problem p = problem("m=" + std::to_string(m) + ",n=" + std::to_string(n) +
+                                ",k=" + std::to_string(k) + ",dtype=bf16,layout=nt");
       llm.push_back(b.run("llm", p, candidates(p, d, llm_seeds, 6, seed++, true), 1, 2, true));
     }
   std::ostringstream table;
@@ -606,15 +643,18 @@ std::string run_hopper_suite(Bench& b, bool with_llm, const std::vector<Config>&
     }
   }
   char line[200];
-  std::snprintf(line, sizeof line, "\nLLM shape set: geometric mean of tuned / cuBLAS = %.3f over %d of %zu shapes\n\n",
-                counted ? std::exp(log_sum / counted) : 0.0, counted, llm.size());
+  std::snprintf(
+      line, sizeof line,
+      "\nLLM shape set: geometric mean of tuned / cuBLAS = %.3f over %d of %zu shapes\n\n",
+      counted ? std::exp(log_sum / counted) : 0.0, counted, llm.size());
   if (with_llm) table << line;
   const double aligned = tuned_tflops(square[0]);
   for (const CaseResult& r : misaligned) {
     char mis[256];
-    std::snprintf(mis, sizeof mis, "%s: tuned %.1f TFLOP/s = %.2f x the aligned 4096^3 nt (%.1f), %.2f x cuBLAS\n",
-                  r.label.c_str(), tuned_tflops(r), aligned > 0 ? tuned_tflops(r) / aligned : 0, aligned,
-                  tuned_tflops(r) / r.tflops(r.cublas_ms));
+    std::snprintf(mis, sizeof mis,
+                  "%s: tuned %.1f TFLOP/s = %.2f x the aligned 4096^3 nt (%.1f), %.2f x cuBLAS\n",
+                  r.label.c_str(), tuned_tflops(r), aligned > 0 ? tuned_tflops(r) / aligned : 0,
+                  aligned, tuned_tflops(r) / r.tflops(r.cublas_ms));
     table << mis;
   }
   return table.str();
@@ -628,8 +668,8 @@ std::string run_single(Bench& b, const Problem& p, const std::vector<Config>& on
   for (const Config& c : only) {
     std::string why;
     if (!s.is_valid(c, &why)) {
-      std::fprintf(stderr, "gemm_bench: --config %s is not valid for %s: %s\n", c.key().c_str(), p.key().c_str(),
-                   why.c_str());
+      std::fprintf(stderr, "gemm_bench: --config %s is not valid for %s: %s\n", c.key().c_str(),
+                   p.key().c_str(), why.c_str());
       std::exit(2);
     }
     valid.push_back(c);
@@ -645,25 +685,31 @@ int main(int argc, char** argv) {
   std::string out_dir, suite = "all";
   app.add_option("--out", out_dir, "write gemm-bench.md and gemm-bench-log.txt here");
   app.add_option("--suite", suite,
-                 "ampere (mma.sync, SIMT, misaligned), hopper (wgmma: 4096^3, 8192^3, misaligned 4096^3, LLM "
+                 "ampere (mma.sync, SIMT, misaligned), hopper (wgmma: 4096^3, 8192^3, misaligned "
+                 "4096^3, LLM "
                  "shapes), hopper-square (the same without the LLM shapes) or all")
       ->check(CLI::IsMember({"ampere", "hopper", "hopper-square", "all"}));
   std::vector<std::string> config_keys;
-  app.add_option("--config", config_keys,
-                 "with --suite hopper-square or --problem: time exactly this configuration (canonical key, "
-                 "repeatable) instead of searching");
+  app.add_option(
+      "--config", config_keys,
+      "with --suite hopper-square or --problem: time exactly this configuration (canonical key, "
+      "repeatable) instead of searching");
   std::string problem_text;
   app.add_option("--problem", problem_text,
-                 "time the --config configurations on this one gemm problem (e.g. m=4096,n=4096,k=4096,dtype=bf16) "
+                 "time the --config configurations on this one gemm problem (e.g. "
+                 "m=4096,n=4096,k=4096,dtype=bf16) "
                  "instead of running a suite");
   bool all_in_turns = false;
   app.add_flag("--all-in-turns", all_in_turns,
-               "with --problem: also verify every --config and time all that pass, and cuBLAS, in turns with one "
+               "with --problem: also verify every --config and time all that pass, and cuBLAS, in "
+               "turns with one "
                "another, next to each one's time alone");
   int sustain_ms = 0;
   app.add_option("--sustain-ms", sustain_ms,
-                 "with --problem: also run every verified --config and cuBLAS back to back, each alone for this "
-                 "many milliseconds, twice round, and report the steady-state time with NVML's SM clock, board "
+                 "with --problem: also run every verified --config and cuBLAS back to back, each "
+                 "alone for this "
+                 "many milliseconds, twice round, and report the steady-state time with NVML's SM "
+                 "clock, board "
                  "power and clock-event reasons sampled during it")
       ->check(CLI::Range(0, 60000));
   CLI11_PARSE(app, argc, argv);
@@ -708,7 +754,9 @@ int main(int argc, char** argv) {
   char bus[32] = {0};
   cudaDeviceGetPCIBusId(bus, sizeof bus, 0);
   check(cudaStreamCreate(&b.stream), "stream");
-  check(cudaMalloc(&b.flush, b.flush_bytes), "flush buffer");
+  b.flush = std::make_unique<L2Flush>(L2Flush::device_l2_bytes());
+  if (b.flush->bytes() == 0)
+    check(cudaErrorMemoryAllocation, "L2 flush buffer (twice the device's L2)");
   b.extras.all_in_turns = all_in_turns;
   b.extras.sustain_ms = sustain_ms;
   b.extras.bus = bus;
@@ -716,8 +764,10 @@ int main(int argc, char** argv) {
   std::string tables;
   if (single) {
     tables += run_single(b, *single, only);
-  } else if (suite == "hopper" || suite == "all") tables += run_hopper_suite(b, true, {});
-  else if (suite == "hopper-square") tables += run_hopper_suite(b, false, only);
+  } else if (suite == "hopper" || suite == "all")
+    tables += run_hopper_suite(b, true, {});
+  else if (suite == "hopper-square")
+    tables += run_hopper_suite(b, false, only);
   if (!single && (suite == "ampere" || suite == "all")) tables += run_ampere_suite(b);
 
   std::ostringstream head;
@@ -727,9 +777,14 @@ int main(int argc, char** argv) {
   std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
   head << "# gemm benchmark\n\n"
        << "date " << date << "; device " << prop.name << " (" << prop.multiProcessorCount
-       << " SMs); SM clock after run " << (clock ? std::to_string(*clock) + " MHz" : std::string("unknown")) << "; "
-       << version_text() << "; CUDA events, median of " << kReps << " after " << kWarmup
-       << " warm-ups, L2 flushed (256 MB memset) before each repetition, seeded uniform [-1,1] data.\n\n";
+       << " SMs); SM clock after run "
+       << (clock ? std::to_string(*clock) + " MHz" : std::string("unknown")) << "; "
+       << version_text()
+       << "; timed as ktune tune times (engine/timing.hpp): CUDA events, median after "
+       << TimingOptions{}.warmup << " warm-ups, " << TimingOptions{}.min_repetitions << " to "
+       << TimingOptions{}.max_repetitions << " repetitions until a spread of "
+       << TimingOptions{}.target_spread << ", L2 flushed (" << (b.flush->bytes() >> 20)
+       << " MiB memset, twice the L2) before each; seeded uniform [-1,1] data.\n\n";
   const std::string report = head.str() + tables;
   std::printf("%s\n%s", b.log.str().c_str(), report.c_str());
   if (!out_dir.empty()) {
@@ -737,7 +792,7 @@ int main(int argc, char** argv) {
     std::ofstream(std::filesystem::path(out_dir) / "gemm-bench.md") << report;
     std::ofstream(std::filesystem::path(out_dir) / "gemm-bench-log.txt") << b.log.str();
   }
-  cudaFree(b.flush);
+  b.flush.reset();
   cudaStreamDestroy(b.stream);
   return 0;
 }

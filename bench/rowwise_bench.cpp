@@ -4,7 +4,8 @@
 // and the ratio to PyTorch eager on the same shapes (python3 + torch, CUDA
 // events around ten back-to-back calls, median: timed as our kernels are, with
 // their launches queued). Every timed configuration was verified first.
-// Usage: bench_rowwise_bench [--out DIR] [--sample N] [--neighbours N] [--only TEXT]... [--warm JSON]
+// Usage: bench_rowwise_bench [--out DIR] [--sample N] [--neighbours N] [--only TEXT]... [--warm
+// JSON]
 //        [--seeds-only] [--no-torch] [--list]
 #include <cuda_runtime_api.h>
 
@@ -19,6 +20,7 @@
 #include <iomanip>
 #include <map>
 #include <set>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -29,6 +31,7 @@
 
 #include "engine/compiler.hpp"
 #include "engine/splitter.hpp"
+#include "engine/timing.hpp"
 #include "engine/version.hpp"
 #include "kernels_templated/family.hpp"
 #include "kernels_templated/harness.hpp"
@@ -70,6 +73,7 @@ struct Measured {
   Config config;
   bool ok = false;
   double seconds = 0;
+  bool noisy = false;  ///< the repetitions ended above the spread target
   std::string failure;
 };
 
@@ -105,6 +109,7 @@ class Bench {
     cudaStreamCreate(&stream_);
   }
   ~Bench() { cudaStreamDestroy(stream_); }
+  std::size_t flush_bytes() const { return flush_.bytes(); }
 
   const DeviceSpec& device() const { return device_; }
 
@@ -138,9 +143,17 @@ class Bench {
       } else if (!check.verification.passed) {
         m.failure = "wrong_result: " + check.verification.detail;
       } else {
-        m.seconds = rowwise::median_launch_seconds(h, configs[i], cubin.kernels(), stream_, 3, 15);
+        // Timed as `ktune tune` times (engine/timing.hpp).
+        const LaunchFn launch = [&](cudaStream_t s) {
+          return h.launch(configs[i], cubin.kernels(), s);
+        };
+        const TimedLaunches t =
+            time_launches(std::span<const LaunchFn>(&launch, 1), stream_, TimingOptions{}, &flush_,
+                          [this](double) { return cudaStreamSynchronize(stream_); });
+        m.seconds = t.error == cudaSuccess ? t.stats.front().median_s : 0;
+        m.noisy = t.noisy;
         m.ok = m.seconds > 0;
-        if (!m.ok) m.failure = "timing failed";
+        if (!m.ok) m.failure = std::string("timing failed: ") + t.failed_phase;
       }
       result.push_back(m);
     }
@@ -191,7 +204,8 @@ class Bench {
     if (seeds_only_) {
       // Exactly the given configurations, in order (A/B timing, profiling).
       for (const Config& c : completed)
-        if (!space.is_valid(c)) std::printf("  seed not valid for this shape: %s\n", c.key().c_str());
+        if (!space.is_valid(c))
+          std::printf("  seed not valid for this shape: %s\n", c.key().c_str());
       std::set<std::string> seen;
       std::vector<Config> batch;
       for (const Config& c : first)
@@ -199,7 +213,8 @@ class Bench {
       out.measured = evaluate(f, out.problem, *harness, batch);
       for (const Measured& m : out.measured) {
         if (m.ok)
-          std::printf("  seed %7.0f GB/s  %s\n", out.min_bytes / m.seconds / 1e9, m.config.key().c_str());
+          std::printf("  seed %7.0f GB/s  %s\n", out.min_bytes / m.seconds / 1e9,
+                      m.config.key().c_str());
         else
           std::printf("  seed FAILED (%s)  %s\n", m.failure.c_str(), m.config.key().c_str());
         out.failures += m.ok ? 0 : 1;
@@ -207,7 +222,8 @@ class Bench {
       return out;
     }
     const std::size_t want_lean = static_cast<std::size_t>(sample_) * 2 / 3;
-    for (std::size_t i = 0; i < lean.size() && first.size() < want_lean; i += std::max<std::size_t>(1, lean.size() / want_lean))
+    for (std::size_t i = 0; i < lean.size() && first.size() < want_lean;
+         i += std::max<std::size_t>(1, lean.size() / want_lean))
       first.push_back(lean[i]);
     for (std::size_t i = 0; i < rest.size() && static_cast<int>(first.size()) < sample_;
          i += std::max<std::size_t>(1, rest.size() / static_cast<std::size_t>(sample_)))
@@ -233,12 +249,14 @@ class Bench {
       std::vector<const Measured*> ranked;
       for (const Measured& m : out.measured)
         if (m.ok) ranked.push_back(&m);
-      std::sort(ranked.begin(), ranked.end(), [](auto a, auto b) { return a->seconds < b->seconds; });
+      std::sort(ranked.begin(), ranked.end(),
+                [](auto a, auto b) { return a->seconds < b->seconds; });
       const int budget = (neighbours_ * (round + 1)) / kRounds - (neighbours_ * round) / kRounds;
       std::vector<Config> next;
       for (std::size_t r = 0; r < std::min<std::size_t>(3, ranked.size()); ++r)
         for (const Config& n : space.neighbours(ranked[r]->config))
-          if (static_cast<int>(next.size()) < budget && seen.insert(n.key()).second) next.push_back(n);
+          if (static_cast<int>(next.size()) < budget && seen.insert(n.key()).second)
+            next.push_back(n);
       if (next.empty()) break;
       std::vector<Measured> more = evaluate(f, out.problem, *harness, next);
       out.measured.insert(out.measured.end(), more.begin(), more.end());
@@ -246,7 +264,8 @@ class Bench {
     for (const Measured& m : out.measured) {
       if (!m.ok) {
         ++out.failures;
-        if (out.failures <= 3) std::fprintf(stderr, "  failed %s: %s\n", m.config.key().c_str(), m.failure.c_str());
+        if (out.failures <= 3)
+          std::fprintf(stderr, "  failed %s: %s\n", m.config.key().c_str(), m.failure.c_str());
       }
     }
     // The fastest of each way to hold a row (and of clusters): which
@@ -255,12 +274,14 @@ class Bench {
     for (const Measured& m : out.measured) {
       if (!m.ok) continue;
       const long long cluster = m.config.integer_or("cluster", 1);
-      const std::string kind = m.config.text_or("row_cache", "-") + (cluster > 1 ? "+cluster" + std::to_string(cluster) : "") +
+      const std::string kind = m.config.text_or("row_cache", "-") +
+                               (cluster > 1 ? "+cluster" + std::to_string(cluster) : "") +
                                (m.config.integer_or("split", 1) > 1 ? "+split" : "");
       if (!best_of[kind] || m.seconds < best_of[kind]->seconds) best_of[kind] = &m;
     }
     for (const auto& [kind, m] : best_of)
-      std::printf("  best %-22s %7.0f GB/s  %s\n", kind.c_str(), out.min_bytes / m->seconds / 1e9, m->config.key().c_str());
+      std::printf("  best %-22s %7.0f GB/s  %s\n", kind.c_str(), out.min_bytes / m->seconds / 1e9,
+                  m->config.key().c_str());
     return out;
   }
 
@@ -273,7 +294,8 @@ class Bench {
     for (ShapeOutcome* o : group)
       if (o->best && std::find(bests.begin(), bests.end(), o->best->config) == bests.end())
         bests.push_back(o->best->config);
-    const Config portable = find_family(group.front()->shape.family).default_config(group.front()->problem, device_);
+    const Config portable =
+        find_family(group.front()->shape.family).default_config(group.front()->problem, device_);
     if (std::find(bests.begin(), bests.end(), portable) == bests.end()) bests.push_back(portable);
     std::vector<ShapeTuning> table;
     for (ShapeOutcome* o : group) {
@@ -316,7 +338,9 @@ class Bench {
     const std::size_t bytes = std::size_t{1} << 30;
     void *a = nullptr, *b = nullptr;
     if (cudaMalloc(&a, bytes) != cudaSuccess || cudaMalloc(&b, bytes) != cudaSuccess) return 0;
-    cudaMemset(a, 0x5a, bytes);  // copied bytes' values do not change a memcpy's speed; never timed on fresh pages
+    cudaMemset(
+        a, 0x5a,
+        bytes);  // copied bytes' values do not change a memcpy's speed; never timed on fresh pages
     cudaMemset(b, 0x3c, bytes);
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0);
@@ -350,6 +374,7 @@ class Bench {
   Compiler compiler_;
   DeviceSpec device_;
   cudaStream_t stream_ = nullptr;
+  L2Flush flush_{L2Flush::device_l2_bytes()};  ///< twice the L2, before every timed launch
 };
 
 // PyTorch eager's seconds per call on each shape, two ways (see med() below).
@@ -373,7 +398,8 @@ TorchTimes torch_times(const std::vector<ShapeOutcome>& outcomes) {
         "    for _ in range(5): fn()\n"
         "    ts = []\n"
         "    for _ in range(21):\n"
-        "        a = torch.cuda.Event(enable_timing=True); b = torch.cuda.Event(enable_timing=True)\n"
+        "        a = torch.cuda.Event(enable_timing=True); b = "
+        "torch.cuda.Event(enable_timing=True)\n"
         "        a.record()\n"
         "        for _ in range(calls): fn()\n"
         "        b.record(); b.synchronize(); ts.append(a.elapsed_time(b) * 1e-3 / calls)\n"
@@ -381,8 +407,9 @@ TorchTimes torch_times(const std::vector<ShapeOutcome>& outcomes) {
         "cases = [\n";
   for (const ShapeOutcome& o : outcomes) {
     const Problem& p = o.problem;
-    py << "  ('" << o.shape.family << "', '" << p.text("dtype") << "', " << p.integer("rows") << ", "
-       << p.integer("cols") << ", '" << p.text_or("op", "") << "', '" << p.text_or("axis", "last") << "'),\n";
+    py << "  ('" << o.shape.family << "', '" << p.text("dtype") << "', " << p.integer("rows")
+       << ", " << p.integer("cols") << ", '" << p.text_or("op", "") << "', '"
+       << p.text_or("axis", "last") << "'),\n";
   }
   py << "]\n"
         "for i, (fam, d, rows, cols, op, axis) in enumerate(cases):\n"
@@ -393,7 +420,8 @@ TorchTimes torch_times(const std::vector<ShapeOutcome>& outcomes) {
         "        fn = lambda: torch.nn.functional.rms_norm(x, (cols,), w, 1e-6)\n"
         "    else:\n"
         "        dim = -1 if axis == 'last' else 0\n"
-        "        fn = (lambda: torch.sum(x, dim=dim)) if op == 'sum' else (lambda: torch.amax(x, dim=dim))\n"
+        "        fn = (lambda: torch.sum(x, dim=dim)) if op == 'sum' else (lambda: torch.amax(x, "
+        "dim=dim))\n"
         "    try:\n"
         "        print('TORCH', i, med(fn, 10), med(fn, 1), flush=True)\n"
         "    except Exception as e:\n"
@@ -437,21 +465,26 @@ int main(int argc, char** argv) {
   std::vector<std::string> only;
   fs::path warm;
   bool torch = true;
-  CLI::App app{"row-wise families (reduce, softmax, rmsnorm) tuned against the copy bandwidth and PyTorch"};
+  CLI::App app{
+      "row-wise families (reduce, softmax, rmsnorm) tuned against the copy bandwidth and PyTorch"};
   bool no_torch = false;
   app.add_option("--out", out_dir, "write the report here");
   app.add_option("--sample", sample, "guided sample per shape")->capture_default_str();
-  app.add_option("--neighbours", neighbours, "neighbours of the fastest per shape")->capture_default_str();
-  app.add_option("--only", only,
-                 "tune only the shapes whose 'family problem' contains TEXT (repeat: any of them), e.g. "
-                 "--only cols=524288 --only cols=131072");
-  app.add_option("--warm", warm,
-                 "a previous run's rowwise-bench.json; its best configurations seed every shape of the same "
-                 "family (timed again here)");
+  app.add_option("--neighbours", neighbours, "neighbours of the fastest per shape")
+      ->capture_default_str();
+  app.add_option(
+      "--only", only,
+      "tune only the shapes whose 'family problem' contains TEXT (repeat: any of them), e.g. "
+      "--only cols=524288 --only cols=131072");
+  app.add_option(
+      "--warm", warm,
+      "a previous run's rowwise-bench.json; its best configurations seed every shape of the same "
+      "family (timed again here)");
   app.add_flag("--no-torch", no_torch, "skip the PyTorch comparison");
   bool seeds_only = false;
   app.add_flag("--seeds-only", seeds_only,
-               "time only the --warm configurations valid for each shape (no sample, on-chip seeds or neighbours)");
+               "time only the --warm configurations valid for each shape (no sample, on-chip seeds "
+               "or neighbours)");
   bool list = false;
   app.add_flag("--list", list, "print the shapes --only selects and exit (no GPU needed)");
   CLI11_PARSE(app, argc, argv);
@@ -474,7 +507,8 @@ int main(int argc, char** argv) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
-    std::fprintf(stderr, "bench_rowwise_bench needs a GPU: %s\n", e != cudaSuccess ? cudaGetErrorString(e) : "no device");
+    std::fprintf(stderr, "bench_rowwise_bench needs a GPU: %s\n",
+                 e != cudaSuccess ? cudaGetErrorString(e) : "no device");
     return 1;
   }
   fs::create_directories(out_dir);
@@ -494,8 +528,10 @@ int main(int argc, char** argv) {
       return 2;
     }
     const nlohmann::json previous = nlohmann::json::parse(in);
-    for (const auto& row : previous.at("rows")) seeds[row.at("family").get<std::string>()].push_back(ValueMap::from_json(row.at("config")));
-    std::printf("warm start: %zu configurations from %s\n", previous.at("rows").size(), warm.string().c_str());
+    for (const auto& row : previous.at("rows"))
+      seeds[row.at("family").get<std::string>()].push_back(ValueMap::from_json(row.at("config")));
+    std::printf("warm start: %zu configurations from %s\n", previous.at("rows").size(),
+                warm.string().c_str());
   }
   std::vector<ShapeOutcome> outcomes;
   outcomes.reserve(shapes().size());
@@ -507,9 +543,11 @@ int main(int argc, char** argv) {
     if (outcomes.back().best_config()) seeds[s.family].push_back(*outcomes.back().best_config());
     // One line per tuned shape as it completes: what a run cut short still leaves.
     const ShapeOutcome& o = outcomes.back();
-    nlohmann::json line = {{"family", s.family}, {"problem", s.problem}, {"min_bytes", o.min_bytes}};
+    nlohmann::json line = {
+        {"family", s.family}, {"problem", s.problem}, {"min_bytes", o.min_bytes}};
     nlohmann::json all = nlohmann::json::array();
-    for (const Measured& m : o.measured) all.push_back({{"config", m.config.key()}, {"seconds", m.seconds}, {"failure", m.failure}});
+    for (const Measured& m : o.measured)
+      all.push_back({{"config", m.config.key()}, {"seconds", m.seconds}, {"failure", m.failure}});
     line["measured"] = all;
     std::ofstream(out_dir / "rowwise-progress.jsonl", std::ios::app) << line.dump() << "\n";
   }
@@ -520,15 +558,16 @@ int main(int argc, char** argv) {
   // Splitter over each family (+ axis) on real cross-measured data.
   nlohmann::json dispatches = nlohmann::json::array();
   std::map<std::string, std::vector<ShapeOutcome*>> by_family;
-  for (ShapeOutcome& o : outcomes) by_family[o.shape.family + "." + o.problem.text_or("axis", "last")].push_back(&o);
+  for (ShapeOutcome& o : outcomes)
+    by_family[o.shape.family + "." + o.problem.text_or("axis", "last")].push_back(&o);
   std::ostringstream split_md, headers;
   for (auto& [name, group] : by_family) {
     try {
       std::vector<ShapeTuning> table = bench.cross_table(group);
       Dispatch d = split_kernels(group.front()->shape.family, table, rowwise_grouping());
       dispatches.push_back(d.to_json());
-      split_md << "| " << name << " | " << group.size() << " | " << d.routes.size() << " | " << d.geomean_speedup
-               << " | `" << d.general.key() << "` |\n";
+      split_md << "| " << name << " | " << group.size() << " | " << d.routes.size() << " | "
+               << d.geomean_speedup << " | `" << d.general.key() << "` |\n";
       headers << "// ===== " << name << "\n" << d.header_text() << "\n";
     } catch (const std::exception& ex) {
       split_md << "| " << name << " | " << group.size() << " | - | - | " << ex.what() << " |\n";
@@ -541,22 +580,31 @@ int main(int argc, char** argv) {
   const std::vector<double>& torch_s = torch_t.batched;
 
   std::ostringstream md;
-  md << "Device: " << bench.device().name << " (" << bench.device().sm_count << " SMs); date " << today()
-     << "; ktune " << tool_version() << "\n\n"
-     << (seeds_only ? "Configurations per shape: exactly those of --warm " + warm.filename().string() +
-                          " valid for it (--seeds-only)"
-                    : "Search per shape: a guided sample of " + std::to_string(sample) + ", up to " +
-                          std::to_string(neighbours) +
-                          " neighbours in 3 rounds around the three fastest, the bests of the family's earlier shapes" +
+  md << "Device: " << bench.device().name << " (" << bench.device().sm_count << " SMs); date "
+     << today() << "; ktune " << tool_version() << "\n\n"
+     << (seeds_only ? "Configurations per shape: exactly those of --warm " +
+                          warm.filename().string() + " valid for it (--seeds-only)"
+                    : "Search per shape: a guided sample of " + std::to_string(sample) +
+                          ", up to " + std::to_string(neighbours) +
+                          " neighbours in 3 rounds around the three fastest, the bests of the "
+                          "family's earlier shapes" +
                           (warm.empty() ? std::string()
-                                        : ", and the bests of a previous run (--warm " + warm.filename().string() + ")"))
-     << "; every configuration verified, then timed here (median of 15 launches).\n\n"
+                                        : ", and the bests of a previous run (--warm " +
+                                              warm.filename().string() + ")"))
+     << "; every configuration verified (random and edge inputs), then timed as ktune tune times "
+        "(engine/timing.hpp: "
+     << bench.flush_bytes() / (1 << 20)
+     << " MiB L2 flush before each launch, warm-up, repetitions to a spread of "
+     << TimingOptions{}.target_spread << " or the cap; (noisy) where it was missed).\n\n"
      << "D2D copy bandwidth (cudaMemcpy of 1 GiB, read + write, median of 20): " << std::fixed
      << std::setprecision(0) << copy_gbps << " GB/s\n\n"
-     << "PyTorch eager: seconds per call, median of 21 event pairs around 10 back-to-back calls (the host's "
-        "dispatch hidden, as our launches are); one call per pair, which also times the dispatch, is "
+     << "PyTorch eager: seconds per call, median of 21 event pairs around 10 back-to-back calls "
+        "(the host's "
+        "dispatch hidden, as our launches are); one call per pair, which also times the dispatch, "
+        "is "
         "`torch_single_call_seconds` in the JSON.\n\n"
-     << "| family | shape | dtype | GB/s | % of copy | PyTorch GB/s | ratio to PyTorch | both targets | time (us) | tried / failed | configuration |\n"
+     << "| family | shape | dtype | GB/s | % of copy | PyTorch GB/s | ratio to PyTorch | both "
+        "targets | time (us) | tried / failed | configuration |\n"
      << "|---|---|---|---|---|---|---|---|---|---|---|\n";
   int meeting = 0;
   nlohmann::json rows = nlohmann::json::array();
@@ -567,8 +615,9 @@ int main(int argc, char** argv) {
     if (o.shape.family == "reduce") shape += " " + p.text("op") + " axis=" + p.text("axis");
     char buf[512];
     if (!o.best) {
-      md << "| " << o.shape.family << " | " << shape << " | " << p.text("dtype") << " | no verified configuration | | | | no | | "
-         << o.measured.size() << " / " << o.failures << " | |\n";
+      md << "| " << o.shape.family << " | " << shape << " | " << p.text("dtype")
+         << " | no verified configuration | | | | no | | " << o.measured.size() << " / "
+         << o.failures << " | |\n";
       continue;
     }
     const double gbps = o.min_bytes / o.best->seconds / 1e9;
@@ -580,32 +629,50 @@ int main(int argc, char** argv) {
     char torch_col[32] = "n/a", ratio_col[32] = "n/a";
     if (torch_gbps > 0) std::snprintf(torch_col, sizeof torch_col, "%.0f", torch_gbps);
     if (ratio > 0) std::snprintf(ratio_col, sizeof ratio_col, "%.3fx", ratio);
-    std::snprintf(buf, sizeof buf, "| %s | %s | %s | %.0f | %.1f%% | %s | %s | %s | %.1f | %zu / %d | `%s` |\n",
-                  o.shape.family.c_str(), shape.c_str(), p.text("dtype").c_str(), gbps, 100 * gbps / copy_gbps,
-                  torch_col, ratio_col, both ? "yes" : "no", o.best->seconds * 1e6, o.measured.size(), o.failures,
-                  o.best->config.key().c_str());
+    std::snprintf(buf, sizeof buf,
+                  "| %s | %s | %s | %.0f | %.1f%% | %s | %s | %s | %.1f%s | %zu / %d | `%s` |\n",
+                  o.shape.family.c_str(), shape.c_str(), p.text("dtype").c_str(), gbps,
+                  100 * gbps / copy_gbps, torch_col, ratio_col, both ? "yes" : "no",
+                  o.best->seconds * 1e6, o.best->noisy ? " (noisy)" : "", o.measured.size(),
+                  o.failures, o.best->config.key().c_str());
     md << buf;
     nlohmann::json all = nlohmann::json::array();
     for (const Measured& m : o.measured)
-      all.push_back({{"config", m.config.key()}, {"ok", m.ok}, {"seconds", m.seconds}, {"failure", m.failure}});
-    rows.push_back({{"family", o.shape.family}, {"problem", p.key()}, {"gbps", gbps}, {"measured", all},
-                    {"copy_fraction", gbps / copy_gbps}, {"seconds", o.best->seconds}, {"torch_seconds", torch_s[i]},
+      all.push_back({{"config", m.config.key()},
+                     {"ok", m.ok},
+                     {"seconds", m.seconds},
+                     {"noisy", m.noisy},
+                     {"failure", m.failure}});
+    rows.push_back({{"family", o.shape.family},
+                    {"problem", p.key()},
+                    {"gbps", gbps},
+                    {"measured", all},
+                    {"copy_fraction", gbps / copy_gbps},
+                    {"seconds", o.best->seconds},
+                    {"torch_seconds", torch_s[i]},
                     {"torch_single_call_seconds", torch_t.single_call[i]},
-                    {"ratio_to_torch", ratio}, {"tried", o.measured.size()}, {"failed", o.failures},
+                    {"ratio_to_torch", ratio},
+                    {"tried", o.measured.size()},
+                    {"failed", o.failures},
                     {"config", o.best->config.to_json()}});
   }
-  md << "\nShapes meeting both targets (>= 85% of copy, >= 1.3x PyTorch): " << meeting << " of " << outcomes.size()
-     << "\n";
-  md << "\nKernel splitter over the bench shapes (each shape's best configuration timed on the family's other shapes):\n\n"
-     << "| family.axis | shapes | routes | geomean speedup over one general config | general config / note |\n"
+  md << "\nShapes meeting both targets (>= 85% of copy, >= 1.3x PyTorch): " << meeting << " of "
+     << outcomes.size() << "\n";
+  md << "\nKernel splitter over the bench shapes (each shape's best configuration timed on the "
+        "family's other shapes):\n\n"
+     << "| family.axis | shapes | routes | geomean speedup over one general config | general "
+        "config / note |\n"
      << "|---|---|---|---|---|\n"
      << split_md.str();
   md << "\nWall time of the bench: "
      << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s\n";
   std::printf("\n%s", md.str().c_str());
   std::ofstream(out_dir / "rowwise-bench.md") << md.str();
-  nlohmann::json j = {{"device", bench.device().name}, {"copy_gbps", copy_gbps}, {"rows", rows},
-                      {"dispatches", dispatches}, {"tool_version", tool_version()}};
+  nlohmann::json j = {{"device", bench.device().name},
+                      {"copy_gbps", copy_gbps},
+                      {"rows", rows},
+                      {"dispatches", dispatches},
+                      {"tool_version", tool_version()}};
   std::ofstream(out_dir / "rowwise-bench.json") << j.dump(2);
   return 0;
 }

@@ -19,6 +19,7 @@
 #include "engine/nvml.hpp"
 #include "engine/profiler.hpp"
 #include "kernels_templated/harness.hpp"
+#include "kernels_templated/verify/report.hpp"
 #include "space/space.hpp"
 
 namespace ktune {
@@ -28,6 +29,9 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int kDefaultSmemLimit = 48 * 1024;  // what a launch may use without opting in
 constexpr std::size_t kMaxLogChars = 16 * 1024;
+/// Performance sanity: achieved TFLOP/s above this multiple of the device's
+/// highest peak cannot be real (the kernel skipped work).
+constexpr double kPeakMargin = 1.5;
 
 std::string cuda_text(cudaError_t err) {
   return std::string(cudaGetErrorName(err)) + " (" + cudaGetErrorString(err) + ")";
@@ -35,7 +39,8 @@ std::string cuda_text(cudaError_t err) {
 
 std::string clip_log(const std::string& log) {
   if (log.size() <= kMaxLogChars) return log;
-  return log.substr(0, kMaxLogChars) + "\n[... " + std::to_string(log.size() - kMaxLogChars) + " more characters]";
+  return log.substr(0, kMaxLogChars) + "\n[... " + std::to_string(log.size() - kMaxLogChars) +
+         " more characters]";
 }
 
 Result make_result(const Config& c, Status s, std::string message) {
@@ -44,59 +49,6 @@ Result make_result(const Config& c, Status s, std::string message) {
   r.status = s;
   r.message = std::move(message);
   return r;
-}
-
-// Holds the stream at a host function until every launch of a round is
-// queued, so the GPU never waits for the CPU between timed launches (the
-// events would otherwise time the launch overhead of small kernels).
-class StreamGate {
- public:
-  explicit StreamGate(cudaStream_t stream) {
-    if (cudaLaunchHostFunc(stream, &StreamGate::wait, this) == cudaSuccess) armed_ = true;
-  }
-  ~StreamGate() { release(); }
-  void release() {
-    {
-      std::lock_guard lock(mutex_);
-      open_ = true;
-    }
-    cv_.notify_all();
-  }
-  // The host function must not outlive the gate: callers synchronise the
-  // stream (or know it passed the gate) before the gate is destroyed.
-  bool armed() const { return armed_; }
-
- private:
-  static void CUDART_CB wait(void* self) {
-    auto* gate = static_cast<StreamGate*>(self);
-    std::unique_lock lock(gate->mutex_);
-    // Bounded: a gate is never held longer than the queueing of one round.
-    gate->cv_.wait_for(lock, std::chrono::seconds(30), [gate] { return gate->open_; });
-  }
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  bool open_ = false;
-  bool armed_ = false;
-};
-
-double percentile(std::vector<double> sorted, double q) {
-  if (sorted.empty()) return 0;
-  const double pos = q * static_cast<double>(sorted.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(pos));
-  const auto hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
-}
-
-TimeStats time_stats(std::vector<double> samples) {
-  TimeStats t;
-  if (samples.empty()) return t;
-  std::sort(samples.begin(), samples.end());
-  t.median_s = percentile(samples, 0.5);
-  t.min_s = samples.front();
-  t.max_s = samples.back();
-  t.spread = t.median_s > 0 ? (percentile(samples, 0.9) - percentile(samples, 0.1)) / t.median_s : 0;
-  t.repetitions = static_cast<int>(samples.size());
-  return t;
 }
 
 }  // namespace
@@ -132,8 +84,7 @@ struct GpuEvaluator::Impl {
   std::optional<Compiler> compiler;
   std::optional<KernelProfiler> profiler;  ///< when options.profile
   cudaStream_t stream = nullptr;
-  void* flush_buffer = nullptr;
-  std::size_t flush_bytes = 0;
+  std::unique_ptr<L2Flush> flush;  ///< null: timing without a flush
   bool lost = false;
   std::string lost_reason;
   std::string source_hash;
@@ -141,7 +92,8 @@ struct GpuEvaluator::Impl {
   double flops = 0;
   double min_bytes = 0;
 
-  Impl(const KernelFamily& f, Problem p, GpuEvaluatorOptions o) : family(f), problem(std::move(p)), options(std::move(o)) {}
+  Impl(const KernelFamily& f, Problem p, GpuEvaluatorOptions o)
+      : family(f), problem(std::move(p)), options(std::move(o)) {}
 
   // ---- error handling ----
 
@@ -169,8 +121,10 @@ struct GpuEvaluator::Impl {
       cudaError_t err = cudaStreamQuery(stream);
       if (err != cudaErrorNotReady) return err;
       if (Clock::now() > deadline) return cudaErrorNotReady;
-      if (++polls < 2000) std::this_thread::yield();
-      else std::this_thread::sleep_for(std::chrono::microseconds(100));
+      if (++polls < 2000)
+        std::this_thread::yield();
+      else
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
     }
   }
 
@@ -180,8 +134,8 @@ struct GpuEvaluator::Impl {
       lost = true;
       lost_reason = "a kernel never returned";
       return make_result(c, Status::timeout,
-                         std::string(phase) + ": kernel still running after " + std::to_string(limit_s) + " s" +
-                             lost_suffix());
+                         std::string(phase) + ": kernel still running after " +
+                             std::to_string(limit_s) + " s" + lost_suffix());
     }
     bool sticky = note_error(err);
     return make_result(c, Status::launch_error,
@@ -192,33 +146,39 @@ struct GpuEvaluator::Impl {
 
   std::optional<Result> precheck(const Config& c, WorkEstimate& est) {
     std::string why;
-    if (!space->is_valid(c, &why)) return make_result(c, Status::invalid_config, "outside the space: " + why);
+    if (!space->is_valid(c, &why))
+      return make_result(c, Status::invalid_config, "outside the space: " + why);
     try {
       est = family.estimate(problem, c, live.spec);
     } catch (const std::exception& e) {
-      return make_result(c, Status::invalid_config, std::string("cannot estimate the configuration: ") + e.what());
+      return make_result(c, Status::invalid_config,
+                         std::string("cannot estimate the configuration: ") + e.what());
     }
     const DeviceSpec& d = live.spec;
     if (est.threads_per_block > d.max_threads_per_block)
       return make_result(c, Status::invalid_config,
-                         "needs " + std::to_string(est.threads_per_block) + " threads per block, the device allows " +
+                         "needs " + std::to_string(est.threads_per_block) +
+                             " threads per block, the device allows " +
                              std::to_string(d.max_threads_per_block));
     if (d.smem_per_block_optin > 0 && est.smem_per_block > d.smem_per_block_optin)
       return make_result(c, Status::invalid_config,
-                         "needs " + std::to_string(est.smem_per_block) + " bytes of shared memory per block, the device allows " +
+                         "needs " + std::to_string(est.smem_per_block) +
+                             " bytes of shared memory per block, the device allows " +
                              std::to_string(d.smem_per_block_optin));
     return std::nullopt;
   }
 
   // After compiling: resources that only ptxas knows.
-  std::optional<Result> check_resources(const Config& c, const CompileOutput& out, const WorkEstimate& est) {
+  std::optional<Result> check_resources(const Config& c, const CompileOutput& out,
+                                        const WorkEstimate& est) {
     const DeviceSpec& d = live.spec;
     for (const auto& k : out.kernels) {
       const long long threads = ((std::max(est.threads_per_block, 1) + 31) / 32) * 32;
       if (k.registers > 0 && d.regs_per_sm > 0 && k.registers * threads > d.regs_per_sm)
         return make_result(c, Status::invalid_config,
-                           k.name_expression + " uses " + std::to_string(k.registers) + " registers x " +
-                               std::to_string(threads) + " threads, more than the " + std::to_string(d.regs_per_sm) +
+                           k.name_expression + " uses " + std::to_string(k.registers) +
+                               " registers x " + std::to_string(threads) +
+                               " threads, more than the " + std::to_string(d.regs_per_sm) +
                                " registers of an SM");
       if (d.smem_per_block_optin > 0 && k.static_smem_bytes > d.smem_per_block_optin)
         return make_result(c, Status::invalid_config,
@@ -262,14 +222,19 @@ struct GpuEvaluator::Impl {
   void record_clocks(nlohmann::json& metrics, const char* when) const {
     const Nvml& nvml = Nvml::instance();
     if (!nvml.available()) return;
-    if (auto mhz = nvml.sm_clock_mhz(live.pci_bus_id)) metrics[std::string("sm_clock_mhz_") + when] = *mhz;
-    if (auto t = nvml.temperature_c(live.pci_bus_id)) metrics[std::string("temperature_c_") + when] = *t;
+    if (auto mhz = nvml.sm_clock_mhz(live.pci_bus_id))
+      metrics[std::string("sm_clock_mhz_") + when] = *mhz;
+    if (auto t = nvml.temperature_c(live.pci_bus_id))
+      metrics[std::string("temperature_c_") + when] = *t;
   }
 
   Result measure(const Config& c, const CompileOutput& out, const WorkEstimate& est) {
     if (!out.ok) {
       Result r = make_result(c, Status::compile_error, clip_log(out.log));
       r.metrics = {{"compile_seconds", out.compile_seconds}, {"arch", out.arch}, {"nvrtc", nvrtc}};
+      verify::Report report;
+      report.set_stage("compile", false);
+      r.metrics["verification"] = verify::to_json(report);
       return r;
     }
     if (auto bad = check_resources(c, out, est)) {
@@ -285,10 +250,12 @@ struct GpuEvaluator::Impl {
 
   Result run_on_gpu(const Config& c, const CompileOutput& out, const WorkEstimate& est) {
     cudaLibrary_t library = nullptr;
-    cudaError_t err = cudaLibraryLoadData(&library, out.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+    cudaError_t err =
+        cudaLibraryLoadData(&library, out.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
     if (err != cudaSuccess) {
       bool sticky = note_error(err);
-      return make_result(c, Status::launch_error, "loading the cubin: " + cuda_text(err) + (sticky ? lost_suffix() : ""));
+      return make_result(c, Status::launch_error,
+                         "loading the cubin: " + cuda_text(err) + (sticky ? lost_suffix() : ""));
     }
     struct Unload {
       cudaLibrary_t lib;
@@ -304,7 +271,8 @@ struct GpuEvaluator::Impl {
       err = cudaLibraryGetKernel(&kernel, library, k.lowered_name.c_str());
       if (err != cudaSuccess) {
         note_error(err);
-        return make_result(c, Status::launch_error, "kernel " + k.lowered_name + " not in the cubin: " + cuda_text(err));
+        return make_result(c, Status::launch_error,
+                           "kernel " + k.lowered_name + " not in the cubin: " + cuda_text(err));
       }
       // Launches may use up to 48 KiB of dynamic shared memory without opting in.
       if (est.smem_per_block > kDefaultSmemLimit) {
@@ -314,48 +282,40 @@ struct GpuEvaluator::Impl {
         if (err != cudaSuccess) {
           note_error(err);
           return make_result(c, Status::invalid_config,
-                             "cannot raise the dynamic shared memory limit to " + std::to_string(limit) + ": " +
-                                 cuda_text(err));
+                             "cannot raise the dynamic shared memory limit to " +
+                                 std::to_string(limit) + ": " + cuda_text(err));
         }
       }
       kernels.push_back(kernel);
     }
 
     const double limit = options.kernel_timeout_s;
-    // 1. Correctness: poisoned outputs, one launch, compare with the reference.
-    harness->poison_outputs(stream);
-    err = harness->launch(c, kernels, stream);
-    if (err != cudaSuccess) {
-      bool sticky = note_error(err);
-      return make_result(c, Status::launch_error, "launch: " + cuda_text(err) + (sticky ? lost_suffix() : ""));
-    }
-    err = wait(limit);
-    if (err != cudaSuccess) return failed_wait(c, err, "verification run", limit);
-    Verification v;
-    try {
-      v = harness->verify(c, stream);
-    } catch (const std::exception& e) {
-      bool sticky = note_error(cudaGetLastError());
-      sticky = sticky || lost;
-      return make_result(c, Status::launch_error, std::string("verification: ") + e.what() + (sticky ? lost_suffix() : ""));
-    }
     Result r;
     r.config = c;
+    verify::Report report;
+    report.seeds = {options.seed};
+    report.set_stage("compile", true);
+    report.nondeterminism_expected = !harness->deterministic_by_design(c);
+    // Launches read the seeded random inputs again whatever happens below.
+    struct RandomInputs {
+      FamilyHarness& h;
+      ~RandomInputs() { h.select_inputs(0); }
+    } restore{*harness};
+
+    // 1. Numerical: poisoned outputs, one launch on the seeded random inputs,
+    // compared with the reference.
+    Verification v;
+    if (std::optional<Result> failed = run_and_verify(c, kernels, 0, v)) return *failed;
     r.error = v.rel_l2_error;
     r.max_abs_error = v.max_abs_error;
     r.metrics["tolerance"] = v.tolerance;
-    if (!v.passed) {
-      r.status = Status::wrong_result;
-      r.metrics["nan_or_inf"] = v.nan_or_inf;
-      r.metrics["unwritten"] = v.unwritten;
-      r.message = "rel_l2_error " + std::to_string(v.rel_l2_error) + " (tolerance " + std::to_string(v.tolerance) +
-                  "), max_abs_error " + std::to_string(v.max_abs_error) + ", " + std::to_string(v.nan_or_inf) +
-                  " non-finite, " + std::to_string(v.unwritten) + " unwritten" +
-                  (v.detail.empty() ? "" : "; " + v.detail);
-      return r;
-    }
+    report.tolerances = v.tolerances;
+    report.numerical = v.stats;
+    report.set_stage("numerical", v.passed);
+    if (!v.passed)
+      return wrong_result(std::move(r), report, v, "numerical check (seeded random inputs)");
 
-    // 2. Determinism: a second run must give the same bits.
+    // 2. Determinism: the same input again must give the same bits.
     if (options.check_determinism) {
       auto [ptr, bytes] = harness->output_region();
       if (ptr && bytes > 0) {
@@ -365,14 +325,30 @@ struct GpuEvaluator::Impl {
           harness->poison_outputs(stream);
           err = harness->launch(c, kernels, stream);
           if (err == cudaSuccess) err = wait(limit);
-          if (err == cudaSuccess) err = cudaMemcpy(second.data(), ptr, bytes, cudaMemcpyDeviceToHost);
+          if (err == cudaSuccess)
+            err = cudaMemcpy(second.data(), ptr, bytes, cudaMemcpyDeviceToHost);
         }
         if (err != cudaSuccess) return failed_wait(c, err, "determinism run", limit);
         r.deterministic = std::memcmp(first.data(), second.data(), bytes) == 0;
+        report.deterministic = r.deterministic;
+        report.set_stage("determinism", *r.deterministic);
       }
     }
 
-    // 3. Timing.
+    // 3. Edge inputs (the family's README lists them).
+    for (int set = 1; set < harness->input_sets(); ++set) {
+      Verification edge;
+      if (std::optional<Result> failed = run_and_verify(c, kernels, set, edge)) return *failed;
+      if (report.edge)
+        report.edge->merge(edge.stats);
+      else
+        report.edge = edge.stats;
+      report.set_stage("edge", edge.passed);
+      if (!edge.passed) return wrong_result(std::move(r), report, edge, "edge inputs");
+    }
+    harness->select_inputs(0);
+
+    // 4. Timing.
     record_clocks(r.metrics, "before");
     std::optional<Result> failure = time_config(c, kernels, r);
     if (failure) return *failure;
@@ -383,8 +359,62 @@ struct GpuEvaluator::Impl {
       r.tflops = flops / t / 1e12;
       r.gbps = min_bytes / t / 1e9;
     }
-    // 4. Profile, after timing so that its replays never reach the timed figures.
+    // 5. Performance sanity: a time the device cannot reach means work was skipped.
+    const double peak = std::max({live.spec.peak_tflops_simt_fp32, live.spec.peak_tflops_tf32,
+                                  live.spec.peak_tflops_bf16, live.spec.peak_tflops_fp16});
+    const bool sane = t > 0 && (peak <= 0 || r.tflops <= kPeakMargin * peak);
+    report.set_stage("performance", sane);
+    r.metrics["verification"] = verify::to_json(report);
+    if (!sane) {
+      r.status = Status::wrong_result;
+      r.message = "performance sanity: " + std::to_string(r.tflops) + " TFLOP/s, more than " +
+                  std::to_string(kPeakMargin) + " x the device's peak of " + std::to_string(peak);
+      return r;
+    }
+    // 6. Profile, after timing so that its replays never reach the timed figures.
     if (profiler) profile_config(c, kernels, r);
+    return r;
+  }
+
+  // Poison, launch on input set `set`, wait, verify into `v`; a Result when
+  // the run itself failed (launch error, fault, timeout).
+  std::optional<Result> run_and_verify(const Config& c, std::span<const cudaKernel_t> kernels,
+                                       int set, Verification& v) {
+    const char* phase = set == 0 ? "verification run" : "edge-input run";
+    harness->select_inputs(set);
+    harness->poison_outputs(stream);
+    cudaError_t err = harness->launch(c, kernels, stream);
+    if (err != cudaSuccess) {
+      bool sticky = note_error(err);
+      return make_result(
+          c, Status::launch_error,
+          std::string(phase) + ": launch: " + cuda_text(err) + (sticky ? lost_suffix() : ""));
+    }
+    err = wait(options.kernel_timeout_s);
+    if (err != cudaSuccess) return failed_wait(c, err, phase, options.kernel_timeout_s);
+    try {
+      v = harness->verify(c, stream);
+    } catch (const std::exception& e) {
+      bool sticky = note_error(cudaGetLastError());
+      sticky = sticky || lost;
+      return make_result(c, Status::launch_error,
+                         std::string("verification: ") + e.what() + (sticky ? lost_suffix() : ""));
+    }
+    return std::nullopt;
+  }
+
+  // The wrong_result of a failed check: which stage, why, and the record.
+  static Result wrong_result(Result r, const verify::Report& report, const Verification& v,
+                             const std::string& stage) {
+    r.status = Status::wrong_result;
+    r.metrics["verification"] = verify::to_json(report);
+    r.metrics["nan_or_inf"] = v.nan_or_inf;
+    r.metrics["unwritten"] = v.unwritten;
+    r.message = stage + ": " + (v.detail.empty() ? std::string("failed") : v.detail) +
+                "; rel_l2_error " + std::to_string(v.rel_l2_error) + " (tolerance " +
+                std::to_string(v.tolerance) + "), max_abs_error " +
+                std::to_string(v.max_abs_error) + ", " + std::to_string(v.nan_or_inf) +
+                " non-finite, " + std::to_string(v.unwritten) + " unwritten";
     return r;
   }
 
@@ -394,100 +424,34 @@ struct GpuEvaluator::Impl {
     // The first pass starts from the cache state the timed runs had.
     // Synchronised, so that only the configuration's own kernels run under the profiler.
     if (r.metrics.value("l2_flushed", false) &&
-        (cudaMemsetAsync(flush_buffer, 0, flush_bytes, stream) != cudaSuccess ||
-         cudaStreamSynchronize(stream) != cudaSuccess))
+        (flush->enqueue(stream, 0) != cudaSuccess || cudaStreamSynchronize(stream) != cudaSuccess))
       cudaGetLastError();
     const auto started = Clock::now();
     ProfileOutcome outcome =
         profiler->profile([&](cudaStream_t s) { return harness->launch(c, kernels, s); }, stream);
     store_profile(r.metrics, outcome);
-    r.metrics["profile"]["wall_seconds"] = std::chrono::duration<double>(Clock::now() - started).count();
+    r.metrics["profile"]["wall_seconds"] =
+        std::chrono::duration<double>(Clock::now() - started).count();
     if (outcome.launch_error != 0 && note_error(static_cast<cudaError_t>(outcome.launch_error)))
       r.metrics["profile"]["error"] = outcome.error + lost_suffix();
   }
 
-  // Times `kernels` into r.time; a Result on failure.
-  std::optional<Result> time_config(const Config& c, std::span<const cudaKernel_t> kernels, Result& r) {
-    const TimingOptions& t = options.timing;
+  // Times `kernels` into r.time (engine/timing.hpp) and r.metrics["timing"]; a Result on failure.
+  std::optional<Result> time_config(const Config& c, std::span<const cudaKernel_t> kernels,
+                                    Result& r) {
     // Not per configuration: a split-K workspace that grows during a run must
     // not switch later configurations to a warm L2 (results of one problem
     // timed under two conditions cannot be ranked together).
-    const bool flush = flush_buffer != nullptr;
-    r.metrics["l2_flushed"] = flush;
-    const double limit = options.kernel_timeout_s;
-
-    std::vector<double> samples;
-    std::vector<cudaEvent_t> events;
-    auto ensure_events = [&](std::size_t n) {
-      while (events.size() < 2 * n) {
-        cudaEvent_t e;
-        if (cudaEventCreate(&e) != cudaSuccess) return false;
-        events.push_back(e);
-      }
-      return true;
-    };
-    struct Destroy {
-      std::vector<cudaEvent_t>& ev;
-      ~Destroy() {
-        for (auto e : ev) cudaEventDestroy(e);
-      }
-    } destroy{events};
-
-    double estimate_s = 0;
-    double gpu_total = 0;
-    // Round 0 is the warm-up (discarded); later rounds add timed samples.
-    for (int round = 0;; ++round) {
-      int n;
-      if (round == 0) {
-        n = std::max(1, t.warmup);
-      } else if (samples.empty()) {
-        n = std::max(1, t.min_repetitions);
-      } else {
-        n = std::min(10, t.max_repetitions - static_cast<int>(samples.size()));
-      }
-      // Never queue more than the remaining time budget (at least one launch).
-      if (round > 0 && estimate_s > 0) {
-        const double left = t.max_seconds - gpu_total;
-        n = std::clamp(static_cast<int>(left / estimate_s), 1, n);
-      }
-      if (!ensure_events(static_cast<std::size_t>(n)))
-        return make_result(c, Status::launch_error, "cudaEventCreate failed");
-      cudaError_t err = cudaSuccess;
-      {
-        StreamGate gate(stream);
-        for (int i = 0; i < n && err == cudaSuccess; ++i) {
-          if (flush) err = cudaMemsetAsync(flush_buffer, i & 0xff, flush_bytes, stream);
-          if (err == cudaSuccess) err = cudaEventRecord(events[2 * i], stream);
-          if (err == cudaSuccess) err = harness->launch(c, kernels, stream);
-          if (err == cudaSuccess) err = cudaEventRecord(events[2 * i + 1], stream);
-        }
-        gate.release();
-        const double round_limit = limit + 4.0 * n * std::max(estimate_s, 1e-3);
-        cudaError_t waited = wait(round_limit);
-        if (err == cudaSuccess) err = waited;
-        if (err != cudaSuccess) {
-          // The gate's host function must have run before the gate is destroyed.
-          if (err != cudaErrorNotReady) cudaStreamSynchronize(stream);
-          return failed_wait(c, err, "timed runs", round_limit);
-        }
-      }
-      std::vector<double> round_times;
-      for (int i = 0; i < n; ++i) {
-        float ms = 0;
-        if (cudaEventElapsedTime(&ms, events[2 * i], events[2 * i + 1]) == cudaSuccess) round_times.push_back(ms * 1e-3);
-      }
-      if (round_times.empty()) return make_result(c, Status::launch_error, "no event timings");
-      std::vector<double> sorted = round_times;
-      std::sort(sorted.begin(), sorted.end());
-      estimate_s = sorted[sorted.size() / 2];
-      if (round == 0) continue;
-      for (double s : round_times) gpu_total += s;
-      samples.insert(samples.end(), round_times.begin(), round_times.end());
-      r.time = time_stats(samples);
-      const int count = static_cast<int>(samples.size());
-      if (count >= t.min_repetitions && r.time.spread <= t.target_spread) break;
-      if (count >= t.max_repetitions || gpu_total >= t.max_seconds) break;
-    }
+    r.metrics["l2_flushed"] = flush != nullptr;
+    const LaunchFn launch = [&](cudaStream_t s) { return harness->launch(c, kernels, s); };
+    const TimedLaunches timed = time_launches(
+        std::span<const LaunchFn>(&launch, 1), stream, options.timing, flush.get(),
+        [this](double limit) { return wait(limit); }, options.kernel_timeout_s);
+    if (timed.error != cudaSuccess)
+      return failed_wait(c, timed.error, timed.failed_phase, timed.failed_limit_s);
+    r.time = timed.stats.front();
+    r.metrics["timing"] =
+        timing_json(r.time, options.timing, timed.noisy, flush ? flush->bytes() : 0);
     return std::nullopt;
   }
 };
@@ -500,8 +464,8 @@ GpuEvaluator::GpuEvaluator(const KernelFamily& family, Problem problem, GpuEvalu
   auto it = std::find_if(query.devices.begin(), query.devices.end(),
                          [&](const LiveDevice& d) { return d.ordinal == m.options.device; });
   if (it == query.devices.end())
-    throw std::runtime_error("no CUDA device with ordinal " + std::to_string(m.options.device) + " (" +
-                             std::to_string(query.devices.size()) + " visible)");
+    throw std::runtime_error("no CUDA device with ordinal " + std::to_string(m.options.device) +
+                             " (" + std::to_string(query.devices.size()) + " visible)");
   m.live = *it;
   cudaError_t err = cudaSetDevice(m.options.device);
   if (err != cudaSuccess) throw std::runtime_error("cudaSetDevice: " + cuda_text(err));
@@ -517,12 +481,9 @@ GpuEvaluator::GpuEvaluator(const KernelFamily& family, Problem problem, GpuEvalu
   err = cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking);
   if (err != cudaSuccess) throw std::runtime_error("cudaStreamCreate: " + cuda_text(err));
   m.harness->prepare(m.problem, m.options.seed);
-  if (m.options.timing.flush_l2 && m.live.spec.l2_bytes > 0) {
-    m.flush_bytes = 2 * static_cast<std::size_t>(m.live.spec.l2_bytes);
-    if (cudaMalloc(&m.flush_buffer, m.flush_bytes) != cudaSuccess) {
-      cudaGetLastError();
-      m.flush_buffer = nullptr;  // timing goes on without flushing; metrics say so
-    }
+  if (m.options.timing.flush_l2) {
+    m.flush = std::make_unique<L2Flush>(m.live.spec.l2_bytes);
+    if (m.flush->bytes() == 0) m.flush.reset();  // timing goes on without flushing; metrics say so
   }
   err = cudaStreamSynchronize(m.stream);
   if (err == cudaSuccess) err = cudaDeviceSynchronize();
@@ -532,10 +493,9 @@ GpuEvaluator::GpuEvaluator(const KernelFamily& family, Problem problem, GpuEvalu
 GpuEvaluator::~GpuEvaluator() {
   Impl& m = *impl_;
   m.harness.reset();
-  if (!m.lost) {
-    if (m.flush_buffer) cudaFree(m.flush_buffer);
-    if (m.stream) cudaStreamDestroy(m.stream);
-  }
+  if (m.lost) (void)m.flush.release();  // nothing can be freed in a lost context
+  m.flush.reset();
+  if (!m.lost && m.stream) cudaStreamDestroy(m.stream);
 }
 
 const DeviceSpec& GpuEvaluator::device() const { return impl_->live.spec; }
@@ -547,7 +507,8 @@ std::vector<Result> GpuEvaluator::evaluate(std::span<const Config> configs) {
   return evaluate(configs, EvaluationObserver{});
 }
 
-std::vector<Result> GpuEvaluator::evaluate(std::span<const Config> configs, const EvaluationObserver& observer) {
+std::vector<Result> GpuEvaluator::evaluate(std::span<const Config> configs,
+                                           const EvaluationObserver& observer) {
   Impl& m = *impl_;
   cudaSetDevice(m.options.device);
   std::vector<Result> results(configs.size());
@@ -574,7 +535,8 @@ std::vector<Result> GpuEvaluator::evaluate(std::span<const Config> configs, cons
     try {
       pending.push_back({i, est, m.family.source(m.problem, configs[i])});
     } catch (const std::exception& e) {
-      finish(i, make_result(configs[i], Status::compile_error, std::string("no source for this configuration: ") + e.what()));
+      finish(i, make_result(configs[i], Status::compile_error,
+                            std::string("no source for this configuration: ") + e.what()));
     }
   }
 
@@ -584,7 +546,8 @@ std::vector<Result> GpuEvaluator::evaluate(std::span<const Config> configs, cons
                                 : 2 * std::max(1u, std::thread::hardware_concurrency());
   auto compile_range = [&](std::size_t begin) {
     std::vector<KernelSource> sources;
-    for (std::size_t j = begin; j < std::min(begin + chunk, pending.size()); ++j) sources.push_back(pending[j].source);
+    for (std::size_t j = begin; j < std::min(begin + chunk, pending.size()); ++j)
+      sources.push_back(pending[j].source);
     return m.compiler->compile_all(sources);
   };
   std::vector<CompileOutput> current, next;
@@ -592,7 +555,8 @@ std::vector<Result> GpuEvaluator::evaluate(std::span<const Config> configs, cons
   if (!pending.empty()) current = compile_range(0);
   for (std::size_t begin = 0; begin < pending.size(); begin += chunk) {
     const std::size_t next_begin = begin + chunk;
-    if (next_begin < pending.size() && !m.lost) compiling.run([&, next_begin] { next = compile_range(next_begin); });
+    if (next_begin < pending.size() && !m.lost)
+      compiling.run([&, next_begin] { next = compile_range(next_begin); });
     for (std::size_t j = 0; j < current.size(); ++j) {
       const Pending& p = pending[begin + j];
       if (m.lost) break;
@@ -603,8 +567,9 @@ std::vector<Result> GpuEvaluator::evaluate(std::span<const Config> configs, cons
       } catch (const std::exception& e) {
         // A harness or library failure on one configuration stays with it.
         bool sticky = m.note_error(cudaGetLastError()) || m.lost;
-        r = make_result(configs[p.index], Status::launch_error,
-                        std::string("evaluation failed: ") + e.what() + (sticky ? m.lost_suffix() : ""));
+        r = make_result(
+            configs[p.index], Status::launch_error,
+            std::string("evaluation failed: ") + e.what() + (sticky ? m.lost_suffix() : ""));
       }
       finish(p.index, std::move(r));
     }
@@ -617,8 +582,9 @@ std::vector<Result> GpuEvaluator::evaluate(std::span<const Config> configs, cons
 
   for (std::size_t i = 0; i < configs.size(); ++i) {
     if (done[i]) continue;
-    Result r = make_result(configs[i], Status::launch_error,
-                           "not run: the CUDA context was lost by an earlier configuration (" + m.lost_reason + ")");
+    Result r = make_result(
+        configs[i], Status::launch_error,
+        "not run: the CUDA context was lost by an earlier configuration (" + m.lost_reason + ")");
     r.metrics["not_run"] = true;
     results[i] = std::move(r);
   }

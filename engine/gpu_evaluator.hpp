@@ -11,32 +11,24 @@
 
 #include "engine/compiler.hpp"
 #include "engine/evaluator.hpp"
+#include "engine/timing.hpp"
 #include "kernels_templated/family.hpp"
 
 namespace ktune {
 
-/// How a verified configuration is timed (CUDA events around each launch).
-struct TimingOptions {
-  int warmup = 3;                 ///< untimed launches first
-  int min_repetitions = 10;       ///< timed launches at least ...
-  int max_repetitions = 200;      ///< ... and at most
-  double max_seconds = 0.5;       ///< stop adding repetitions after this much GPU time
-  double target_spread = 0.02;    ///< stop once (p90 - p10) / median is below this
-  /// Memset a 2x-L2 buffer before every timed launch, whatever the working
-  /// set: each launch starts with a cold L2, as gemm_bench times it and cuBLAS
-  /// beside it. Decided once per evaluator, so every configuration of a problem
-  /// is timed under the same condition (metrics.l2_flushed records it).
-  bool flush_l2 = true;
-};
-
 struct GpuEvaluatorOptions {
-  int device = 0;                 ///< CUDA ordinal
-  std::uint64_t seed = 42;        ///< the harness' random inputs
+  int device = 0;           ///< CUDA ordinal
+  std::uint64_t seed = 42;  ///< the harness' random inputs
   /// Compiler settings; an empty arch means the device's own ("sm_90"; sources
   /// that need arch-specific features get "sm_90a" from the Compiler).
   CompilerOptions compiler{.arch = "", .cache_dir = "", .extra = {}};
+  /// engine/timing.hpp. The L2 flush is decided once per evaluator, so every
+  /// configuration of a problem is timed under the same condition
+  /// (metrics.l2_flushed records it).
   TimingOptions timing;
-  bool check_determinism = false; ///< run twice more and compare the output bitwise
+  /// Run the configuration once more on the same input and compare the output
+  /// bitwise: metrics.verification.deterministic.
+  bool check_determinism = true;
   /// A kernel still running after this long is reported as timeout and the
   /// context is given up (the process must restart). 0: wait forever.
   double kernel_timeout_s = 0;
@@ -53,8 +45,8 @@ struct GpuEvaluatorOptions {
 /// Called as a batch progresses, so that a worker can report each
 /// configuration the moment it is known (and say which one is on the GPU).
 struct EvaluationObserver {
-  std::function<void(std::size_t index)> on_gpu_start;                 ///< before its first launch
-  std::function<void(std::size_t index, const Result&)> on_result;     ///< once its result is final
+  std::function<void(std::size_t index)> on_gpu_start;              ///< before its first launch
+  std::function<void(std::size_t index, const Result&)> on_result;  ///< once its result is final
 };
 
 class GpuEvaluator : public Evaluator {

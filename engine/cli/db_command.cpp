@@ -17,6 +17,7 @@
 #include "engine/cli/command.hpp"
 #include "engine/cubin_rehash.hpp"
 #include "engine/family_hash.hpp"
+#include "engine/timing.hpp"
 #include "kernels_templated/family.hpp"
 
 namespace ktune::cli {
@@ -82,10 +83,35 @@ void print_best_keys(const std::vector<BestRow>& rows) {
   if (!rows.empty()) std::printf("\n");
 }
 
+/// ok results whose repetitions missed the spread target: marked noisy
+/// (metrics.timing.noisy, engine/timing.hpp), and older ones stored before the
+/// mark existed whose spread is above the default target.
+struct NoisyCount {
+  std::int64_t marked = 0, unmarked_over_target = 0;
+};
+
+NoisyCount count_noisy(const Store& store) {
+  NoisyCount n;
+  const double target = TimingOptions{}.target_spread;
+  store.for_each([&](const Measurement& m) {
+    const Result& r = m.result;
+    if (!r.ok()) return true;
+    const auto timing = r.metrics.find("timing");
+    if (timing != r.metrics.end() && timing->is_object() && timing->contains("noisy")) {
+      if (timing->at("noisy").is_boolean() && timing->at("noisy").get<bool>()) ++n.marked;
+    } else if (r.time.spread > target) {
+      ++n.unmarked_over_target;
+    }
+    return true;
+  });
+  return n;
+}
+
 int run_stats(const std::string& path, bool as_json) {
   Store store = Store::open_read_only(path);
   StoreStats s = store.stats();
   auto stale = stale_results(store, "", lenient_current_hash());
+  const NoisyCount noisy = count_noisy(store);
   if (as_json) {
     nlohmann::json j{{"database", path},        {"schema_version", store.schema_version()},
                      {"devices", s.devices},    {"families", s.families},
@@ -94,6 +120,7 @@ int run_stats(const std::string& path, bool as_json) {
     for (const auto& [k, v] : s.by_status) j["by_status"][k] = v;
     for (const auto& [k, v] : s.by_family) j["by_family"][k] = v;
     for (const auto& [k, v] : s.by_device) j["by_device"][k] = v;
+    j["noisy"] = {{"marked", noisy.marked}, {"unmarked_over_target", noisy.unmarked_over_target}};
     j["stale"] = nlohmann::json::array();
     for (const auto& st : stale)
       j["stale"].push_back({{"family", st.family}, {"family_hash", st.family_hash}, {"results", st.results}});
@@ -106,7 +133,9 @@ int run_stats(const std::string& path, bool as_json) {
               (long long)s.families);
   std::printf("  by status:");
   for (const auto& [k, v] : s.by_status) std::printf(" %s %lld", k.c_str(), (long long)v);
-  std::printf("\n  by family version:\n");
+  std::printf("\n  noisy timings (ok results that missed the spread target): %lld marked, %lld older unmarked above %g\n",
+              (long long)noisy.marked, (long long)noisy.unmarked_over_target, TimingOptions{}.target_spread);
+  std::printf("  by family version:\n");
   for (const auto& [k, v] : s.by_family) std::printf("    %-40s %lld\n", k.c_str(), (long long)v);
   std::printf("  by device:\n");
   for (const auto& [k, v] : s.by_device) std::printf("    %-40s %lld\n", k.c_str(), (long long)v);

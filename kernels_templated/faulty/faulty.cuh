@@ -4,7 +4,10 @@
 
 namespace ktune_faulty {
 
-enum Mode : int { normal = 0, oob_write = 1, hang = 2, wrong = 3 };
+enum Mode : int { normal = 0, oob_write = 1, hang = 2, wrong = 3, drop_ktile = 4, wrong_row = 5, nan_one = 6 };
+
+/// Outputs per row (faulty_family.hpp: kFaultyRowLength).
+constexpr long long kRowLength = 1024;
 
 /// THREADS threads per block, ITEMS elements per thread (strided by THREADS so
 /// that loads stay coalesced). SMEM_STAGE stages x through dynamic shared
@@ -48,6 +51,15 @@ __global__ void __launch_bounds__(THREADS)
     if (idx < n) {
       float r = fmaf(a, v[i], b);
       if (MODE == wrong && idx % 7 == 3) r += 1.0f;  // a silent miscomputation
+      if (MODE == drop_ktile) {
+        // a*x summed over eight k-tiles of a/8 each, as a tiled reduction
+        // would; output tile (block) 1 skips k-tile 3.
+        r = b;
+        for (int t = 0; t < 8; ++t)
+          if (!(blockIdx.x == 1 && t == 3)) r = fmaf(0.125f * a, v[i], r);
+      }
+      if (MODE == wrong_row && idx / kRowLength == 5 && idx + kRowLength < n) r = fmaf(a, x[idx + kRowLength], b);
+      if (MODE == nan_one && idx == n / 2) r = __int_as_float(0x7fc00001);  // a computed NaN, not the poison
       y[idx] = r;
     }
   }

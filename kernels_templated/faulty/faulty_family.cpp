@@ -2,6 +2,7 @@
 #include "kernels_templated/faulty/faulty_family.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include "space/space.hpp"
 
@@ -9,7 +10,7 @@ namespace ktune {
 namespace {
 
 int mode_index(const std::string& mode) {
-  for (int i = 0; i < 4; ++i)
+  for (int i = 0; i < static_cast<int>(std::size(kFaultyModes)); ++i)
     if (mode == kFaultyModes[i]) return i;
   throw std::invalid_argument("test_faulty: unknown mode '" + mode + "'");
 }
@@ -50,8 +51,9 @@ class FaultyFamily final : public KernelFamily {
     Space s(constants);
     s.add(Parameter::pow2_range("threads", 64, 1024, 256, "threads per block"));
     s.add(Parameter::pow2_range("items", 1, 16, 4, "elements per thread"));
-    s.add(Parameter::categorical("mode", {kFaultyModes[0], kFaultyModes[1], kFaultyModes[2], kFaultyModes[3]},
-                                 "normal", "normal, or a deliberate fault: oob_write | hang | wrong"));
+    s.add(Parameter::categorical("mode", std::vector<std::string>(std::begin(kFaultyModes), std::end(kFaultyModes)),
+                                 "normal",
+                                 "normal, or a deliberate fault: oob_write | hang | wrong | drop_ktile | wrong_row | nan_one"));
     s.add(Parameter::boolean("smem_stage", false, "stage x through threads*items*4 bytes of dynamic shared memory"));
     s.require("threads <= max_threads", {"threads", "max_threads"},
               [](const Assignment& a) { return a.i("threads") <= a.i("max_threads"); });

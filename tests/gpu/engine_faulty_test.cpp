@@ -1,5 +1,6 @@
 // GPU tests of the evaluators (skip without a device): GpuEvaluator statuses,
-// timing and determinism on test_faulty, and an IsolatedEvaluator sweep whose
+// timing and determinism on test_faulty, injected faults stored as
+// wrong_result, and an IsolatedEvaluator sweep whose
 // illegal-address and endless-loop configurations end as launch_error and
 // timeout while the rest of the sweep completes.
 #include <algorithm>
@@ -12,6 +13,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "db/store.hpp"
 #include "engine/device_query.hpp"
 #include "engine/gpu_evaluator.hpp"
 #include "engine/isolated_evaluator.hpp"
@@ -35,16 +37,20 @@ std::string no_gpu_reason() {
     if (!no_gpu_reason().empty()) GTEST_SKIP() << "no GPU: " << no_gpu_reason(); \
   } while (0)
 
-Config faulty(const std::string& mode, std::int64_t threads = 256, std::int64_t items = 4, bool smem = false) {
+Config faulty(const std::string& mode, std::int64_t threads = 256, std::int64_t items = 4,
+              bool smem = false) {
   return Config{{"threads", threads}, {"items", items}, {"mode", mode}, {"smem_stage", smem}};
 }
 
 void print(const Result& r) {
-  std::printf("  %-58s %-13s median %9.2f us  %8.1f GB/s  spread %.3f  reps %3d  regs %d  l2_flush %s  clk %s MHz\n",
-              r.config.key().c_str(), std::string(to_string(r.status)).c_str(), r.time.median_s * 1e6, r.gbps,
-              r.time.spread, r.time.repetitions, r.metrics.value("registers", 0),
-              r.metrics.contains("l2_flushed") ? r.metrics["l2_flushed"].dump().c_str() : "-",
-              r.metrics.contains("sm_clock_mhz_before") ? r.metrics["sm_clock_mhz_before"].dump().c_str() : "-");
+  std::printf(
+      "  %-58s %-13s median %9.2f us  %8.1f GB/s  spread %.3f  reps %3d  regs %d  l2_flush %s  clk "
+      "%s MHz\n",
+      r.config.key().c_str(), std::string(to_string(r.status)).c_str(), r.time.median_s * 1e6,
+      r.gbps, r.time.spread, r.time.repetitions, r.metrics.value("registers", 0),
+      r.metrics.contains("l2_flushed") ? r.metrics["l2_flushed"].dump().c_str() : "-",
+      r.metrics.contains("sm_clock_mhz_before") ? r.metrics["sm_clock_mhz_before"].dump().c_str()
+                                                : "-");
 }
 
 // Median device-to-device copy time of `bytes` (read + write = 2 * bytes), the
@@ -80,15 +86,15 @@ TEST(EngineGpu, InProcessStatusesTimingAndDeterminism) {
   REQUIRE_GPU();
   GpuEvaluatorOptions options;
   options.check_determinism = true;
-  const Problem problem{{"n", std::int64_t{1} << 22}};  // 32 MiB touched: fits in L2, so L2 is flushed
+  const Problem problem{
+      {"n", std::int64_t{1} << 22}};  // 32 MiB touched: fits in L2, so L2 is flushed
   GpuEvaluator ev(find_family("test_faulty"), problem, options);
-  std::printf("device %s (%s), family hash %s\n", ev.device().name.c_str(), ev.device().arch().c_str(),
-              ev.family_hash().c_str());
-  std::vector<Config> configs = {faulty("normal"),
-                                 faulty("wrong"),
-                                 faulty("normal", 1024, 16, true),  // 64 KiB dynamic smem: opt-in path
-                                 faulty("normal", 64, 1),
-                                 faulty("normal", 2048)};           // outside the space
+  std::printf("device %s (%s), family hash %s\n", ev.device().name.c_str(),
+              ev.device().arch().c_str(), ev.family_hash().c_str());
+  std::vector<Config> configs = {
+      faulty("normal"), faulty("wrong"),
+      faulty("normal", 1024, 16, true),                  // 64 KiB dynamic smem: opt-in path
+      faulty("normal", 64, 1), faulty("normal", 2048)};  // outside the space
   auto results = ev.evaluate(configs);
   for (const auto& r : results) print(r);
   ASSERT_EQ(results.size(), configs.size());
@@ -130,8 +136,11 @@ TEST(EngineGpu, StreamingTimeIsCloseToACopy) {
     if (!best || r.time.median_s < best->time.median_s) best = &r;
   }
   const double copy = copy_seconds(static_cast<std::size_t>(n) * 4);
-  std::printf("best affine: %.1f us (%.0f GB/s); cudaMemcpy D2D of the same bytes: %.1f us (%.0f GB/s); ratio %.2f\n",
-              best->time.median_s * 1e6, best->gbps, copy * 1e6, 8.0 * n / copy / 1e9, copy / best->time.median_s);
+  std::printf(
+      "best affine: %.1f us (%.0f GB/s); cudaMemcpy D2D of the same bytes: %.1f us (%.0f GB/s); "
+      "ratio %.2f\n",
+      best->time.median_s * 1e6, best->gbps, copy * 1e6, 8.0 * n / copy / 1e9,
+      copy / best->time.median_s);
   // A streaming kernel cannot beat a copy of the same bytes by much; a far
   // faster "time" would mean the events did not time the kernel.
   EXPECT_GT(best->time.median_s, 0.8 * copy);
@@ -183,7 +192,8 @@ TEST(EngineGpu, IsolatedSweepSurvivesFaultsAndHangs) {
   configs.insert(configs.begin() + 21, faulty("hang", 128, 2));
   configs.insert(configs.begin() + 33, faulty("oob_write", 1024, 1, true));
   auto results = ev.evaluate(configs);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_EQ(results.size(), configs.size());
   std::map<std::string, int> by_status;
   const Result* best = nullptr;
@@ -192,19 +202,75 @@ TEST(EngineGpu, IsolatedSweepSurvivesFaultsAndHangs) {
     ASSERT_EQ(r.config, configs[i]);
     by_status[std::string(to_string(r.status))]++;
     const std::string mode = configs[i].text("mode");
-    Status expected = mode == "normal" ? Status::ok
+    Status expected = mode == "normal"  ? Status::ok
                       : mode == "wrong" ? Status::wrong_result
                       : mode == "hang"  ? Status::timeout
                                         : Status::launch_error;
     EXPECT_EQ(r.status, expected) << configs[i].key() << ": " << r.message;
-    if (mode == "oob_write" || mode == "hang") std::printf("  %s -> %s: %s\n", configs[i].key().c_str(),
-                                                          std::string(to_string(r.status)).c_str(), r.message.c_str());
+    if (mode == "oob_write" || mode == "hang")
+      std::printf("  %s -> %s: %s\n", configs[i].key().c_str(),
+                  std::string(to_string(r.status)).c_str(), r.message.c_str());
     if (r.ok() && (!best || r.time.median_s < best->time.median_s)) best = &r;
   }
-  std::printf("isolated sweep: %zu configurations in %.1f s, %d worker restarts;", results.size(), seconds, ev.restarts());
+  std::printf("isolated sweep: %zu configurations in %.1f s, %d worker restarts;", results.size(),
+              seconds, ev.restarts());
   for (const auto& [s, n] : by_status) std::printf(" %s=%d", s.c_str(), n);
   std::printf("\n");
   ASSERT_NE(best, nullptr);
-  std::printf("  best: %s %.2f us %.0f GB/s\n", best->config.key().c_str(), best->time.median_s * 1e6, best->gbps);
+  std::printf("  best: %s %.2f us %.0f GB/s\n", best->config.key().c_str(),
+              best->time.median_s * 1e6, best->gbps);
   EXPECT_EQ(ev.restarts(), 3);
+}
+
+// The fault patterns verification exists to catch (issue 40): one output tile
+// missing a k-tile, one row computed from the wrong inputs, one NaN. Each is
+// stored as wrong_result, by the element check, with the record of what ran.
+TEST(EngineGpu, InjectedFaultsAreStoredAsWrongResult) {
+  REQUIRE_GPU();
+  const KernelFamily& family = find_family("test_faulty");
+  GpuEvaluator ev(family, Problem{{"n", std::int64_t{1} << 22}});
+  const std::vector<Config> configs = {faulty("normal"), faulty("drop_ktile"), faulty("wrong_row"),
+                                       faulty("nan_one")};
+  const auto results = ev.evaluate(configs);
+  ASSERT_EQ(results.size(), configs.size());
+  for (const auto& r : results) {
+    print(r);
+    std::printf("    %s\n", r.message.c_str());
+  }
+
+  Store store = Store::open(":memory:");
+  const RunKey key{ev.device(),  "test_faulty",       ev.family_hash(),
+                   ev.problem(), family.shape_keys(), ""};
+  store.record(key, results, Provenance{"gpu-test", "test", "", ""});
+  std::map<std::string, Result> stored;
+  for (const Result& r : store.results(key)) stored[r.config.text("mode")] = r;
+  ASSERT_EQ(stored.size(), 4u);
+
+  const Result& ok = stored.at("normal");
+  ASSERT_EQ(ok.status, Status::ok) << ok.message;
+  const nlohmann::json& v = ok.metrics.at("verification");
+  for (const char* stage : {"compile", "numerical", "determinism", "performance"})
+    EXPECT_TRUE(v.at("stages").at(stage).get<bool>()) << stage;
+  ASSERT_TRUE(v.at("deterministic").is_boolean());  // the key `lookup --deterministic` reads
+  EXPECT_TRUE(v.at("deterministic").get<bool>());
+  EXPECT_EQ(v.at("seeds"), nlohmann::json::array({42}));
+  EXPECT_LT(v.at("numerical").at("worst_ratio").get<double>(), 1.0);
+  EXPECT_TRUE(ok.metrics.at("timing").at("noisy").is_boolean());
+
+  const Result& dropped = stored.at("drop_ktile");
+  EXPECT_EQ(dropped.status, Status::wrong_result) << dropped.message;
+  EXPECT_NE(dropped.message.find("elements outside"), std::string::npos) << dropped.message;
+  const nlohmann::json& dv = dropped.metrics.at("verification");
+  EXPECT_FALSE(dv.at("stages").at("numerical").get<bool>());
+  // Every failing element is in output tile (block) 1: threads * items = 1024 outputs per block.
+  EXPECT_EQ(dv.at("numerical").at("worst_index").get<long long>() / 1024, 1);
+
+  const Result& row = stored.at("wrong_row");
+  EXPECT_EQ(row.status, Status::wrong_result) << row.message;
+  EXPECT_EQ(row.metrics.at("verification").at("numerical").at("worst_row").get<long long>(), 5);
+
+  const Result& nan = stored.at("nan_one");
+  EXPECT_EQ(nan.status, Status::wrong_result) << nan.message;
+  EXPECT_EQ(nan.metrics.at("verification").at("numerical").at("non_finite").get<long long>(), 1);
+  EXPECT_NE(nan.message.find("NaN"), std::string::npos) << nan.message;
 }

@@ -1,7 +1,8 @@
 // GPU test (skips without a device): every gemm path and dtype against cuBLAS
-// on seeded random data, over edge shapes (1x1x1, primes, K=1, K=65536,
-// tall-skinny, short-wide, misaligned leading dimensions), for the default
-// configuration, a seeded sample, split-K and fast-path configurations.
+// on seeded random data and the edge inputs (rows of A zero or scaled by a
+// large power of two), with the element bound gamma_K |A||B|, over edge shapes (1x1x1, primes, K=1,
+// K=65536, tall-skinny, short-wide, misaligned leading dimensions), for the default configuration,
+// a seeded sample, split-K and fast-path configurations.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime_api.h>
@@ -38,7 +39,8 @@ std::vector<Config> pick_configs(const Problem& p, const DeviceSpec& d, std::uin
         return;
       }
   };
-  first([](const Config& c) { return c.integer("SPLIT_K") > 1 && c.text("REDUCE") == "workspace"; });
+  first(
+      [](const Config& c) { return c.integer("SPLIT_K") > 1 && c.text("REDUCE") == "workspace"; });
   first([](const Config& c) { return c.text("REDUCE") == "atomic"; });
   // One-element copies: 16-bit ones go through a register (cp.async needs 4 bytes).
   first([](const Config& c) { return c.integer_or("VEC", 8) == 1; });
@@ -55,12 +57,17 @@ std::vector<Config> pick_configs(const Problem& p, const DeviceSpec& d, std::uin
   };
   first(mma_staged(true));
   first(mma_staged(false));
-  first([](const Config& c) { return c.contains("REPACK") && c.boolean("REPACK") && c.integer_or("VEC", 8) == 8; });
   first([](const Config& c) {
-    return c.contains("REPACK") && c.boolean("REPACK") && c.contains("PREDICATED") && !c.boolean("PREDICATED");
+    return c.contains("REPACK") && c.boolean("REPACK") && c.integer_or("VEC", 8) == 8;
   });
-  // A wgmma configuration derived from the default; picked when the space holds it, else the pool's first match.
-  auto derived_or_first = [&](std::initializer_list<std::pair<const char*, Value>> knobs, auto pred) {
+  first([](const Config& c) {
+    return c.contains("REPACK") && c.boolean("REPACK") && c.contains("PREDICATED") &&
+           !c.boolean("PREDICATED");
+  });
+  // A wgmma configuration derived from the default; picked when the space holds it, else the pool's
+  // first match.
+  auto derived_or_first = [&](std::initializer_list<std::pair<const char*, Value>> knobs,
+                              auto pred) {
     if (picked.front().contains("PATH")) {
       Config c = picked.front();
       for (const auto& [name, value] : knobs) c.set(name, value);
@@ -71,36 +78,60 @@ std::vector<Config> pick_configs(const Problem& p, const DeviceSpec& d, std::uin
     }
     first(pred);
   };
-  first([](const Config& c) { return c.integer_or("CLUSTER_M", 1) == 2 && c.boolean("PERSISTENT"); });
+  first(
+      [](const Config& c) { return c.integer_or("CLUSTER_M", 1) == 2 && c.boolean("PERSISTENT"); });
   // BLOCK_N an odd multiple of 16: B halves of 104 rows multicast across the pair.
   derived_or_first({{"BLOCK_N", Value(std::int64_t{208})}, {"CLUSTER_M", Value(std::int64_t{2})}},
-                   [](const Config& c) { return c.integer_or("CLUSTER_M", 1) == 2 && !c.boolean("PERSISTENT"); });
+                   [](const Config& c) {
+                     return c.integer_or("CLUSTER_M", 1) == 2 && !c.boolean("PERSISTENT");
+                   });
   // A cluster along N (A multicast): cuBLAS's 128 x 128 kernel of the M = 512
   // shapes, and a persistent one whose odd tile count leaves a partner past N.
   derived_or_first({{"CLUSTER_N", Value(std::int64_t{2})}, {"STAGES", Value(std::int64_t{6})}},
-                   [](const Config& c) { return c.integer_or("CLUSTER_N", 1) == 2 && !c.boolean("PERSISTENT"); });
-  first([](const Config& c) { return c.integer_or("CLUSTER_N", 1) == 2 && c.boolean("PERSISTENT"); });
+                   [](const Config& c) {
+                     return c.integer_or("CLUSTER_N", 1) == 2 && !c.boolean("PERSISTENT");
+                   });
+  first(
+      [](const Config& c) { return c.integer_or("CLUSTER_N", 1) == 2 && c.boolean("PERSISTENT"); });
   // BLOCK_N an odd multiple of 8 (168: exactly 2 waves at 512 x 11008), staged.
-  derived_or_first({{"BLOCK_N", Value(std::int64_t{168})}, {"STAGE_C", Value(true)}, {"PERSISTENT", Value(true)}},
-                   [](const Config& c) { return c.integer("BLOCK_N") % 16 == 8 && c.boolean("STAGE_C"); });
+  derived_or_first(
+      {{"BLOCK_N", Value(std::int64_t{168})},
+       {"STAGE_C", Value(true)},
+       {"PERSISTENT", Value(true)}},
+      [](const Config& c) { return c.integer("BLOCK_N") % 16 == 8 && c.boolean("STAGE_C"); });
   // Pingpong consumers: alone and with B multicast across a cluster pair.
-  first([](const Config& c) { return c.contains("PINGPONG") && c.boolean("PINGPONG") && c.integer("CLUSTER_M") == 1; });
-  first([](const Config& c) { return c.contains("PINGPONG") && c.boolean("PINGPONG") && c.integer("CLUSTER_M") == 2; });
+  first([](const Config& c) {
+    return c.contains("PINGPONG") && c.boolean("PINGPONG") && c.integer("CLUSTER_M") == 1;
+  });
+  first([](const Config& c) {
+    return c.contains("PINGPONG") && c.boolean("PINGPONG") && c.integer("CLUSTER_M") == 2;
+  });
   // C staged through shared memory: cooperative and pingpong consumers.
-  // Two 64-row consumers staging 176 columns: a partial last pass (48 columns of 16-bit C, 16 of fp32).
-  derived_or_first({{"BLOCK_N", Value(std::int64_t{176})}, {"STAGE_C", Value(true)}, {"PERSISTENT", Value(true)}},
-                   [](const Config& c) { return c.contains("PINGPONG") && c.boolean("STAGE_C") && !c.boolean("PINGPONG"); });
-  first([](const Config& c) { return c.contains("PINGPONG") && c.boolean("STAGE_C") && c.boolean("PINGPONG"); });
-  // Deep rings (more than 8 stages fit only small tiles): a persistent block's
-  // ring wraps through many phases, and short K leaves most stages unused.
-  derived_or_first({{"BLOCK_M", Value(std::int64_t{64})},
-                    {"BLOCK_N", Value(std::int64_t{64})},
-                    {"WARP_M", Value(std::int64_t{64})},
-                    {"STAGES", Value(std::int64_t{13})},
+  // Two 64-row consumers staging 176 columns: a partial last pass (48 columns of 16-bit C, 16 of
+  // fp32).
+  derived_or_first({{"BLOCK_N", Value(std::int64_t{176})},
                     {"STAGE_C", Value(true)},
                     {"PERSISTENT", Value(true)}},
-                   [](const Config& c) { return c.integer_or("STAGES", 0) > 8 && !c.boolean("PINGPONG"); });
-  first([](const Config& c) { return c.integer_or("STAGES", 0) > 8 && c.contains("PINGPONG") && c.boolean("PINGPONG"); });
+                   [](const Config& c) {
+                     return c.contains("PINGPONG") && c.boolean("STAGE_C") &&
+                            !c.boolean("PINGPONG");
+                   });
+  first([](const Config& c) {
+    return c.contains("PINGPONG") && c.boolean("STAGE_C") && c.boolean("PINGPONG");
+  });
+  // Deep rings (more than 8 stages fit only small tiles): a persistent block's
+  // ring wraps through many phases, and short K leaves most stages unused.
+  derived_or_first(
+      {{"BLOCK_M", Value(std::int64_t{64})},
+       {"BLOCK_N", Value(std::int64_t{64})},
+       {"WARP_M", Value(std::int64_t{64})},
+       {"STAGES", Value(std::int64_t{13})},
+       {"STAGE_C", Value(true)},
+       {"PERSISTENT", Value(true)}},
+      [](const Config& c) { return c.integer_or("STAGES", 0) > 8 && !c.boolean("PINGPONG"); });
+  first([](const Config& c) {
+    return c.integer_or("STAGES", 0) > 8 && c.contains("PINGPONG") && c.boolean("PINGPONG");
+  });
   // KTUNE_GEMM_CONFIGS_PER_PROBLEM=N keeps the first N (default, then split-K
   // and fast-path ones come last): for slow runs under compute-sanitizer.
   if (const char* limit = std::getenv("KTUNE_GEMM_CONFIGS_PER_PROBLEM"))
@@ -115,7 +146,8 @@ struct Loaded {
 
 /// Runs every compiled configuration on poisoned outputs and verifies it.
 void run_and_verify(const std::vector<Problem>& problems, const std::vector<Config>& configs,
-                    const std::vector<KernelSource>& sources, const std::vector<CompileOutput>& outputs) {
+                    const std::vector<KernelSource>& sources,
+                    const std::vector<CompileOutput>& outputs) {
   GemmHarness harness;
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
@@ -135,7 +167,8 @@ void run_and_verify(const std::vector<Problem>& problems, const std::vector<Conf
       prepared = problems[i].key();
     }
     Loaded l;
-    ASSERT_EQ(cudaLibraryLoadData(&l.library, outputs[i].cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
+    ASSERT_EQ(cudaLibraryLoadData(&l.library, outputs[i].cubin.data(), nullptr, nullptr, 0, nullptr,
+                                  nullptr, 0),
               cudaSuccess)
         << what;
     for (const auto& r : outputs[i].kernels) {
@@ -143,29 +176,42 @@ void run_and_verify(const std::vector<Problem>& problems, const std::vector<Conf
       ASSERT_EQ(cudaLibraryGetKernel(&k, l.library, r.lowered_name.c_str()), cudaSuccess) << what;
       l.kernels.push_back(k);
     }
-    harness.poison_outputs(stream);
-    const cudaError_t launched = harness.launch(configs[i], l.kernels, stream);
-    const cudaError_t synced = cudaStreamSynchronize(stream);
-    if (launched != cudaSuccess || synced != cudaSuccess) {
-      failures.push_back("launch: " + what + ": " + cudaGetErrorString(launched != cudaSuccess ? launched : synced));
-      cudaLibraryUnload(l.library);
-      if (synced != cudaSuccess) break;  // a sticky error: nothing after it is trustworthy
-      continue;
+    // Input set 0 (seeded random) and 1 (edge rows of A: zero, 2^e-scaled).
+    bool passed = true, sticky = false;
+    for (int set = 0; set < harness.input_sets() && passed; ++set) {
+      harness.select_inputs(set);
+      harness.poison_outputs(stream);
+      const cudaError_t launched = harness.launch(configs[i], l.kernels, stream);
+      const cudaError_t synced = cudaStreamSynchronize(stream);
+      if (launched != cudaSuccess || synced != cudaSuccess) {
+        failures.push_back("launch: " + what + ": " +
+                           cudaGetErrorString(launched != cudaSuccess ? launched : synced));
+        passed = false;
+        sticky = synced != cudaSuccess;
+        break;
+      }
+      const Verification v = harness.verify(configs[i], stream);
+      passed = v.passed;
+      if (!v.passed)
+        failures.push_back(std::string(set == 0 ? "wrong: " : "wrong on edge inputs: ") + what +
+                           ": " + v.detail);
     }
-    const Verification v = harness.verify(configs[i], stream);
-    if (v.passed) ++t.first;
-    else failures.push_back("wrong: " + what + ": " + v.detail);
+    harness.select_inputs(0);
+    if (passed) ++t.first;
     cudaLibraryUnload(l.library);
+    if (sticky) break;  // a sticky error: nothing after it is trustworthy
   }
   cudaStreamDestroy(stream);
-  for (const auto& [dtype, t] : tally) std::printf("gemm verify %-22s %3d / %3d configs passed\n", dtype.c_str(), t.first, t.second);
+  for (const auto& [dtype, t] : tally)
+    std::printf("gemm verify %-22s %3d / %3d configs passed\n", dtype.c_str(), t.first, t.second);
   for (const auto& f : failures) std::printf("FAIL %s\n", f.c_str());
   EXPECT_TRUE(failures.empty()) << failures.size() << " of " << sources.size() << " failed";
 }
 
 /// Compiles pick_configs() of every (shape, dtype) problem, runs each on
 /// poisoned outputs and verifies it against cuBLAS; prints a tally per dtype.
-void verify_against_cublas(const std::vector<std::string>& shapes, const std::vector<std::string>& dtypes) {
+void verify_against_cublas(const std::vector<std::string>& shapes,
+                           const std::vector<std::string>& dtypes) {
   auto device = find_builtin_device("h200");
   ASSERT_TRUE(device.has_value());
   cudaDeviceProp prop{};
@@ -236,7 +282,8 @@ TEST(GemmGpu, WgmmaPathMatchesCublasOnEdgeShapes) {
   };
   std::vector<std::string> nt;
   for (const auto& s : shapes) nt.push_back(s + ",layout=nt,path=wgmma");
-  verify_against_cublas(nt, {"dtype=bf16", "dtype=fp16,out=fp32", "dtype=bf16,out=fp32", "dtype=fp16"});
+  verify_against_cublas(nt,
+                        {"dtype=bf16", "dtype=fp16,out=fp32", "dtype=bf16,out=fp32", "dtype=fp16"});
 }
 
 }  // namespace

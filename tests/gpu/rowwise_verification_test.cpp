@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -47,18 +48,20 @@ struct Case {
 std::vector<Case> cases() {
   std::vector<Case> all;
   const std::vector<std::string> row_shapes = {
-      "rows=1,cols=1,dtype=fp32",      "rows=7,cols=1,dtype=bf16",       "rows=3,cols=17,dtype=fp16",
-      "rows=100,cols=1000,dtype=bf16", "rows=33,cols=4099,dtype=fp32",   "rows=512,cols=4096,dtype=bf16",
-      "rows=4,cols=262144,dtype=fp16", "rows=2,cols=131074,dtype=fp32",  "rows=3000,cols=96,dtype=fp16",
-      "rows=2,cols=1048576,dtype=bf16"};
+      "rows=1,cols=1,dtype=fp32",      "rows=7,cols=1,dtype=bf16",
+      "rows=3,cols=17,dtype=fp16",     "rows=100,cols=1000,dtype=bf16",
+      "rows=33,cols=4099,dtype=fp32",  "rows=512,cols=4096,dtype=bf16",
+      "rows=4,cols=262144,dtype=fp16", "rows=2,cols=131074,dtype=fp32",
+      "rows=3000,cols=96,dtype=fp16",  "rows=2,cols=1048576,dtype=bf16"};
   for (const std::string& s : row_shapes) {
     all.push_back({"softmax", s});
     all.push_back({"rmsnorm", s});
     all.push_back({"reduce", s + ",op=sum"});
     all.push_back({"reduce", s + ",op=max"});
   }
-  for (const char* s : {"rows=1,cols=1,dtype=fp32", "rows=1000,cols=33,dtype=fp16", "rows=4097,cols=1024,dtype=bf16",
-                               "rows=65536,cols=64,dtype=fp32", "rows=3,cols=5000,dtype=bf16"}) {
+  for (const char* s : {"rows=1,cols=1,dtype=fp32", "rows=1000,cols=33,dtype=fp16",
+                        "rows=4097,cols=1024,dtype=bf16", "rows=65536,cols=64,dtype=fp32",
+                        "rows=3,cols=5000,dtype=bf16"}) {
     all.push_back({"reduce", std::string(s) + ",op=sum,axis=rows"});
     all.push_back({"reduce", std::string(s) + ",op=max,axis=rows"});
   }
@@ -74,21 +77,39 @@ std::vector<Config> configs_for(const Space& s, const Config& def) {
       [](const Config& c) { return c.integer("split") > 1; },
       [](const Config& c) { return c.text_or("row_cache", "") == "registers"; },
       [](const Config& c) { return c.text_or("grid", "") == "stride"; },
-      [](const Config& c) { return c.text_or("reduction", "") == "smem" && c.integer_or("threads_per_row", 0) > 32; },
+      [](const Config& c) {
+        return c.text_or("reduction", "") == "smem" && c.integer_or("threads_per_row", 0) > 32;
+      },
       [](const Config& c) { return c.integer("vec") > 1 && c.integer("split") > 1; },
       [](const Config& c) { return c.integer_or("cluster", 1) > 1; },
       [](const Config& c) { return c.integer_or("cluster", 1) == 8; },
       [](const Config& c) { return c.integer_or("cluster", 1) == 16; },
       [](const Config& c) { return c.text_or("row_cache", "") == "smem"; },
-      [](const Config& c) { return c.text_or("row_cache", "") == "smem" && c.integer_or("rows_per_block", 1) > 1; },
-      [](const Config& c) { return c.text_or("row_cache", "") == "smem" && c.integer_or("cluster", 1) > 1; },
-      [](const Config& c) { return c.text_or("row_cache", "") == "smem" && c.integer("split") > 1; },
-      [](const Config& c) { return c.text_or("row_cache", "") == "none" && c.integer_or("cluster", 1) > 1; },
-      [](const Config& c) { return c.integer_or("cluster", 1) > 1 && c.text_or("grid", "") == "stride"; },
-      [](const Config& c) { return c.text_or("row_cache", "") == "smem" && c.text_or("grid", "") == "stride"; },
+      [](const Config& c) {
+        return c.text_or("row_cache", "") == "smem" && c.integer_or("rows_per_block", 1) > 1;
+      },
+      [](const Config& c) {
+        return c.text_or("row_cache", "") == "smem" && c.integer_or("cluster", 1) > 1;
+      },
+      [](const Config& c) {
+        return c.text_or("row_cache", "") == "smem" && c.integer("split") > 1;
+      },
+      [](const Config& c) {
+        return c.text_or("row_cache", "") == "none" && c.integer_or("cluster", 1) > 1;
+      },
+      [](const Config& c) {
+        return c.integer_or("cluster", 1) > 1 && c.text_or("grid", "") == "stride";
+      },
+      [](const Config& c) {
+        return c.text_or("row_cache", "") == "smem" && c.text_or("grid", "") == "stride";
+      },
       [](const Config& c) { return c.text_or("grid", "") == "persistent"; },
-      [](const Config& c) { return c.text_or("row_cache", "") == "smem" && c.text_or("grid", "") == "persistent"; },
-      [](const Config& c) { return c.integer_or("cluster", 1) > 1 && c.text_or("grid", "") == "persistent"; },
+      [](const Config& c) {
+        return c.text_or("row_cache", "") == "smem" && c.text_or("grid", "") == "persistent";
+      },
+      [](const Config& c) {
+        return c.integer_or("cluster", 1) > 1 && c.text_or("grid", "") == "persistent";
+      },
       [](const Config& c) { return c.text_or("cache", "") == "nc_l2_256b"; },
       [](const Config& c) { return c.integer_or("unroll", 1) == 8; },
   };
@@ -114,8 +135,9 @@ struct Tally {
 /// unwritten elements) and verifies it against the fp64 reference. A
 /// non-portable cluster (more than 8 blocks) that the device cannot schedule
 /// is a failed candidate for the tuner, not a wrong kernel: counted, not failed.
-void verify_all(const Compiler& compiler, const char* family, const Problem& p, const std::vector<Config>& configs,
-                std::uint64_t seed, cudaStream_t stream, Tally& tally) {
+void verify_all(const Compiler& compiler, const char* family, const Problem& p,
+                const std::vector<Config>& configs, std::uint64_t seed, cudaStream_t stream,
+                Tally& tally) {
   const KernelFamily& f = find_family(family);
   std::vector<KernelSource> sources;
   for (const Config& cfg : configs) sources.push_back(f.source(p, cfg));
@@ -134,7 +156,8 @@ void verify_all(const Compiler& compiler, const char* family, const Problem& p, 
       rowwise::RunCheck r = rowwise::run_and_verify(*harness, configs[i], cubin.kernels(), stream);
       if (r.launch != cudaSuccess && configs[i].integer_or("cluster", 1) > 8 &&
           (r.launch == cudaErrorInvalidClusterSize || r.launch == cudaErrorLaunchOutOfResources)) {
-        std::printf("note: not launchable here (%s): %s\n", cudaGetErrorString(r.launch), configs[i].key().c_str());
+        std::printf("note: not launchable here (%s): %s\n", cudaGetErrorString(r.launch),
+                    configs[i].key().c_str());
         cudaGetLastError();
         ++tally.unlaunchable;
         launched = false;
@@ -191,7 +214,8 @@ TEST_F(RowwiseGpu, SampledConfigurationsMatchTheFp64Reference) {
     const KernelFamily& f = find_family(c.family);
     const Problem p = parse_problem(f, c.problem);
     const Space s = f.space(p, d);
-    verify_all(compiler, c.family, p, configs_for(s, f.default_config(p, d)), seed++, stream, tally);
+    verify_all(compiler, c.family, p, configs_for(s, f.default_config(p, d)), seed++, stream,
+               tally);
   }
   const int checked = static_cast<int>(tally.verified.size()), unlaunchable = tally.unlaunchable;
   int shared_rows = 0, clusters = 0;
@@ -199,9 +223,10 @@ TEST_F(RowwiseGpu, SampledConfigurationsMatchTheFp64Reference) {
     if (cfg.text_or("row_cache", "") == "smem") ++shared_rows;
     if (cfg.integer_or("cluster", 1) > 1) ++clusters;
   }
-  std::printf("verified %d configurations over %zu problems (%d with rows in shared memory, %d clusters; "
-              "%d non-portable clusters not launchable)\n",
-              checked, cases().size(), shared_rows, clusters, unlaunchable);
+  std::printf(
+      "verified %d configurations over %zu problems (%d with rows in shared memory, %d clusters; "
+      "%d non-portable clusters not launchable)\n",
+      checked, cases().size(), shared_rows, clusters, unlaunchable);
   EXPECT_GT(shared_rows, 0);
   EXPECT_GT(clusters, 0);
 }
@@ -222,9 +247,12 @@ TEST_F(RowwiseGpu, PersistentSharedMemoryRowsAcrossIterations) {
     const char* knobs;
   };
   const std::vector<Persistent> cases = {
-      {"rows=20000,cols=1000,dtype=bf16", "threads_per_row=32,rows_per_block=1,vec=8,cluster=1,reduction=shuffle"},
-      {"rows=12001,cols=1002,dtype=fp16", "threads_per_row=64,rows_per_block=2,vec=2,cluster=1,reduction=smem"},
-      {"rows=1000,cols=2048,dtype=fp32", "threads_per_row=1024,rows_per_block=1,vec=1,cluster=2,reduction=shuffle"},
+      {"rows=20000,cols=1000,dtype=bf16",
+       "threads_per_row=32,rows_per_block=1,vec=8,cluster=1,reduction=shuffle"},
+      {"rows=12001,cols=1002,dtype=fp16",
+       "threads_per_row=64,rows_per_block=2,vec=2,cluster=1,reduction=smem"},
+      {"rows=1000,cols=2048,dtype=fp32",
+       "threads_per_row=1024,rows_per_block=1,vec=1,cluster=2,reduction=shuffle"},
   };
   struct Run {
     const char* family;
@@ -258,8 +286,8 @@ TEST_F(RowwiseGpu, PersistentSharedMemoryRowsAcrossIterations) {
     harness->prepare(p, 99);
     // More segments than a looping grid takes at once: the loop iterates.
     const long long segments = p.integer("rows") * c.integer("cluster");
-    const rowwise::LaunchPlan plan =
-        rowwise::plan_launch(static_cast<const rowwise::RowwiseFamily&>(f).kind(), p, c, rowwise::plan_device(d));
+    const rowwise::LaunchPlan plan = rowwise::plan_launch(
+        static_cast<const rowwise::RowwiseFamily&>(f).kind(), p, c, rowwise::plan_device(d));
     if (std::string(run.grid) != "rows") {
       ASSERT_LT(plan.kernels[0].grid_x * 2, segments / c.integer("rows_per_block"));
     }
@@ -277,8 +305,9 @@ TEST_F(RowwiseGpu, PersistentSharedMemoryRowsAcrossIterations) {
     ++checked;
     if (run.hold_weights) ++held_weights;
   }
-  std::printf("verified %d shared-memory row configurations (%d with rmsnorm weights in shared memory)\n", checked,
-              held_weights);
+  std::printf(
+      "verified %d shared-memory row configurations (%d with rmsnorm weights in shared memory)\n",
+      checked, held_weights);
   EXPECT_EQ(held_weights, 6);  // two one-row shapes on three grids
 }
 
@@ -310,9 +339,10 @@ TEST_F(RowwiseGpu, LongRowsHeldOnChipAcrossClusters) {
     if (cfg.integer("cluster") >= 8) ++big_clusters;
     if (cfg.text_or("split_combine", "second_kernel") == "in_kernel") ++linked;
   }
-  std::printf("verified %d on-chip configurations on long rows (%d with clusters of 8 or 16, %d split rows "
-              "combined in the kernel; %d non-portable clusters not launchable)\n",
-              checked, big_clusters, linked, unlaunchable);
+  std::printf(
+      "verified %d on-chip configurations on long rows (%d with clusters of 8 or 16, %d split rows "
+      "combined in the kernel; %d non-portable clusters not launchable)\n",
+      checked, big_clusters, linked, unlaunchable);
   EXPECT_GT(big_clusters, 0);
   EXPECT_GT(linked, 0);
 }
@@ -347,4 +377,58 @@ TEST_F(RowwiseGpu, VerificationCatchesUnwrittenAndWrongOutputs) {
   ASSERT_EQ(check.launch, cudaSuccess);
   EXPECT_FALSE(check.verification.passed) << check.verification.detail;
   EXPECT_EQ(check.verification.unwritten, 0);
+}
+
+// One wrong row of a 32768-row bf16 reduction (about 0.55% of the output's L2
+// norm, inside the old whole-output bound of 1e-2) fails the element check;
+// the default configurations of every family pass their edge inputs.
+TEST_F(RowwiseGpu, OneWrongRowFailsAndDefaultsPassEdgeInputs) {
+  const DeviceSpec d = *find_builtin_device("h200");
+  const Compiler compiler = compiler_for("sm_90");
+  auto load = [&](const KernelFamily& f, const Problem& p, const Config& c) {
+    const CompileOutput out = compiler.compile(f.source(p, c));
+    EXPECT_TRUE(out.ok) << out.log;
+    std::vector<std::string> lowered;
+    for (const auto& k : out.kernels) lowered.push_back(k.lowered_name);
+    return std::make_unique<rowwise::LoadedCubin>(out.cubin, lowered);
+  };
+  const KernelFamily& r = find_family("reduce");
+  const Problem p = parse_problem(r, "rows=32768,cols=1024,dtype=bf16,op=sum");
+  const Config cfg = r.default_config(p, d);
+  auto cubin = load(r, p, cfg);
+  ASSERT_TRUE(cubin->ok()) << cubin->error();
+  auto harness = make_harness("reduce");
+  harness->prepare(p, 5);
+  ASSERT_EQ(harness->input_sets(), 2);
+  rowwise::RunCheck good = rowwise::run_and_verify(*harness, cfg, cubin->kernels(), stream);
+  ASSERT_EQ(good.launch, cudaSuccess);
+  ASSERT_TRUE(good.verification.passed) << good.verification.detail;
+  // Row 20000's result replaced by row 20001's.
+  auto [y, bytes] = harness->output_region();
+  ASSERT_EQ(bytes, 32768u * 2);
+  auto* out = static_cast<unsigned char*>(const_cast<void*>(y));
+  ASSERT_EQ(cudaMemcpy(out + 20000 * 2, out + 20001 * 2, 2, cudaMemcpyDeviceToDevice), cudaSuccess);
+  const Verification v = harness->verify(cfg, stream);
+  EXPECT_FALSE(v.passed);
+  EXPECT_LT(v.rel_l2_error, 1e-2);
+  EXPECT_EQ(v.stats.off, 1);
+  EXPECT_EQ(v.stats.first_bad, 20000);
+
+  for (const Case& c : {Case{"softmax", "rows=600,cols=4097,dtype=fp16"},
+                        Case{"rmsnorm", "rows=600,cols=4097,dtype=fp16"},
+                        Case{"reduce", "rows=600,cols=4097,dtype=bf16,op=max"},
+                        Case{"reduce", "rows=4097,cols=600,dtype=fp16,op=sum,axis=rows"}}) {
+    SCOPED_TRACE(std::string(c.family) + " " + c.problem);
+    const KernelFamily& f = find_family(c.family);
+    const Problem q = parse_problem(f, c.problem);
+    const Config dc = f.default_config(q, d);
+    auto k = load(f, q, dc);
+    ASSERT_TRUE(k->ok()) << k->error();
+    auto h = make_harness(c.family);
+    h->prepare(q, 6);
+    const rowwise::RunCheck check = rowwise::run_and_verify(*h, dc, k->kernels(), stream);
+    ASSERT_EQ(check.launch, cudaSuccess);
+    EXPECT_TRUE(check.verification.passed)
+        << "input set " << check.input_set << ": " << check.verification.detail;
+  }
 }

@@ -24,44 +24,68 @@ class GemmHarness final : public FamilyHarness {
   GemmHarness& operator=(const GemmHarness&) = delete;
 
   void prepare(const Problem& problem, std::uint64_t seed) override;
-  cudaError_t launch(const Config& config, std::span<const cudaKernel_t> kernels, cudaStream_t stream) override;
+  cudaError_t launch(const Config& config, std::span<const cudaKernel_t> kernels,
+                     cudaStream_t stream) override;
   void poison_outputs(cudaStream_t stream) override;
   Verification verify(const Config& config, cudaStream_t stream) override;
   /// C (M rows of ldc elements): the evaluator's bitwise determinism check
   /// compares two runs; atomic split-K configurations are expected to differ.
   std::pair<const void*, std::size_t> output_region() const override;
+  /// Set 1 is the edge copy of A: every third row of op(A) zero, every third
+  /// scaled by a large power of two (gemm/README.md, "Verification").
+  int input_sets() const override { return 2; }
+  void select_inputs(int set) override;
+  /// Atomics-based split-K adds partial sums in a different order each run.
+  bool deterministic_by_design(const Config& config) const override;
 
   /// cuBLAS on the same buffers, writing C as the kernel does (the baseline
   /// for benchmarks; tf32 uses cuBLAS' TF32 mode, fp32 its full-precision one).
   cudaError_t launch_cublas(cudaStream_t stream);
   /// The rel-L2 tolerance for a problem (documented in gemm/README.md).
   static double tolerance(const GemmProblem& p);
+  /// Every bound verify() applies: the element bound gamma_K |A||B| and
+  /// output rounding, and tolerance(p) as the relative L2 bound.
+  static verify::Tolerances tolerances(const GemmProblem& p);
+  /// The power of two the edge inputs scale rows of A by: large, yet every
+  /// input and (fp16 output) every result stays inside the format's range.
+  static int edge_scale_exponent(const GemmProblem& p);
 
  private:
   void release();
+  /// ref = reference of op(a) op(B) with the epilogue, mag = its magnitude
+  /// |alpha| |op(a)||op(B)| + |beta| |C0| + |bias| (a second cuBLAS call on
+  /// absolute values), both M x N on the host.
+  void compute_reference(const void* a, std::vector<float>& ref, std::vector<float>& mag);
+  const void* active_a() const { return active_ == 0 ? a_ : a_edge_; }
   GemmProblem problem_;
+  int active_ = 0;          ///< the input set launches read (select_inputs)
+  void* a_edge_ = nullptr;  ///< A's edge-value copy (input set 1)
   void* a_ = nullptr;
   void* b_ = nullptr;
   void* c_ = nullptr;
-  void* c0_ = nullptr;      ///< pristine C, restored before verified runs when beta != 0
+  void* c0_ = nullptr;  ///< pristine C, restored before verified runs when beta != 0
   void* bias_ = nullptr;
-  GrowingDeviceBuffer<float> workspace_;     ///< split-K partial sums
-  GrowingDeviceBuffer<unsigned char> pack_;  ///< REPACK: aligned copies of A (at 0) and B (256-byte aligned after A)
+  GrowingDeviceBuffer<float> workspace_;  ///< split-K partial sums
+  GrowingDeviceBuffer<unsigned char>
+      pack_;  ///< REPACK: aligned copies of A (at 0) and B (256-byte aligned after A)
   std::size_t a_elems_ = 0, b_elems_ = 0, c_elems_ = 0;
-  std::vector<float> reference_;  ///< alpha*op(A)op(B) + beta*C0 + bias, activated; M x N tight
-  double reference_rms_ = 0;
-  void* cublas_ = nullptr;        ///< cublasHandle_t
-  int sm_count_ = 0;              ///< caps persistent wgmma grids
+  /// Per input set: alpha*op(A)op(B) + beta*C0 + bias, activated; M x N tight ...
+  std::vector<float> reference_[2];
+  std::vector<float> magnitude_[2];  ///< ... and the magnitude its element bound scales with
+  void* cublas_ = nullptr;           ///< cublasHandle_t
+  int sm_count_ = 0;                 ///< caps persistent wgmma grids
   // Tensor maps of the wgmma path, encoded for one box size and reused while
   // it stays the same (encoding on every timed launch would stall the stream).
   CUtensorMap map_a_{}, map_b_{};
-  /// STAGE_C's TMA stores of C: encoded for the C buffer, shape and ldc in maps_c_key_ (empty: none).
+  /// STAGE_C's TMA stores of C: encoded for the C buffer, shape and ldc in maps_c_key_ (empty:
+  /// none).
   CUtensorMap map_c_{};
   std::tuple<const void*, long long, long long, long long, int> maps_c_key_{};
   int maps_box_m_ = 0, maps_box_n_ = 0;  // the boxes the tensor maps were encoded with (0: none)
   const void* maps_a_ = nullptr;  ///< the buffers the maps address (A/B or their repacked copies)
   const void* maps_b_ = nullptr;
-  /// Blocks of a persistent cluster grid that fit at once, per (shared memory, threads, cluster size).
+  /// Blocks of a persistent cluster grid that fit at once, per (shared memory, threads, cluster
+  /// size).
   std::map<std::tuple<int, int, int>, int> resident_blocks_;
 };
 

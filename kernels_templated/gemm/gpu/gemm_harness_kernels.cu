@@ -51,6 +51,39 @@ __global__ void epilogue_kernel(float* ref, const void* c0, const void* bias, in
   }
 }
 
+__device__ void store_as(void* p, long long i, Elem e, float v) {
+  if (e == Elem::bf16) static_cast<__nv_bfloat16*>(p)[i] = __float2bfloat16_rn(v);
+  else if (e == Elem::fp16) static_cast<__half*>(p)[i] = __float2half_rn(v);
+  else static_cast<float*>(p)[i] = v;
+}
+
+__global__ void abs_kernel(void* dst, const void* src, std::size_t count, Elem e) {
+  for (std::size_t i = blockIdx.x * 256ULL + threadIdx.x; i < count; i += gridDim.x * 256ULL)
+    store_as(dst, static_cast<long long>(i), e, fabsf(load_as_float(src, static_cast<long long>(i), e)));
+}
+
+__global__ void magnitude_kernel(float* mag, const void* c0, const void* bias, int m, int n, long long ldc, Elem out,
+                                 float alpha, float beta, int epi) {
+  const long long mn = static_cast<long long>(m) * n;
+  for (long long i = blockIdx.x * 256LL + threadIdx.x; i < mn; i += gridDim.x * 256LL) {
+    const long long row = i / n, col = i % n;
+    float v = fabsf(alpha) * mag[i];
+    if (beta != 0.f) v += fabsf(beta) * fabsf(load_as_float(c0, row * ldc + col, out));
+    if (epi != 0) v += fabsf(load_as_float(bias, col, out));
+    mag[i] = v;
+  }
+}
+
+__global__ void edge_rows_kernel(void* dst, const void* src, std::size_t count, long long ld, bool transposed, Elem e,
+                                 float large) {
+  for (std::size_t i = blockIdx.x * 256ULL + threadIdx.x; i < count; i += gridDim.x * 256ULL) {
+    const long long idx = static_cast<long long>(i);
+    const long long row = transposed ? idx % ld : idx / ld;
+    const float scale = row % 3 == 0 ? 0.f : row % 3 == 1 ? large : 1.f;
+    store_as(dst, idx, e, scale * load_as_float(src, idx, e));
+  }
+}
+
 unsigned grid_for(long long count) {
   const long long blocks = (count + 255) / 256;
   return static_cast<unsigned>(blocks < 8192 ? (blocks > 0 ? blocks : 1) : 8192);
@@ -73,6 +106,25 @@ cudaError_t reference_epilogue(float* ref, const void* c0, const void* bias, int
                                float alpha, float beta, int epilogue, cudaStream_t stream) {
   epilogue_kernel<<<grid_for(static_cast<long long>(m) * n), 256, 0, stream>>>(ref, c0, bias, m, n, ldc, out, alpha,
                                                                               beta, epilogue);
+  return cudaGetLastError();
+}
+
+cudaError_t abs_copy(void* dst, const void* src, std::size_t count, Elem elem, cudaStream_t stream) {
+  abs_kernel<<<grid_for(static_cast<long long>(count)), 256, 0, stream>>>(dst, src, count, elem);
+  return cudaGetLastError();
+}
+
+cudaError_t magnitude_epilogue(float* mag, const void* c0, const void* bias, int m, int n, long long ldc, Elem out,
+                               float alpha, float beta, int epilogue, cudaStream_t stream) {
+  magnitude_kernel<<<grid_for(static_cast<long long>(m) * n), 256, 0, stream>>>(mag, c0, bias, m, n, ldc, out, alpha,
+                                                                               beta, epilogue);
+  return cudaGetLastError();
+}
+
+cudaError_t edge_rows(void* dst, const void* src, std::size_t count, long long ld, bool transposed, Elem elem,
+                      int large_exp, cudaStream_t stream) {
+  edge_rows_kernel<<<grid_for(static_cast<long long>(count)), 256, 0, stream>>>(dst, src, count, ld, transposed, elem,
+                                                                               ldexpf(1.f, large_exp));
   return cudaGetLastError();
 }
 

@@ -1,5 +1,5 @@
 // CubinRunner: loads a compiled cubin's kernels and runs one configuration
-// through a FamilyHarness (poison, launch, verify, time). Used by the row-wise
+// through a FamilyHarness (poison, launch, verify). Used by the row-wise
 // GPU tests and bench; the tuning engine uses its own GpuEvaluator.
 #pragma once
 
@@ -35,16 +35,13 @@ class LoadedCubin {
 
 struct RunCheck {
   cudaError_t launch = cudaSuccess;  ///< first launch or execution error
-  Verification verification;
+  Verification verification;         ///< of the failing input set, or the last one
+  int input_set = -1;                ///< the input set that failed (-1: none)
 };
 
-/// Poisons the outputs, launches once, waits, verifies.
-RunCheck run_and_verify(FamilyHarness& harness, const Config& config, std::span<const cudaKernel_t> kernels,
-                        cudaStream_t stream);
-
-/// Median of `repetitions` event-timed launches after `warmup` untimed ones,
-/// in seconds; negative on a CUDA error.
-double median_launch_seconds(FamilyHarness& harness, const Config& config, std::span<const cudaKernel_t> kernels,
-                             cudaStream_t stream, int warmup, int repetitions);
+/// For each input set of the harness (random, then edge): poisons the
+/// outputs, launches once, waits, verifies; stops at the first failure.
+RunCheck run_and_verify(FamilyHarness& harness, const Config& config,
+                        std::span<const cudaKernel_t> kernels, cudaStream_t stream);
 
 }  // namespace ktune::rowwise

@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 #include <vector>
 
 #include "kernels_templated/gpu/cluster_launch.hpp"
@@ -43,10 +44,13 @@ RowwiseHarness::RowwiseHarness(Kind kind) : kind_(kind) {}
 RowwiseHarness::~RowwiseHarness() { release(); }
 
 void RowwiseHarness::release() {
-  for (void* p : {x_, w_, y_, static_cast<void*>(ws_), static_cast<void*>(counters_), static_cast<void*>(ref_),
-                  static_cast<void*>(scratch_)})
+  for (void* p : {x_, x_edge_, w_, y_, static_cast<void*>(ws_), static_cast<void*>(counters_),
+                  static_cast<void*>(ref_), static_cast<void*>(ref_edge_), static_cast<void*>(mag_),
+                  static_cast<void*>(mag_edge_), static_cast<void*>(scratch_)})
     if (p) cudaFree(p);
-  x_ = w_ = y_ = nullptr;
+  x_ = x_edge_ = w_ = y_ = nullptr;
+  ref_edge_ = mag_ = mag_edge_ = nullptr;
+  active_ = 0;
   ws_ = nullptr;
   counters_ = nullptr;
   ref_ = nullptr;
@@ -75,8 +79,10 @@ long long RowwiseHarness::accumulation_chain(const Config& config) const {
 
 double RowwiseHarness::tolerance(const Config& config) const {
   switch (dtype_) {
-    case DType::bf16: return 1e-2;   // output rounding alone is ~2e-3 (8 bits of mantissa)
-    case DType::fp16: return 2e-3;   // output rounding alone is ~3e-4
+    case DType::bf16:
+      return 1e-2;  // output rounding alone is ~2e-3 (8 bits of mantissa)
+    case DType::fp16:
+      return 2e-3;  // output rounding alone is ~3e-4
     case DType::fp32: {
       // fp32 output rounding is negligible; what remains is the order in
       // which a thread accumulates its chain of n terms (the softmax
@@ -92,6 +98,40 @@ double RowwiseHarness::tolerance(const Config& config) const {
   return 1e-5;
 }
 
+long long RowwiseHarness::reduction_length() const {
+  return is_column_reduction(kind_, problem_) ? problem_.integer("rows") : problem_.integer("cols");
+}
+
+verify::Tolerances RowwiseHarness::tolerances(const Config& config) const {
+  using verify::Precision;
+  const Precision out = dtype_ == DType::fp32   ? Precision::fp32
+                        : dtype_ == DType::bf16 ? Precision::bf16
+                                                : Precision::fp16;
+  const long long n = reduction_length();
+  verify::Tolerances t;
+  t.rel_l2 = tolerance(config);
+  switch (kind_) {
+    case Kind::reduce:
+      t.element = problem_.text("op") == "max" ? verify::max_bound(out) : verify::sum_bound(out, n);
+      break;
+    case Kind::softmax:
+      t.element = verify::softmax_bound(out, n);
+      t.row_rel_l2 = 4 * t.rel_l2;
+      break;
+    case Kind::rmsnorm:
+      t.element = verify::rmsnorm_bound(out, n);
+      t.row_rel_l2 = 4 * t.rel_l2;
+      break;
+  }
+  return t;
+}
+
+void RowwiseHarness::select_inputs(int set) {
+  if (set < 0 || set >= input_sets())
+    throw std::invalid_argument("rowwise harness: no input set " + std::to_string(set));
+  active_ = set;
+}
+
 void RowwiseHarness::prepare(const Problem& raw, std::uint64_t seed) {
   release();
   const RowwiseFamily family(kind_);
@@ -103,28 +143,40 @@ void RowwiseHarness::prepare(const Problem& raw, std::uint64_t seed) {
 
   int dev = 0;
   check(cudaGetDevice(&dev), "cudaGetDevice");
-  check(cudaDeviceGetAttribute(&device_.sm_count, cudaDevAttrMultiProcessorCount, dev), "query SM count");
-  check(cudaDeviceGetAttribute(&device_.max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev),
+  check(cudaDeviceGetAttribute(&device_.sm_count, cudaDevAttrMultiProcessorCount, dev),
+        "query SM count");
+  check(cudaDeviceGetAttribute(&device_.max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor,
+                               dev),
         "query threads per SM");
-  check(cudaDeviceGetAttribute(&device_.max_blocks_per_sm, cudaDevAttrMaxBlocksPerMultiprocessor, dev),
+  check(cudaDeviceGetAttribute(&device_.max_blocks_per_sm, cudaDevAttrMaxBlocksPerMultiprocessor,
+                               dev),
         "query blocks per SM");
-  check(cudaDeviceGetAttribute(&device_.smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev),
+  check(cudaDeviceGetAttribute(&device_.smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor,
+                               dev),
         "query shared memory per SM");
-  check(cudaDeviceGetAttribute(&device_.smem_per_block_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
+  check(cudaDeviceGetAttribute(&device_.smem_per_block_optin,
+                               cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
         "query shared memory per block");
   device_id_ = dev;
 
   check(cudaMalloc(&x_, n * elem_bytes_), "allocate input");
   check(cudaMalloc(&y_, output_elements() * elem_bytes_), "allocate output");
   ws_floats_ = max_workspace_floats(kind_, problem_);
-  check(cudaMalloc(reinterpret_cast<void**>(&ws_), ws_floats_ * sizeof(float)), "allocate workspace");
+  check(cudaMalloc(reinterpret_cast<void**>(&ws_), ws_floats_ * sizeof(float)),
+        "allocate workspace");
   // Column groups of a column reduction: at most one per column; a row of
   // softmax / rmsnorm combined in the kernel (split_combine=in_kernel): one per row.
   counter_count_ = is_column_reduction(kind_, problem_) ? cols : (kind_ == Kind::reduce ? 1 : rows);
-  check(cudaMalloc(reinterpret_cast<void**>(&counters_), counter_count_ * sizeof(unsigned)), "allocate counters");
+  check(cudaMalloc(reinterpret_cast<void**>(&counters_), counter_count_ * sizeof(unsigned)),
+        "allocate counters");
   check(cudaMemset(counters_, 0, counter_count_ * sizeof(unsigned)), "zero counters");
-  check(cudaMalloc(reinterpret_cast<void**>(&ref_), output_elements() * sizeof(double)), "allocate reference");
-  check(cudaMalloc(reinterpret_cast<void**>(&scratch_), sizeof(CompareStats)), "allocate comparison scratch");
+  check(cudaMalloc(reinterpret_cast<void**>(&ref_), output_elements() * sizeof(double)),
+        "allocate reference");
+  check(cudaMalloc(&x_edge_, n * elem_bytes_), "allocate edge input");
+  check(cudaMalloc(reinterpret_cast<void**>(&ref_edge_), output_elements() * sizeof(double)),
+        "allocate edge reference");
+  check(cudaMalloc(reinterpret_cast<void**>(&scratch_), sizeof(CompareStats)),
+        "allocate comparison scratch");
 
   // Ranges: softmax spans many e-folds; rmsnorm weights stay away from zero;
   // sums mix signs (cancellation is part of the test).
@@ -139,16 +191,36 @@ void RowwiseHarness::prepare(const Problem& raw, std::uint64_t seed) {
   RefKind ref_kind = RefKind::softmax;
   if (kind_ == Kind::rmsnorm) ref_kind = RefKind::rmsnorm;
   if (kind_ == Kind::reduce) ref_kind = problem_.text("op") == "max" ? RefKind::max : RefKind::sum;
-  if (is_column_reduction(kind_, problem_))
-    check(reference_cols(ref_kind, x_, dtype_, rows, cols, ref_, nullptr), "fp64 reference");
-  else
-    check(reference_rows(ref_kind, x_, w_, dtype_, rows, cols,
-                         kind_ == Kind::rmsnorm ? problem_.real("eps") : 0.0, ref_, nullptr),
-          "fp64 reference");
+  const bool columns = is_column_reduction(kind_, problem_);
+  // Edge inputs: -inf rows only where the answer is defined by them (softmax,
+  // max); the all-equal value keeps an fp16 sum inside fp16's range.
+  const bool minus_inf = kind_ == Kind::softmax || ref_kind == RefKind::max;
+  float equal_value = 0.75f;
+  if (ref_kind == RefKind::sum && dtype_ == DType::fp16)
+    while (equal_value * static_cast<float>(reduction_length()) > 32768.f) equal_value *= 0.5f;
+  check(fill_edge(x_edge_, dtype_, rows, cols, columns, minus_inf, equal_value, lo, hi,
+                  seed ^ 0xed9eULL, nullptr),
+        "fill edge input");
+  if (ref_kind == RefKind::sum) {
+    check(cudaMalloc(reinterpret_cast<void**>(&mag_), output_elements() * sizeof(double)),
+          "allocate magnitudes");
+    check(cudaMalloc(reinterpret_cast<void**>(&mag_edge_), output_elements() * sizeof(double)),
+          "allocate magnitudes");
+  }
+  const double eps = kind_ == Kind::rmsnorm ? problem_.real("eps") : 0.0;
+  for (auto [x, ref, mag] :
+       {std::tuple{x_, ref_, mag_}, std::tuple{x_edge_, ref_edge_, mag_edge_}}) {
+    if (columns)
+      check(reference_cols(ref_kind, x, dtype_, rows, cols, ref, nullptr, mag), "fp64 reference");
+    else
+      check(reference_rows(ref_kind, x, w_, dtype_, rows, cols, eps, ref, nullptr, mag),
+            "fp64 reference");
+  }
   check(cudaDeviceSynchronize(), "prepare");
 }
 
-cudaError_t RowwiseHarness::launch(const Config& config, std::span<const cudaKernel_t> kernels, cudaStream_t stream) {
+cudaError_t RowwiseHarness::launch(const Config& config, std::span<const cudaKernel_t> kernels,
+                                   cudaStream_t stream) {
   LaunchPlan plan;
   try {
     plan = plan_launch(kind_, problem_, config, device_);
@@ -156,9 +228,10 @@ cudaError_t RowwiseHarness::launch(const Config& config, std::span<const cudaKer
     return cudaErrorInvalidValue;
   }
   if (kernels.size() != plan.kernels.size()) return cudaErrorInvalidValue;
-  if (plan.workspace_floats > ws_floats_ || plan.counters > counter_count_) return cudaErrorInvalidValue;
+  if (plan.workspace_floats > ws_floats_ || plan.counters > counter_count_)
+    return cudaErrorInvalidValue;
   ktune_rw::RowwiseArgs args{};
-  args.x = x_;
+  args.x = active_ == 0 ? x_ : x_edge_;
   args.w = w_;
   args.y = y_;
   args.ws = plan.workspace_floats > 0 ? ws_ : nullptr;
@@ -176,15 +249,16 @@ cudaError_t RowwiseHarness::launch(const Config& config, std::span<const cudaKer
     // Attributes are set on every launch: a kernel handle is not kept across
     // cubins, and the calls are cheap next to a kernel that streams a tensor.
     if (k.dynamic_smem > 0) {
-      e = cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, k.dynamic_smem,
-                                          device_id_);
+      e = cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          k.dynamic_smem, device_id_);
       if (e == cudaSuccess)
         e = cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                             cudaSharedmemCarveoutMaxShared, device_id_);
       if (e != cudaSuccess) return e;
     }
     if (k.cluster > 8) {
-      e = cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1, device_id_);
+      e = cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1,
+                                          device_id_);
       if (e != cudaSuccess) return e;
     }
     const long long grid_x = k.persistent ? persistent_grid(k, kernel) : k.grid_x;
@@ -192,8 +266,8 @@ cudaError_t RowwiseHarness::launch(const Config& config, std::span<const cudaKer
     const dim3 grid(static_cast<unsigned>(grid_x), static_cast<unsigned>(k.grid_y));
     const dim3 block(static_cast<unsigned>(k.block));
     // A cluster of 1, not cooperative, is an ordinary launch (ClusterLaunch attaches no attribute).
-    const ClusterLaunch launch_config(grid, block, static_cast<std::size_t>(k.dynamic_smem), stream, k.cluster,
-                                      k.cooperative);
+    const ClusterLaunch launch_config(grid, block, static_cast<std::size_t>(k.dynamic_smem), stream,
+                                      k.cluster, k.cooperative);
     e = launch_config.launch(reinterpret_cast<const void*>(kernel), params);
     if (e != cudaSuccess) return e;
   }
@@ -201,8 +275,8 @@ cudaError_t RowwiseHarness::launch(const Config& config, std::span<const cudaKer
 }
 
 long long RowwiseHarness::persistent_grid(const KernelLaunch& k, cudaKernel_t kernel) {
-  const std::string key = k.name_expression + "|" + std::to_string(k.block) + "|" + std::to_string(k.dynamic_smem) +
-                          "|" + std::to_string(k.cluster);
+  const std::string key = k.name_expression + "|" + std::to_string(k.block) + "|" +
+                          std::to_string(k.dynamic_smem) + "|" + std::to_string(k.cluster);
   auto it = resident_.find(key);
   if (it == resident_.end()) {
     // What the device holds at once, registers and cluster placement included
@@ -211,15 +285,18 @@ long long RowwiseHarness::persistent_grid(const KernelLaunch& k, cudaKernel_t ke
     long long resident = 0;
     if (k.cluster > 1) {
       // No stream: the query launches nothing.
-      const ClusterLaunch query(dim3(static_cast<unsigned>(k.grid_x)), dim3(static_cast<unsigned>(k.block)),
+      const ClusterLaunch query(dim3(static_cast<unsigned>(k.grid_x)),
+                                dim3(static_cast<unsigned>(k.block)),
                                 static_cast<std::size_t>(k.dynamic_smem), nullptr, k.cluster);
       int clusters = 0;
-      if (query.max_active_clusters(reinterpret_cast<const void*>(kernel), &clusters) == cudaSuccess)
+      if (query.max_active_clusters(reinterpret_cast<const void*>(kernel), &clusters) ==
+          cudaSuccess)
         resident = static_cast<long long>(clusters) * k.cluster;
     } else {
       int blocks = 0;
-      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, reinterpret_cast<const void*>(kernel), k.block,
-                                                        static_cast<std::size_t>(k.dynamic_smem)) == cudaSuccess)
+      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+              &blocks, reinterpret_cast<const void*>(kernel), k.block,
+              static_cast<std::size_t>(k.dynamic_smem)) == cudaSuccess)
         resident = static_cast<long long>(blocks) * device_.sm_count;
     }
     cudaGetLastError();  // a failed query leaves the planned grid; the launch reports real errors
@@ -242,7 +319,8 @@ void RowwiseHarness::poison_outputs(cudaStream_t stream) {
 
 long long RowwiseHarness::nonzero_counters(cudaStream_t stream) const {
   std::vector<unsigned> host(static_cast<std::size_t>(counter_count_));
-  check(cudaMemcpyAsync(host.data(), counters_, host.size() * sizeof(unsigned), cudaMemcpyDeviceToHost, stream),
+  check(cudaMemcpyAsync(host.data(), counters_, host.size() * sizeof(unsigned),
+                        cudaMemcpyDeviceToHost, stream),
         "read counters");
   check(cudaStreamSynchronize(stream), "read counters");
   return std::count_if(host.begin(), host.end(), [](unsigned c) { return c != 0; });
@@ -250,28 +328,30 @@ long long RowwiseHarness::nonzero_counters(cudaStream_t stream) const {
 
 Verification RowwiseHarness::verify(const Config& config, cudaStream_t stream) {
   Verification v;
-  v.tolerance = tolerance(config);
-  CompareStats stats;
-  const double ref_floor = kind_ == Kind::softmax ? 1e-6 : 1e-3;
-  cudaError_t e = compare(y_, dtype_, ref_, output_elements(), 50 * v.tolerance, ref_floor, scratch_, stats, stream);
+  v.tolerances = tolerances(config);
+  v.tolerance = v.tolerances.rel_l2;
+  const double* ref = active_ == 0 ? ref_ : ref_edge_;
+  const double* mag = active_ == 0 ? mag_ : mag_edge_;
+  // softmax and rmsnorm: a line is a row; a reduction's outputs are checked
+  // in lines of 4096 without row statistics (each output is a row already).
+  const bool rows = kind_ != Kind::reduce;
+  const long long line = rows ? problem_.integer("cols") : 4096;
+  cudaError_t e = check_outputs(y_, dtype_, ref, mag, output_elements(), line, rows,
+                                v.tolerances.element, scratch_, v.stats, stream);
   if (e != cudaSuccess) {
     v.detail = std::string("comparison failed: ") + cudaGetErrorString(e);
     return v;
   }
-  v.rel_l2_error = stats.ref2 > 0 ? std::sqrt(stats.err2 / stats.ref2) : std::sqrt(stats.err2);
-  v.max_abs_error = stats.max_abs;
-  v.nan_or_inf = static_cast<std::int64_t>(stats.nonfinite);
-  v.unwritten = static_cast<std::int64_t>(stats.unwritten);
-  v.passed = v.nan_or_inf == 0 && v.unwritten == 0 && v.rel_l2_error <= v.tolerance;
   std::ostringstream d;
-  d << "rel_l2=" << v.rel_l2_error << " (tol " << v.tolerance << "), max_abs=" << v.max_abs_error
-    << ", nonfinite=" << v.nan_or_inf << ", unwritten=" << v.unwritten;
-  if (stats.first_bad != ~0ULL) {
-    double out = 0, ref = 0;
-    const long long i = static_cast<long long>(stats.first_bad);
+  d << conclude(v);
+  if (!v.passed && v.stats.first_bad >= 0) {
+    double out = 0, want = 0, m = 0;
+    const long long i = v.stats.first_bad;
     if (read_element(y_, dtype_, i, out) == cudaSuccess &&
-        cudaMemcpy(&ref, ref_ + i, sizeof ref, cudaMemcpyDeviceToHost) == cudaSuccess)
-      d << "; first bad element " << i << ": out=" << out << " ref=" << ref;
+        cudaMemcpy(&want, ref + i, sizeof want, cudaMemcpyDeviceToHost) == cudaSuccess &&
+        (!mag || cudaMemcpy(&m, mag + i, sizeof m, cudaMemcpyDeviceToHost) == cudaSuccess))
+      d << "; first bad element " << i << ": out=" << out << " ref=" << want << " (bound "
+        << verify::allowed_error(v.tolerances.element, want, m) << ")";
   }
   v.detail = d.str();
   return v;

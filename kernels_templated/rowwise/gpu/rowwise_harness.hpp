@@ -21,10 +21,25 @@ class RowwiseHarness final : public FamilyHarness {
   RowwiseHarness& operator=(const RowwiseHarness&) = delete;
 
   void prepare(const Problem& problem, std::uint64_t seed) override;
-  cudaError_t launch(const Config& config, std::span<const cudaKernel_t> kernels, cudaStream_t stream) override;
+  cudaError_t launch(const Config& config, std::span<const cudaKernel_t> kernels,
+                     cudaStream_t stream) override;
   void poison_outputs(cudaStream_t stream) override;
   Verification verify(const Config& config, cudaStream_t stream) override;
+  /// Set 1: the edge inputs of fill_edge (rowwise/README.md, "Verification").
+  int input_sets() const override { return 2; }
+  /// The output (the evaluator's bitwise determinism check compares two runs).
+  std::pair<const void*, std::size_t> output_region() const override {
+    return {y_,
+            static_cast<std::size_t>(output_elements()) * static_cast<std::size_t>(elem_bytes_)};
+  }
+  void select_inputs(int set) override;
 
+  /// Every bound verify() applies: the family's element bound over the
+  /// reduction length, tolerance(config) over the whole output and, for
+  /// softmax and rmsnorm, 4 x tolerance(config) over each row (one row's
+  /// error may sit a few times above the rms over all rows; a wrong row sits
+  /// near 1).
+  verify::Tolerances tolerances(const Config& config) const;
   /// The rel-L2 bound for this family, dtype and configuration (see README:
   /// fp16 2e-3; bf16 1e-2; fp32 1e-5 (1e-4 for sums), widened to
   /// 4e-7 * sqrt(n) when one thread accumulates a chain of n elements).
@@ -51,6 +66,13 @@ class RowwiseHarness final : public FamilyHarness {
   int elem_bytes_ = 4;
   PlanDevice device_;
   int device_id_ = 0;
+  /// Elements one output reduces over (cols, or rows for a column reduction).
+  long long reduction_length() const;
+  int active_ = 0;          ///< the input set launches read
+  void* x_edge_ = nullptr;  ///< input set 1
+  double* ref_edge_ = nullptr;
+  double* mag_ = nullptr;  ///< sum |x| per output (sums only), per input set
+  double* mag_edge_ = nullptr;
   void* x_ = nullptr;
   void* w_ = nullptr;
   void* y_ = nullptr;

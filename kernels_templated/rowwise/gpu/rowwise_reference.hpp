@@ -7,6 +7,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "kernels_templated/verify/tolerance.hpp"
+
 namespace ktune::rowwise {
 
 enum class DType { fp32, bf16, fp16 };
@@ -14,32 +16,47 @@ enum class RefKind { sum, max, softmax, rmsnorm };
 
 /// Fills n elements with values drawn uniformly from [lo, hi) (a hash of
 /// seed and index, so any launch shape gives the same data), rounded to dtype.
-cudaError_t fill_uniform(void* data, DType dtype, long long n, double lo, double hi, std::uint64_t seed,
-                         cudaStream_t stream);
+cudaError_t fill_uniform(void* data, DType dtype, long long n, double lo, double hi,
+                         std::uint64_t seed, cudaStream_t stream);
+
+/// Edge-value inputs (rowwise/README.md, "Verification"): each line (a row,
+/// or a column when `lines_are_columns`) takes pattern line % 6: 0 zeros,
+/// 1 all equal to `equal_value`, 2 +-60000 alternating along the line (fp16's range), 3 all
+/// -inf, 4 first half -inf and the rest random, 5 random in [lo, hi).
+/// Without `minus_inf` (families where -inf has no finite answer) patterns 3
+/// and 4 are random too.
+cudaError_t fill_edge(void* data, DType dtype, long long rows, long long cols,
+                      bool lines_are_columns, bool minus_inf, float equal_value, double lo,
+                      double hi, std::uint64_t seed, cudaStream_t stream);
 
 /// fp64 reference over the last axis: sum / max -> rows values; softmax /
-/// rmsnorm -> rows x cols values. `w` is the rmsnorm weight (cols).
-cudaError_t reference_rows(RefKind kind, const void* x, const void* w, DType dtype, long long rows, long long cols,
-                           double eps, double* ref, cudaStream_t stream);
-/// fp64 reference of a sum / max over the rows: cols values.
-cudaError_t reference_cols(RefKind kind, const void* x, DType dtype, long long rows, long long cols, double* ref,
-                           cudaStream_t stream);
+/// rmsnorm -> rows x cols values. `w` is the rmsnorm weight (cols). `mag`,
+/// when given, receives sum |x| per output (the sum's error bound scales with it).
+cudaError_t reference_rows(RefKind kind, const void* x, const void* w, DType dtype, long long rows,
+                           long long cols, double eps, double* ref, cudaStream_t stream,
+                           double* mag = nullptr);
+/// fp64 reference of a sum / max over the rows: cols values (and sum |x|).
+cudaError_t reference_cols(RefKind kind, const void* x, DType dtype, long long rows, long long cols,
+                           double* ref, cudaStream_t stream, double* mag = nullptr);
 
-/// Sums of a comparison, accumulated on the device.
+/// Device-side totals of check_outputs (device memory, one per check).
 struct CompareStats {
-  double err2 = 0;                    ///< sum of (out - ref)^2
-  double ref2 = 0;                    ///< sum of ref^2
-  double max_abs = 0;                 ///< largest |out - ref| over finite outputs
-  unsigned long long nonfinite = 0;   ///< NaN or Inf outputs that are not the poison pattern
-  unsigned long long unwritten = 0;   ///< outputs still holding the poison pattern
-  unsigned long long first_bad = ~0ULL;  ///< first index that is non-finite, unwritten or off by > bad_rel
+  double err2 = 0, ref2 = 0, max_abs = 0, max_rel = 0;
+  unsigned long long checked = 0, off = 0, non_finite = 0, unwritten = 0, undefined = 0;
+  unsigned long long first_bad = ~0ULL;
+  unsigned long long worst = 0;      ///< (float bits of |out - ref| / allowed) << 32 | index
+  unsigned long long worst_row = 0;  ///< (float bits of the row's relative L2) << 32 | row
 };
 
-/// Compares n outputs of dtype with the fp64 reference. An element is "bad"
-/// when |out - ref| > bad_rel * max(|ref|, ref_floor). `scratch` is device
-/// memory for one CompareStats. Synchronizes the stream.
-cudaError_t compare(const void* out, DType dtype, const double* ref, long long n, double bad_rel, double ref_floor,
-                    CompareStats* scratch, CompareStats& result, cudaStream_t stream);
+/// Checks n outputs of dtype against the fp64 reference, element by element
+/// (verify::judge_element with `bound`; `mag` per output, or null), in lines
+/// of `line_length` outputs; with `row_stats` each line is a row whose
+/// relative L2 error is tracked. Indices are reported modulo 2^32.
+/// `scratch` is device memory for one CompareStats. Synchronizes the stream.
+cudaError_t check_outputs(const void* out, DType dtype, const double* ref, const double* mag,
+                          long long n, long long line_length, bool row_stats,
+                          const verify::ElementBound& bound, CompareStats* scratch,
+                          verify::CheckStats& result, cudaStream_t stream);
 
 /// Reads element i of a device array of dtype as a double (for messages).
 cudaError_t read_element(const void* data, DType dtype, long long i, double& value);
