@@ -20,9 +20,11 @@ namespace fs = std::filesystem;
 using test::quote;
 
 // The synthetic replay fixture (made-up times, not a measurement) and its problem.
-const std::string kRecording = std::string(KTUNE_TEST_DATA_DIR) + "/recorded/synthetic_gemm_like.json";
+const std::string kRecording =
+    std::string(KTUNE_TEST_DATA_DIR) + "/recorded/synthetic_gemm_like.json";
 const std::string kLookup =
-    "lookup --kernel synthetic_gemm_like --problem m=2048,n=2048,k=2048 --device 'none (synthetic)' --json";
+    "lookup --kernel synthetic_gemm_like --problem m=2048,n=2048,k=2048 --device 'none "
+    "(synthetic)' --json";
 
 std::string read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -35,7 +37,8 @@ class DbPathsCli : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
-           (std::string("ktune_db_paths_test_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+           (std::string("ktune_db_paths_test_") +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "work");
   }
@@ -47,10 +50,13 @@ class DbPathsCli : public ::testing::Test {
   /// Runs `ktune ARGS` in dir_/work with `env` (e.g. "KTUNE_DB=x") and
   /// neither database variable inherited.
   test::ProcessRun run(const std::string& args, const std::string& env = "") const {
-    return test::shell("cd " + quote((dir_ / "work").string()) + " && env -u KTUNE_DB -u KTUNE_SYSTEM_DB " + env +
-                       " " + quote(test::ktune_path()) + " " + args);
+    return test::shell("cd " + quote((dir_ / "work").string()) +
+                       " && env -u KTUNE_DB -u KTUNE_SYSTEM_DB " + env + " " +
+                       quote(test::ktune_path()) + " " + args);
   }
-  std::string tune_args() const { return "tune --replay " + quote(kRecording) + " --strategy random --seed 1 --budget 4"; }
+  std::string tune_args() const {
+    return "tune --replay " + quote(kRecording) + " --strategy random --seed 1 --budget 4";
+  }
 
   fs::path dir_;
 };
@@ -97,7 +103,9 @@ TEST_F(DbPathsCli, KtuneSystemDbIsTheSystemDatabase) {
 
 TEST_F(DbPathsCli, TheShippedDatabaseIsFoundBesideTheBinary) {
   ASSERT_TRUE(fs::exists(fs::path(KTUNE_BINARY_DIR) / "share" / "ktune" / "ktune.db"));
-  auto lookup = run("lookup --kernel gemm --problem m=4096,n=4096,k=4096,dtype=bf16,layout=nt --device h200 --json");
+  auto lookup =
+      run("lookup --kernel gemm --problem m=4096,n=4096,k=4096,dtype=bf16,layout=nt --device h200 "
+          "--json");
   ASSERT_EQ(lookup.code, 0) << lookup.output;
   EXPECT_NE(lookup.output.find("\"found\": true"), std::string::npos) << lookup.output;
   EXPECT_NE(lookup.output.find("share/ktune/ktune.db"), std::string::npos) << lookup.output;
