@@ -104,8 +104,8 @@ TEST_F(DbPathsCli, KtuneSystemDbIsTheSystemDatabase) {
 TEST_F(DbPathsCli, TheShippedDatabaseIsFoundBesideTheBinary) {
   ASSERT_TRUE(fs::exists(fs::path(KTUNE_BINARY_DIR) / "share" / "ktune" / "ktune.db"));
   auto lookup =
-      run("lookup --kernel gemm --problem m=4096,n=4096,k=4096,dtype=bf16,layout=nt --device h200 "
-          "--json");
+      run("lookup --kernel gemm --problem m=4096,n=4096,k=4096,dtype=bf16,layout=nt "
+          "--device 'NVIDIA H200' --json");
   ASSERT_EQ(lookup.code, 0) << lookup.output;
   EXPECT_NE(lookup.output.find("\"found\": true"), std::string::npos) << lookup.output;
   EXPECT_NE(lookup.output.find("share/ktune/ktune.db"), std::string::npos) << lookup.output;
