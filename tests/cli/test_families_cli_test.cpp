@@ -24,9 +24,9 @@ TEST(TestFamilies, AreHiddenFromUsersHelp) {
 }
 
 TEST(TestFamilies, AreUnknownToUsersTune) {
-  auto run = test::shell(
-      without_test_families(test::quote(test::ktune_path()) +
-                            " tune --kernel test_faulty --problem n=64 --db /dev/null/never"));
+  auto run = test::shell(without_test_families(
+      test::quote(test::ktune_path()) +
+      " tune --kernel test_faulty --problem n=64 --budget 2 --db /dev/null/never"));
   EXPECT_EQ(run.code, 2) << run.output;
   EXPECT_NE(run.output.find("unknown kernel family 'test_faulty'"), std::string::npos)
       << run.output;
