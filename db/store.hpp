@@ -124,7 +124,8 @@ class Store {
   /// Deletes the results of `family` whose template hash is not `current_hash`,
   /// and the rows no result references any more, in one transaction.
   /// `dry_run`: counts only (a read-only Store will do).
-  PruneSummary prune_stale(const std::string& family, const std::string& current_hash, bool dry_run = false);
+  PruneSummary prune_stale(const std::string& family, const std::string& current_hash,
+                           bool dry_run = false);
 
   StoreStats stats() const;
   /// Measured ceilings stored with the GPU named (the spec of a device row

@@ -249,8 +249,8 @@ void prune_stale(const std::string& path, const std::string& kernel, const std::
               (long long)s.results, kernel.c_str(), hash.c_str(), unreferenced_text(s).c_str());
 }
 
-int run_prune(const std::string& path, const std::string& kernel, const std::string& hash, bool stale_flag,
-              bool dry_run) {
+int run_prune(const std::string& path, const std::string& kernel, const std::string& hash,
+              bool stale_flag, bool dry_run) {
   if (!stale_flag) throw UsageError("prune needs what to remove: --stale");
   if (kernel.empty()) throw UsageError("prune needs --kernel FAMILY");
   prune_stale(path, kernel, hash, dry_run);
@@ -401,13 +401,16 @@ const CommandRegistrar registrar(70, [](CLI::App& app) {
   merge->add_option("-o,--output", o->output, "Output database (created, or added to)")->required();
   merge->callback([o] { set_exit_code(run_merge(o->inputs, o->output)); });
 
-  auto* prune = db->add_subcommand("prune", "Remove stale results (measured with older template text), then "
-                                            "the configurations, family versions and problems no result references");
+  auto* prune =
+      db->add_subcommand("prune",
+                         "Remove stale results (measured with older template text), then "
+                         "the configurations, family versions and problems no result references");
   db_option(prune);
   prune->add_flag("--stale", o->stale, "Remove results whose template hash is not the current one");
   prune->add_option("--kernel", o->kernel, "Kernel family")->required();
-  prune->add_option("--hash", o->hash, "One current template hash for every result (default: per result, the "
-                                       "hash of this build's templates of the kernel path its problem and GPU take)");
+  prune->add_option("--hash", o->hash,
+                    "One current template hash for every result (default: per result, the "
+                    "hash of this build's templates of the kernel path its problem and GPU take)");
   prune->add_flag("--dry-run", o->dry_run, "List what would be removed, write nothing");
   prune->callback(
       [o] { set_exit_code(run_prune(o->db, o->kernel, o->hash, o->stale, o->dry_run)); });

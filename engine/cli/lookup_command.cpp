@@ -134,9 +134,12 @@ const CommandRegistrar registrar(60, [](CLI::App& app) {
   cmd->add_option("--kernel", o->kernel, "Kernel family, e.g. gemm")->required();
   cmd->add_option("--problem", o->problem, "Problem, e.g. 'm=4096,n=4096,k=4096,dtype=bf16'")->required();
   cmd->add_option("--device", o->device, "GPU name ('NVIDIA H200') or arch (sm_90); default: this machine's GPU 0");
-  cmd->add_option("--db", o->db, std::string("User tuning database; its results win (") + kDefaultDbHelp + ")");
-  cmd->add_option("--system-db", o->system_db, "Shipped read-only database filling the gaps "
-                                               "(default $KTUNE_SYSTEM_DB, else share/ktune/ktune.db beside the binary's folder)");
+  cmd->add_option("--db", o->db,
+                  std::string("User tuning database; its results win (") + kDefaultDbHelp + ")");
+  cmd->add_option(
+      "--system-db", o->system_db,
+      "Shipped read-only database filling the gaps "
+      "(default $KTUNE_SYSTEM_DB, else share/ktune/ktune.db beside the binary's folder)");
   cmd->add_option("--hash", o->hash,
                   "Serve results of this template hash (`ktune db stats` lists them) instead of the current "
                   "templates' path hash: a replayed recording, or a database measured with other kernel text");

@@ -142,8 +142,9 @@ const CommandRegistrar registrar(25, [](CLI::App& app) {
                   "Run only share I of N (items whose index % N == I) into its own database "
                   "(<db>.shard-I-of-N.db); rerunning a shard resumes it")
       ->capture_default_str();
-  cmd->add_option("--db", args->db,
-                  std::string("Database (overrides the file's \"db\"; else ") + kDefaultDbHelp + ")");
+  cmd->add_option(
+      "--db", args->db,
+      std::string("Database (overrides the file's \"db\"; else ") + kDefaultDbHelp + ")");
   CLI::Option* dry_run =
       cmd->add_flag("--dry-run", args->dry_run,
                     "Validate the file and list this shard's runs without tuning; also check each run's sub-space "

@@ -62,7 +62,8 @@ void print_outcome(const PreparedTune& job, const TuneReport& report, std::size_
     std::cout << ", " << report.warm_started << " results of related problems given to the searcher as hints";
   std::cout << "; " << format_clock(report.elapsed_s) << " elapsed.\n\n";
   print_results_table(std::cout, top_results(job, report, top), throughput_for(job, report));
-  if (!report.best) std::cout << "\nNo configuration was verified: nothing can be served for this problem.\n";
+  if (!report.best)
+    std::cout << "\nNo configuration was verified: nothing can be served for this problem.\n";
   if (job.recording)
     std::cout << "\n(Replayed measurements from " << job.spec.replay << "; provenance source '"
               << job.provenance.source << "'.)\n";
@@ -108,7 +109,8 @@ const CommandRegistrar registrar(20, [](CLI::App& app) {
   cmd->add_option("--budget", args->spec.options.budget,
                   "Evaluations in this run (failed ones count; reused stored results do not)");
   cmd->add_option("--time", args->time, "Time limit: seconds, or 90s, 15m, 2h (the batch in flight finishes)");
-  cmd->add_option("--db", args->db, std::string("Tuning database to read and write (") + kDefaultDbHelp + ")");
+  cmd->add_option("--db", args->db,
+                  std::string("Tuning database to read and write (") + kDefaultDbHelp + ")");
   cmd->add_option("--replay", args->spec.replay,
                   "Answer from a recorded space instead of the GPU (ktune recording, Kernel Tuner "
                   "cache or T4 file)");

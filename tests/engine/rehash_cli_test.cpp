@@ -94,7 +94,8 @@ TEST(RehashCli, ReKeysLegacyRowsOnceAndLookupServesThemAsFresh) {
   EXPECT_EQ(source_of(), "exact");
   auto nothing_asked = shell(k + " db prune --kernel gemm --db " + d);
   EXPECT_EQ(nothing_asked.code, 2) << nothing_asked.output;
-  EXPECT_NE(nothing_asked.output.find("needs what to remove: --stale"), std::string::npos) << nothing_asked.output;
+  EXPECT_NE(nothing_asked.output.find("needs what to remove: --stale"), std::string::npos)
+      << nothing_asked.output;
 
   auto unknown = shell(k + " db rehash --kernel no_such_family --db " + d);
   EXPECT_EQ(unknown.code, 2) << unknown.output;
