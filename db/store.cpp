@@ -486,41 +486,6 @@ PruneSummary Store::prune_stale(const std::string& family, const std::string& cu
   });
 }
 
-namespace {
-
-// The verified results of family ?1 timed warm, in a problem (device, family
-// version) with verified results timed cold.
-constexpr const char* kWarmSuperseded =
-    "r.status = 'ok' AND json_extract(r.metrics, '$.l2_flushed') = 0 "
-    "AND r.family_id IN (SELECT id FROM families WHERE name = ?1) "
-    "AND EXISTS (SELECT 1 FROM results c WHERE c.device_id = r.device_id AND c.family_id = r.family_id "
-    "  AND c.problem_id = r.problem_id AND c.status = 'ok' AND json_extract(c.metrics, '$.l2_flushed') = 1)";
-
-}  // namespace
-
-std::vector<WarmL2Summary> Store::warm_l2_superseded(const std::string& family) const {
-  if (family.empty()) throw std::invalid_argument("warm_l2_superseded needs a family");
-  std::vector<WarmL2Summary> out;
-  SQLite::Statement q(impl_->db, std::string("SELECT f.name, f.source_hash, d.name, p.key, count(*) FROM results r "
-                                             "JOIN families f ON f.id = r.family_id JOIN devices d ON d.id = r.device_id "
-                                             "JOIN problems p ON p.id = r.problem_id WHERE ") +
-                                     kWarmSuperseded +
-                                     " GROUP BY r.family_id, r.device_id, r.problem_id ORDER BY f.source_hash, d.name, p.key");
-  q.bind(1, family);
-  while (q.executeStep())
-    out.push_back({q.getColumn(0).getString(), q.getColumn(1).getString(), q.getColumn(2).getString(),
-                   q.getColumn(3).getString(), q.getColumn(4).getInt64()});
-  return out;
-}
-
-PruneSummary Store::prune_warm_l2(const std::string& family, bool dry_run) {
-  if (family.empty()) throw std::invalid_argument("prune_warm_l2 needs a family");
-  return prune_results(*impl_, dry_run, [&] {
-    return ResultSelection{std::string("SELECT r.id FROM results r WHERE ") + kWarmSuperseded,
-                           [&](SQLite::Statement& st) { st.bind(1, family); }};
-  });
-}
-
 StoreStats Store::stats() const {
   StoreStats s;
   auto count = [&](const char* table) {

@@ -62,17 +62,6 @@ struct StaleSummary {
   std::int64_t results = 0;
 };
 
-/// Results of one problem timed with a warm L2 where the same device, family
-/// version and problem also have results timed with a flushed one (see
-/// Store::warm_l2_superseded).
-struct WarmL2Summary {
-  std::string family;
-  std::string family_hash;
-  std::string device;
-  std::string problem_key;
-  std::int64_t results = 0;
-};
-
 /// What a prune deleted (or, in a dry run, would delete): results, then the
 /// rows that no result references any more, in the whole database (rows left
 /// unreferenced by earlier prunes or merges included). Devices are never
@@ -135,17 +124,8 @@ class Store {
   /// Deletes the results of `family` whose template hash is not `current_hash`,
   /// and the rows no result references any more, in one transaction.
   /// `dry_run`: counts only (a read-only Store will do).
-  PruneSummary prune_stale(const std::string& family, const std::string& current_hash, bool dry_run = false);
-  /// Verified results of `family` timed without an L2 flush
-  /// (metrics.l2_flushed false: ktune before 2026-12-02 flushed only when the
-  /// working set fit in L2, and switched the flush off for the rest of a run
-  /// once a split-K workspace grew past it) in problems that also hold results
-  /// timed with one. Warm and cold times cannot be ranked together; the
-  /// problems with warm results only are left alone (comparable among themselves).
-  std::vector<WarmL2Summary> warm_l2_superseded(const std::string& family) const;
-  /// Deletes the results warm_l2_superseded lists, and the rows no result
-  /// references any more, in one transaction. `dry_run`: counts only.
-  PruneSummary prune_warm_l2(const std::string& family, bool dry_run = false);
+  PruneSummary prune_stale(const std::string& family, const std::string& current_hash,
+                           bool dry_run = false);
 
   StoreStats stats() const;
   /// Measured ceilings stored with the GPU named (the spec of a device row

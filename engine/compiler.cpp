@@ -429,10 +429,13 @@ std::string Compiler::kernel_dir() {
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
-    // build/bin/ktune -> build/bin -> build -> repo: up to three levels.
+    // build/bin/ktune -> build/bin -> build -> repo: up to three levels; an
+    // install keeps them in <prefix>/share/ktune beside <prefix>/bin.
     fs::path dir = exe.parent_path();
     for (int level = 0; level <= 3 && !dir.empty(); ++level) {
       if (looks_like_kernel_dir(dir / "kernels_templated")) return (dir / "kernels_templated").string();
+      if (looks_like_kernel_dir(dir / "share/ktune/kernels_templated"))
+        return (dir / "share/ktune/kernels_templated").string();
       if (dir == dir.parent_path()) break;
       dir = dir.parent_path();
     }

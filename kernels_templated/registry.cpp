@@ -1,5 +1,7 @@
 // Registry of kernel families: one line per family, in kFamilies below.
+#include <cstdlib>
 #include <stdexcept>
+#include <string>
 
 #include "kernels_templated/family.hpp"
 #include "kernels_templated/faulty/faulty_family.hpp"
@@ -12,14 +14,27 @@ namespace ktune {
 namespace {
 
 // Adding a family: include its descriptor and add one line to families().
-const std::vector<const KernelFamily*>& families() {
+const std::vector<const KernelFamily*>& user_families() {
   static const std::vector<const KernelFamily*> all = {
-      &faulty_family(),
       &reduce_family(),
       &softmax_family(),
       &rmsnorm_family(),
       &gemm_family(),
   };
+  return all;
+}
+
+// Read at every call, not cached: a test may set or clear it while running.
+bool test_families_on() {
+  const char* v = std::getenv(kTestFamiliesEnv);
+  return v && std::string(v) == "1";
+}
+
+std::vector<const KernelFamily*> families() {
+  std::vector<const KernelFamily*> all;
+  if (test_families_on()) all.push_back(&faulty_family());
+  const auto& users = user_families();
+  all.insert(all.end(), users.begin(), users.end());
   return all;
 }
 

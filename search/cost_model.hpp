@@ -43,8 +43,8 @@ const std::array<CostTerm, kCostTerms>& all_cost_terms();
 /// The terms a calibration fits when the estimates describe their main loop.
 /// Chosen by forward selection on the three H200 GEMM recordings with
 /// leave-one-shape-out rank correlation as the criterion (so the choice of
-/// terms, though not their weights, has seen that data; see
-/// bench/results/cost-model-2026-11-29-v2.md).
+/// terms, though not their weights, has seen that data: a held-out GPU or
+/// family may want other terms).
 const std::vector<CostTerm>& default_loop_terms();
 
 struct Prediction {

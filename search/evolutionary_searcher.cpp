@@ -32,9 +32,8 @@ constexpr std::size_t kNearestScanLimit = 100000;
 /// in two a child keeps less of its parents than it changes, so a stalled
 /// search would turn into a random walk that no longer takes the two- or
 /// three-knob steps (say more pipeline stages together with no split-K) that
-/// lead out of a broad basin. Measured on the exhaustive H200 recording of
-/// 128x4096x4096 (bench/results/search-h200-gemm-2026-11-29-v3-exhaustive.md,
-/// v3b): with the old cap of 0.9 the rate sat there after the stall.
+/// lead out of a broad basin. On the exhaustive H200 recording of
+/// 128x4096x4096, a cap of 0.9 left the rate there after the stall.
 constexpr double kMaxMutationRate = 0.5;
 
 class EvolutionarySearcher final : public SearcherBase {

@@ -8,12 +8,15 @@
 
 #include <CLI/CLI.hpp>
 
+#include "engine/cli/db_paths.hpp"
 #include "space/device_spec.hpp"
 
 namespace ktune::cli {
 
 /// Bad input from the user (a malformed problem, an unknown family, ...):
-/// main() prints the message and exits with 2. Other exceptions exit with 1.
+/// main() prints the message and exits with 2, as it does for
+/// std::invalid_argument and DatabaseError (a database file it cannot use).
+/// Other exceptions are failures of the work itself: exit 1.
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -29,9 +32,6 @@ struct CommandRegistrar {
 };
 
 void set_exit_code(int code);
-
-/// The database a command uses when --db is not given: $KTUNE_DB, else ./ktune.db.
-std::string default_db_path();
 
 /// The built-in device named `name_or_arch` (as --device takes it); a
 /// UsageError listing the built-in devices when there is none.

@@ -96,7 +96,7 @@ const CommandRegistrar registrar(71, [](CLI::App& app) {
   auto* cmd = db->add_subcommand("ceilings",
                                  "Show or store a GPU's measured ceilings (copy bandwidth, best GEMM rates), which "
                                  "override the datasheet for the cost model");
-  cmd->add_option("--db", o->db, "Tuning database (default $KTUNE_DB or ./ktune.db)");
+  cmd->add_option("--db", o->db, std::string("Tuning database (") + kDefaultDbHelp + ")");
   cmd->add_option("--device", o->device, "GPU name as stored, e.g. 'NVIDIA H200'")->required();
   cmd->add_option("--set", o->set,
                   "Store these measured figures, e.g. 'dram_gbps=4196,peak_tflops_bf16=830.8' (GB/s read + "

@@ -278,28 +278,11 @@ void prune_stale(const std::string& path, const std::string& kernel, const std::
               (long long)s.results, kernel.c_str(), hash.c_str(), unreferenced_text(s).c_str());
 }
 
-void prune_warm_l2(const std::string& path, const std::string& kernel, bool dry_run) {
-  Store store = dry_run ? Store::open_read_only(path) : Store::open(path);
-  for (const auto& w : store.warm_l2_superseded(kernel))
-    std::printf("%s %s@%s on %s, %s: %lld results timed with a warm L2\n", dry_run ? "would remove" : "removing",
-                w.family.c_str(), w.family_hash.c_str(), w.device.c_str(), w.problem_key.c_str(),
-                (long long)w.results);
-  PruneSummary s = store.prune_warm_l2(kernel, dry_run);
-  std::printf("%s %lld results of %s timed with a warm L2 where the problem has results timed with a "
-              "flushed one%s\n",
-              dry_run ? "would remove" : "removed", (long long)s.results, kernel.c_str(),
-              unreferenced_text(s).c_str());
-}
-
-int run_prune(const std::string& path, const std::string& kernel, const std::string& hash, bool stale_flag,
-              bool warm_l2_flag, bool dry_run) {
-  if (!stale_flag && !warm_l2_flag) throw UsageError("prune needs what to remove: --stale, --warm-l2, or both");
+int run_prune(const std::string& path, const std::string& kernel, const std::string& hash,
+              bool stale_flag, bool dry_run) {
+  if (!stale_flag) throw UsageError("prune needs what to remove: --stale");
   if (kernel.empty()) throw UsageError("prune needs --kernel FAMILY");
-  if (stale_flag) prune_stale(path, kernel, hash, dry_run);
-  if (warm_l2_flag) {
-    find_family(kernel);  // an unknown family is a usage error
-    prune_warm_l2(path, kernel, dry_run);
-  }
+  prune_stale(path, kernel, hash, dry_run);
   return 0;
 }
 
@@ -395,12 +378,12 @@ const CommandRegistrar registrar(70, [](CLI::App& app) {
     std::string db = default_db_path(), kernel, device, file, format, output, hash, from, default_config, shape_keys,
                 old_kernel_dir;
     std::vector<std::string> inputs;
-    bool json = false, stale = false, warm_l2 = false, dry_run = false, keys = false;
+    bool json = false, stale = false, dry_run = false, keys = false;
     int top = 1;
   };
   auto o = std::make_shared<Options>();
   auto db_option = [o](CLI::App* cmd) {
-    cmd->add_option("--db", o->db, "Tuning database (default $KTUNE_DB or ./ktune.db)");
+    cmd->add_option("--db", o->db, std::string("Tuning database (") + kDefaultDbHelp + ")");
   };
 
   auto* stats = db->add_subcommand("stats", "Counts of results by status, family version and device; stale results");
@@ -447,20 +430,19 @@ const CommandRegistrar registrar(70, [](CLI::App& app) {
   merge->add_option("-o,--output", o->output, "Output database (created, or added to)")->required();
   merge->callback([o] { set_exit_code(run_merge(o->inputs, o->output)); });
 
-  auto* prune = db->add_subcommand("prune", "Remove stale results (measured with older template text) or results "
-                                            "timed with a warm L2 where cold-L2 timings of the problem exist, then "
-                                            "the configurations, family versions and problems no result references");
+  auto* prune =
+      db->add_subcommand("prune",
+                         "Remove stale results (measured with older template text), then "
+                         "the configurations, family versions and problems no result references");
   db_option(prune);
   prune->add_flag("--stale", o->stale, "Remove results whose template hash is not the current one");
   prune->add_option("--kernel", o->kernel, "Kernel family")->required();
-  prune->add_option("--hash", o->hash, "One current template hash for every result (default: per result, the "
-                                       "hash of this build's templates of the kernel path its problem and GPU take)");
-  prune->add_flag("--warm-l2", o->warm_l2,
-                  "Remove verified results timed without an L2 flush (ktune before 2026-12-02, see engine/README.md) "
-                  "in problems that also have results timed with one: the two cannot be ranked together");
+  prune->add_option("--hash", o->hash,
+                    "One current template hash for every result (default: per result, the "
+                    "hash of this build's templates of the kernel path its problem and GPU take)");
   prune->add_flag("--dry-run", o->dry_run, "List what would be removed, write nothing");
   prune->callback(
-      [o] { set_exit_code(run_prune(o->db, o->kernel, o->hash, o->stale, o->warm_l2, o->dry_run)); });
+      [o] { set_exit_code(run_prune(o->db, o->kernel, o->hash, o->stale, o->dry_run)); });
 
   auto* rehash = db->add_subcommand(
       "rehash", "Re-key results stored under a legacy whole-family template hash to the per-kernel-path hash of "

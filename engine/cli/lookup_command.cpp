@@ -22,12 +22,6 @@ struct LookupOptions {
   bool json = false;
 };
 
-// The shipped read-only database: $KTUNE_SYSTEM_DB, else tuning_db/ktune.db in the source tree.
-std::string default_system_db() {
-  if (const char* env = std::getenv("KTUNE_SYSTEM_DB"); env && *env) return env;
-  return std::string(KTUNE_SOURCE_DIR) + "/tuning_db/ktune.db";
-}
-
 int run_lookup(const LookupOptions& o) {
   LookupRequest req;
   req.family = o.kernel;
@@ -134,15 +128,18 @@ int run_lookup(const LookupOptions& o) {
 const CommandRegistrar registrar(60, [](CLI::App& app) {
   auto o = std::make_shared<LookupOptions>();
   o->db = default_db_path();
-  o->system_db = default_system_db();
+  o->system_db = default_system_db_path();
   auto* cmd = app.add_subcommand("lookup", "Best tuned configuration for a problem on a GPU: exact, nearest "
                                            "shape, another device of the arch, or the family's default");
   cmd->add_option("--kernel", o->kernel, "Kernel family, e.g. gemm")->required();
   cmd->add_option("--problem", o->problem, "Problem, e.g. 'm=4096,n=4096,k=4096,dtype=bf16'")->required();
   cmd->add_option("--device", o->device, "GPU name ('NVIDIA H200') or arch (sm_90); default: this machine's GPU 0");
-  cmd->add_option("--db", o->db, "User tuning database; its results win (default $KTUNE_DB or ./ktune.db)");
-  cmd->add_option("--system-db", o->system_db, "Shipped read-only database filling the gaps "
-                                               "(default $KTUNE_SYSTEM_DB or tuning_db/ktune.db)");
+  cmd->add_option("--db", o->db,
+                  std::string("User tuning database; its results win (") + kDefaultDbHelp + ")");
+  cmd->add_option(
+      "--system-db", o->system_db,
+      "Shipped read-only database filling the gaps "
+      "(default $KTUNE_SYSTEM_DB, else share/ktune/ktune.db beside the binary's folder)");
   cmd->add_option("--hash", o->hash,
                   "Serve results of this template hash (`ktune db stats` lists them) instead of the current "
                   "templates' path hash: a replayed recording, or a database measured with other kernel text");

@@ -1,12 +1,12 @@
 // ktune: command-line entry point. Builds the subcommands from the registry,
 // runs the chosen one, and turns exceptions into a message and an exit code.
 #include <algorithm>
-#include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "db/store.hpp"
 #include "engine/cli/command.hpp"
 #include "engine/version.hpp"
 
@@ -35,11 +35,6 @@ CommandRegistrar::CommandRegistrar(int order, CommandSetup setup) {
 }
 
 void set_exit_code(int code) { exit_code() = code; }
-
-std::string default_db_path() {
-  const char* env = std::getenv("KTUNE_DB");
-  return env && *env ? env : "ktune.db";
-}
 
 DeviceSpec builtin_device_or_usage_error(const std::string& name_or_arch) {
   if (std::optional<DeviceSpec> device = find_builtin_device(name_or_arch)) return *device;
@@ -74,6 +69,12 @@ int main(int argc, char** argv) {
     std::cerr << "ktune: " << e.what() << "\n";
     return 2;
   } catch (const std::invalid_argument& e) {
+    std::cerr << "ktune: " << e.what() << "\n";
+    return 2;
+  } catch (const ktune::DatabaseError& e) {
+    // A database file the command cannot use (missing, not ktune's, corrupt,
+    // of another schema version, not writable): bad input, like a malformed
+    // problem, named in the message.
     std::cerr << "ktune: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {

@@ -12,7 +12,7 @@ namespace ktune::cli {
 namespace {
 
 struct RecordOptions {
-  std::string db = "out/ktune.db";
+  std::string db = default_db_path();
   std::string kernel;
   std::string problem;
   std::string device;
@@ -41,7 +41,7 @@ const CommandRegistrar registrar(65, [](CLI::App& app) {
       "record", "Write the measurements a database holds for one problem as a recorded space "
                 "(ktune recording format; the space is exactly the recorded configurations), "
                 "for --replay and bench-strategies");
-  cmd->add_option("--db", o->db, "Tuning database to read")->capture_default_str();
+  cmd->add_option("--db", o->db, std::string("Tuning database to read (") + kDefaultDbHelp + ")");
   cmd->add_option("--kernel", o->kernel, "Kernel family")->required();
   cmd->add_option("--problem", o->problem, "Problem keys, e.g. \"m=4096,n=4096,k=4096,dtype=bf16\"")
       ->required();

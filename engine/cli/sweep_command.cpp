@@ -60,7 +60,7 @@ int run_sweep_command(const SweepArgs& args) {
   if (!args.gpus.empty() && args.workers > 0) throw UsageError("give --gpus or --workers, not both");
   SweepFile sweep = read_sweep(args.file);  // validates every item before any work
   Shard shard = parse_shard(args.shard);
-  std::string db = !args.db.empty() ? args.db : !sweep.db.empty() ? sweep.db : "out/ktune.db";
+  std::string db = !args.db.empty() ? args.db : !sweep.db.empty() ? sweep.db : default_db_path();
   db = shard_db_path(db, shard);
   std::vector<SweepItem> items = shard_items(sweep.items, shard);
   for (SweepItem& item : items) item.spec.ceilings_db = db;  // its measured ceilings feed the cost model
@@ -142,7 +142,9 @@ const CommandRegistrar registrar(25, [](CLI::App& app) {
                   "Run only share I of N (items whose index % N == I) into its own database "
                   "(<db>.shard-I-of-N.db); rerunning a shard resumes it")
       ->capture_default_str();
-  cmd->add_option("--db", args->db, "Database (overrides the file's \"db\"; default out/ktune.db)");
+  cmd->add_option(
+      "--db", args->db,
+      std::string("Database (overrides the file's \"db\"; else ") + kDefaultDbHelp + ")");
   CLI::Option* dry_run =
       cmd->add_flag("--dry-run", args->dry_run,
                     "Validate the file and list this shard's runs without tuning; also check each run's sub-space "

@@ -19,7 +19,7 @@ std::string join_names(const std::vector<std::string>& names) {
 
 struct TuneArgs {
   TuneSpec spec;
-  std::string db = "out/ktune.db";
+  std::string db = default_db_path();
   std::string time;
   std::size_t top = 10;
   bool no_resume = false;
@@ -62,16 +62,8 @@ void print_outcome(const PreparedTune& job, const TuneReport& report, std::size_
     std::cout << ", " << report.warm_started << " results of related problems given to the searcher as hints";
   std::cout << "; " << format_clock(report.elapsed_s) << " elapsed.\n\n";
   print_results_table(std::cout, top_results(job, report, top), throughput_for(job, report));
-  if (!report.best) std::cout << "\nNo configuration was verified: nothing can be served for this problem.\n";
-  // ktune before 2026-12-02 timed problems over L2 (and parts of some runs)
-  // without flushing it: those times are faster than this run's and not comparable.
-  const auto warm = std::count_if(report.reused.begin(), report.reused.end(), [](const Result& r) {
-    return r.status == Status::ok && r.metrics.is_object() && !r.metrics.value("l2_flushed", true);
-  });
-  if (warm > 0 && !job.recording)
-    std::cout << "\nNote: " << warm << " of the stored results reused here were timed with a warm L2 (ktune before "
-              << "2026-12-02) and rank beside this run's cold timings; `ktune db prune --warm-l2 --kernel "
-              << job.spec.kernel << "` removes them (see db/README.md).\n";
+  if (!report.best)
+    std::cout << "\nNo configuration was verified: nothing can be served for this problem.\n";
   if (job.recording)
     std::cout << "\n(Replayed measurements from " << job.spec.replay << "; provenance source '"
               << job.provenance.source << "'.)\n";
@@ -117,7 +109,8 @@ const CommandRegistrar registrar(20, [](CLI::App& app) {
   cmd->add_option("--budget", args->spec.options.budget,
                   "Evaluations in this run (failed ones count; reused stored results do not)");
   cmd->add_option("--time", args->time, "Time limit: seconds, or 90s, 15m, 2h (the batch in flight finishes)");
-  cmd->add_option("--db", args->db, "Tuning database to read and write")->capture_default_str();
+  cmd->add_option("--db", args->db,
+                  std::string("Tuning database to read and write (") + kDefaultDbHelp + ")");
   cmd->add_option("--replay", args->spec.replay,
                   "Answer from a recorded space instead of the GPU (ktune recording, Kernel Tuner "
                   "cache or T4 file)");

@@ -262,11 +262,11 @@ int GemmFamily::register_estimate(const GemmProblem& p, const GemmKnobs& k) {
   if (p.simt()) {
     const int tm = simt_thread_m(k.warp_m, k.warp_n), tn = simt_thread_n(k.warp_m, k.warp_n);
     // Prefetched values, plus an address and a predicate per vector load:
-    // ptxas keeps them all live across the products (measured: VEC=1 with 48
-    // loads per thread spilled, 2026-11-29 on the H200 run).
+    // ptxas keeps them all live across the products (VEC=1 with 48 loads per
+    // thread spilled on the H200).
     const int staged = static_cast<int>(ceil_div(static_cast<long long>(k.block_m + k.block_n) * k.block_k, threads));
     // Scalar loads (VEC=1) cost more: ptxas kept ~5 registers per element live
-    // (CI compile test, 2026-11-29: 40 scalar loads per thread reached 255 and spilled).
+    // (in the compile test, 40 scalar loads per thread reached 255 and spilled).
     const int per_vector = k.vec == 1 ? 4 : 2;
     return tm * tn + tm + tn + staged + per_vector * static_cast<int>(ceil_div(staged, k.vec)) + 32;
   }
@@ -274,20 +274,20 @@ int GemmFamily::register_estimate(const GemmProblem& p, const GemmKnobs& k) {
   // Operand fragments of one k-step, double-buffered (gemm_tc.cuh loads the
   // next k-step's while the current one's mma run). Counted one and a half
   // times: a fragment dies after its last mma, so both buffers are never
-  // whole at once (ptxas, 2026-11-29: 128x128x32 with 64x64 warp tiles, 255
-  // registers and no spill; estimate 240, with two whole buffers 256).
+  // whole at once (ptxas: 128x128x32 with 64x64 warp tiles, 255 registers
+  // and no spill; estimate 240, with two whole buffers 256).
   const int one_step = tiles_m * 4 + tiles_n * 2;
   const int fragments = one_step + one_step / 2;
   // ptxas hoists the per-copy address arithmetic out of the K loop: about
   // three registers per copy of a stage (64-bit address, predicate/size),
   // plus the value for register-staged 2-byte copies. Without this term,
-  // configs with many small copies spilled hundreds of bytes (H200 run,
-  // 2026-11-29: 64x128x64 VEC=4 128 threads, 1156 bytes).
+  // configs with many small copies spilled hundreds of bytes (on the H200,
+  // 64x128x64 VEC=4 with 128 threads spilled 1156 bytes).
   const long long copies = ceil_div(static_cast<long long>(k.block_m + k.block_n) * k.block_k / k.vec, threads);
   // Copies under 16 bytes are many and ptxas keeps about one more register
-  // per copy live (CI compile test, 2026-11-29, with double-buffered
-  // fragments: 4- and 8-byte copies, 20-24 per thread, 254-255 registers and
-  // a few bytes spilled against estimates of 198-200).
+  // per copy live (in the compile test, with double-buffered fragments: 4-
+  // and 8-byte copies, 20-24 per thread, 254-255 registers and a few bytes
+  // spilled against estimates of 198-200).
   const int staged = static_cast<int>(copies * (k.vec * p.in_bytes() < 16 ? 4 : 3));
   return tiles_m * tiles_n * 4 + fragments + staged + 40;
 }
@@ -311,16 +311,16 @@ bool GemmFamily::predicted_spill_free(const Problem& raw, const Config& c, const
   // registers), so no claim is made for them.
   if (k.vec == 1 && (p.simt() || p.in_bytes() == 2)) return false;
   // SIMT blocks of one or two warps whose threads each prefetch more than 8
-  // vectors per stage: ptxas spilled a few bytes there well under the cap (CI
-  // compile test, 2026-11-29: 64x32x16 with one warp, 12 vectors, 168
-  // registers and 12 bytes spilled).
+  // vectors per stage: ptxas spilled a few bytes there well under the cap (in
+  // the compile test, 64x32x16 with one warp, 12 vectors: 168 registers and
+  // 12 bytes spilled).
   if (p.simt() && k.threads() < 128 &&
       ceil_div(static_cast<long long>(k.block_m + k.block_n) * k.block_k / k.vec, k.threads()) > 8)
     return false;
   // Tensor-core threads issuing more than 16 copies per stage: with the
-  // fragment double buffer ptxas spilled a few bytes under the margin (CI
-  // compile test, 2026-11-29: 64x32x32 with two warps, 24 four-byte copies,
-  // 254 registers and 8 bytes spilled at an estimate of 198).
+  // fragment double buffer ptxas spilled a few bytes under the margin (in the
+  // compile test, 64x32x32 with two warps, 24 four-byte copies: 254 registers
+  // and 8 bytes spilled at an estimate of 198).
   if (!p.simt() && !k.wgmma &&
       ceil_div(static_cast<long long>(k.block_m + k.block_n) * k.block_k / k.vec, k.threads()) > 16)
     return false;

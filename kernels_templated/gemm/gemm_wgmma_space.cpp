@@ -45,9 +45,8 @@ Space GemmFamily::wgmma_space(const GemmProblem& p, const DeviceSpec& d) {
   s.add(Parameter::list("BLOCK_K", {i64(kWgmmaBlockK)}, i64(kWgmmaBlockK),
                         "K per stage (one 128-byte swizzled row of 16-bit elements)"));
   s.add(Parameter::list("WARP_M", {i64(64), i64(128)}, i64(64), "rows of C per consumer warpgroup (m64 blocks)"));
-  // Up to 16: small tiles want deep rings (cuBLAS's kernel for 128 x 4096 x 4096 keeps 13 stages of 64 x 64,
-  // bench/results/gemm-hopper-2026-12-01-v7.md at tag results-archive-2026-12-05); the shared-memory
-  // constraint below bounds the rest.
+  // Up to 16: small tiles want deep rings (cuBLAS's kernel for 128 x 4096 x 4096 keeps
+  // 13 stages of 64 x 64); the shared-memory constraint below bounds the rest.
   s.add(Parameter::int_range("STAGES", 2, 16, 1, 4, "TMA ring stages in shared memory"));
   s.add(Parameter::list("GROUP_M", {i64(1), i64(4), i64(8), i64(16)}, i64(8),
                         "tile order: GROUP_M tile rows visited together"));
@@ -60,8 +59,7 @@ Space GemmFamily::wgmma_space(const GemmProblem& p, const DeviceSpec& d) {
                             "instead of pairs straight from the accumulators; costs 8 KB per consumer"));
   s.add(Parameter::list("CLUSTER_M", {i64(1), i64(2)}, i64(1),
                         "blocks per cluster along M; 2 multicasts each B tile to both (TMA multicast)"));
-  // cuBLAS's kernels for the M = 512 shapes pair tiles along N
-  // (bench/results/gemm-hopper-2026-12-02-v8.md at tag results-archive-2026-12-05).
+  // cuBLAS's kernels for the M = 512 shapes pair tiles along N: the search may try it too.
   s.add(Parameter::list("CLUSTER_N", {i64(1), i64(2)}, i64(1),
                         "blocks per cluster along N; 2 multicasts each A tile to both (TMA multicast)"));
   s.add(Parameter::list("SPLIT_K", {i64(1), i64(2), i64(4), i64(8), i64(16)}, i64(1),

@@ -73,9 +73,9 @@ constexpr int kRegistersPerSm = 65536;
 /// Registers per thread counted for a shared-memory-row kernel: the plan
 /// counts no more resident blocks than this allows and passes that count to
 /// __launch_bounds__, so ptxas keeps to it. These kernels need 40 without
-/// spilling (ptxas for sm_90a, 2026-11-30: 4..52 bytes spilled when capped
-/// at 32), and ptxas keeps some back: 25 blocks of 64 threads (40.96 per
-/// thread) got 32 and spilled, 24 blocks got 40. Counting 42 leaves >= 40.
+/// spilling (ptxas for sm_90a spilled 4..52 bytes when capped at 32), and
+/// ptxas keeps some back: 25 blocks of 64 threads (40.96 per thread) got 32
+/// and spilled, 24 blocks got 40. Counting 42 leaves >= 40.
 constexpr int kSharedRowRegisterFloor = 42;
 
 /// Static shared memory of a row-wise kernel (reduction slots; the cluster slot).

@@ -98,25 +98,6 @@ TEST(Prune, RemovesUnreferencedConfigsFamiliesAndProblemsAndKeepsReferencedOnes)
   }
 }
 
-TEST(Prune, WarmL2PruningAlsoRemovesTheRowsOnlyItsResultsReferenced) {
-  TempDir dir;
-  Store store = Store::open(dir.file("warm.db"));
-  auto timed = [](const Config& c, double seconds, bool flushed) {
-    Result r = ok_result(c, seconds);
-    r.metrics["l2_flushed"] = flushed;
-    return r;
-  };
-  store.record(gemm_key(gemm_problem(512, 512, 512)),
-               std::vector<Result>{timed(tile_config(256, 256), 1e-4, false), timed(tile_config(128, 128), 1e-3, true)},
-               test_provenance());
-  PruneSummary s = store.prune_warm_l2("gemm");
-  EXPECT_EQ(s.results, 1);
-  EXPECT_EQ(s.configs, 1);  // 256x256 was timed warm only
-  EXPECT_EQ(s.families, 0);
-  EXPECT_EQ(s.problems, 0);
-  EXPECT_EQ(store.stats().configs, 1);
-}
-
 TEST(Prune, DryRunCountsWhatWouldGoAndChangesNothing) {
   for (const auto& [name, prune] : kStalePrunes) {
     SCOPED_TRACE(name);
@@ -130,7 +111,6 @@ TEST(Prune, DryRunCountsWhatWouldGoAndChangesNothing) {
     {
       Store read_only = Store::open_read_only(f.path);
       expect_fixture_pruned(prune(read_only, true));
-      EXPECT_EQ(read_only.prune_warm_l2("gemm", true).results, 0);
       EXPECT_THROW(prune(read_only, false), DatabaseError);
     }
     expect_fixture_pruned(prune(writer, true));  // a writable Store's dry run writes nothing either

@@ -65,42 +65,5 @@ TEST(StaleResults, AreKeptListedNeverServedAndPrunable) {
   }
 }
 
-// Results timed with a warm L2 (older ktune) are pruned only where the same
-// problem has results timed cold; a problem timed warm only keeps its results.
-TEST(WarmL2Results, ArePrunedOnlyWhereColdTimingsOfTheProblemExist) {
-  TempDir dir;
-  std::string path = dir.file("warm.db");
-  const Problem mixed = gemm_problem(512, 512, 512), warm_only = gemm_problem(1024, 1024, 1024);
-  auto timed = [](const Config& c, double seconds, bool flushed) {
-    Result r = ok_result(c, seconds);
-    r.metrics["l2_flushed"] = flushed;
-    return r;
-  };
-  {
-    Store store = Store::open(path);
-    // The warm time of 256x256 looks fastest; the cold ones are the comparable set.
-    store.record(gemm_key(mixed, synthetic_device(), "hash-new"),
-                 std::vector<Result>{timed(tile_config(256, 256), 1e-4, false), timed(tile_config(128, 128), 1e-3, true),
-                                     timed(tile_config(64, 64), 2e-3, true)},
-                 test_provenance());
-    store.record(gemm_key(warm_only, synthetic_device(), "hash-new"),
-                 std::vector<Result>{timed(tile_config(256, 256), 1e-4, false), timed(tile_config(64, 64), 2e-4, false)},
-                 test_provenance());
-    auto listed = store.warm_l2_superseded("gemm");
-    ASSERT_EQ(listed.size(), 1u);
-    EXPECT_EQ(listed[0].problem_key, mixed.key());
-    EXPECT_EQ(listed[0].results, 1);
-    EXPECT_EQ(store.prune_warm_l2("gemm").results, 1);
-    EXPECT_TRUE(store.warm_l2_superseded("gemm").empty());
-    EXPECT_EQ(store.result_count(), 4);
-    EXPECT_EQ(store.best(gemm_key(mixed, synthetic_device(), "hash-new"))->config, tile_config(128, 128));
-    EXPECT_EQ(store.best(gemm_key(warm_only, synthetic_device(), "hash-new"))->config, tile_config(256, 256));
-    EXPECT_EQ(store.prune_warm_l2("gemm").results, 0);
-    EXPECT_THROW(store.prune_warm_l2(""), std::invalid_argument);
-  }
-  Store read_only = Store::open_read_only(path);
-  EXPECT_THROW(read_only.prune_warm_l2("gemm"), DatabaseError);
-}
-
 }  // namespace
 }  // namespace ktune

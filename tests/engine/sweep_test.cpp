@@ -243,9 +243,9 @@ TEST_F(SweepFixture, AFailingItemDoesNotStopTheSweep) {
   EXPECT_NE(summary.str().find("error:"), std::string::npos);
 }
 
-// Run T of bench/results/gemm-hopper-2026-12-02-v9.md at tag results-archive-2026-12-05 lost two problems on the
-// H200 to start keys whose ring did not fit shared memory; this check finds
-// such keys on any machine, before the GPU is borrowed.
+// A sweep on the H200 once lost two problems to start keys whose ring did not
+// fit shared memory; this check finds such keys on any machine, before the
+// GPU is borrowed.
 TEST(SweepDeviceCheck, NamesTheRunsWhoseStartsOrSubSpaceTheDeviceRefuses) {
   const DeviceSpec h200 = *find_builtin_device("h200");
   const std::string fits =

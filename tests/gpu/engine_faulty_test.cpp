@@ -148,11 +148,10 @@ TEST(EngineGpu, StreamingTimeIsCloseToACopy) {
 }
 
 // One evaluator times every configuration of its problem under one L2
-// condition. Before, a split-K configuration's workspace, which stays
-// allocated, pushed the harness' working set past L2 and every later
-// configuration of the run was timed without a flush: the shipped database
-// ranked warm and cold times of 128x4096x4096 together (bench/results/
-// gemm-hopper-2026-12-02-v12.md at tag results-archive-2026-12-05). Here the split-K configuration runs first.
+// condition: a split-K configuration's workspace, which stays allocated, must
+// not push the harness' working set past L2 and switch the flush off for the
+// configurations after it (warm and cold times cannot be ranked together).
+// Here the split-K configuration runs first.
 TEST(EngineGpu, EveryConfigurationOfAProblemIsTimedWithTheL2Flushed) {
   REQUIRE_GPU();
   const KernelFamily& gemm = find_family("gemm");

@@ -57,8 +57,7 @@ void compile_samples(const std::vector<Sample>& samples) {
     // ptxas's C7515: it serializes every wgmma of the kernel when registers
     // that feed a wgmma are written by other instructions inside the main
     // loop (the kernel then runs at a fraction of its speed, and verifies).
-    // A stream-K draft with two inlined copies of the main loop tripped it
-    // (bench/results/gemm-hopper-2026-12-02-v11.md at tag results-archive-2026-12-05).
+    // Two inlined copies of the main loop in one kernel are enough to trip it.
     if (k.wgmma) {
       EXPECT_EQ(out.log.find("C7515"), std::string::npos) << what << "\n" << out.log.substr(0, 3000);
     }

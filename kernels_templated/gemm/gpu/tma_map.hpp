@@ -1,5 +1,6 @@
 // Tensor maps for the wgmma path: cuTensorMapEncodeTiled reached through the
-// runtime's driver entry point (nothing links libcuda; see device-notes).
+// runtime's driver entry point: nothing links libcuda, so ktune starts on
+// machines without a driver.
 #pragma once
 
 #include <cuda.h>

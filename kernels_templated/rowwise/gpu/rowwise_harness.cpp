@@ -87,7 +87,7 @@ double RowwiseHarness::tolerance(const Config& config) const {
       // fp32 output rounding is negligible; what remains is the order in
       // which a thread accumulates its chain of n terms (the softmax
       // denominator, the rmsnorm sum of squares, a sum), ~u * sqrt(n) with
-      // u = 6e-8. Measured on the H200 (2026-11-29): 5.7e-5 for a softmax
+      // u = 6e-8. Measured on the H200: 5.7e-5 for a softmax
       // denominator accumulated by one thread over 65537 terms, 1.4e-5 over 16385.
       const double base = kind_ == Kind::reduce && problem_.text("op") == "sum" ? 1e-4 : 1e-5;
       const bool accumulates = !(kind_ == Kind::reduce && problem_.text("op") == "max");
