@@ -26,21 +26,24 @@ constexpr int kBusyTimeoutMs = 60000;
 /// about 1 of 10 runs of the forked-creators test under load.
 template <typename Step>
 auto retry_while_busy(Step&& step) -> decltype(step()) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
   for (int attempt = 0;; ++attempt) {
     try {
       return step();
     } catch (const SQLite::Exception& e) {
       const int code = e.getErrorCode() & 0xff;
-      if ((code != SQLITE_BUSY && code != SQLITE_LOCKED) || std::chrono::steady_clock::now() >= deadline) throw;
+      if ((code != SQLITE_BUSY && code != SQLITE_LOCKED) ||
+          std::chrono::steady_clock::now() >= deadline)
+        throw;
       std::this_thread::sleep_for(std::chrono::milliseconds(2 * std::min(attempt + 1, 25)));
     }
   }
 }
 
 /// Applies the forward migrations from the file's `user_version` up to
-/// `target` (kSchemaVersion by default), each step in its own transaction.
-/// A fresh (empty) database starts at version 0.
+/// `target`, all steps in one transaction: a step that fails rolls every step
+/// back. A fresh (empty) database starts at version 0.
 void migrate(SQLite::Database& db, int target);
 
 /// What an existing file on disk is, read without writing a byte.
