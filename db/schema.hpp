@@ -56,6 +56,19 @@ struct FileInspection {
 /// this build, or fails SQLite's quick integrity check.
 FileInspection inspect_file(const std::string& path);
 
+/// How a read-only open reads a file.
+enum class ReadOnlyAccess {
+  shared,  ///< an ordinary read-only connection: reads the -wal, may create a -shm beside the file
+  immutable,  ///< SQLite's immutable mode: no lock and no side file, the main file alone
+};
+/// Chooses how to open `path` read-only. `can_write_beside`: the file and its
+/// folder are writable, so an ordinary read-only connection can create its side
+/// files. Where they are not (a shipped database), the file is read immutable,
+/// which would silently miss the results still in a leftover non-empty -wal and
+/// read pages an interrupted write left behind a -journal: then it throws
+/// DatabaseError saying to run `ktune db checkpoint` where the folder is writable.
+ReadOnlyAccess read_only_access(const std::string& path, bool can_write_beside);
+
 /// For tests and tools: creates `path` at an older schema `version` (1..kSchemaVersion)
 /// so that migrations can be exercised on a real older file.
 void create_database_at_version(const std::string& path, int version);

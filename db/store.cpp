@@ -336,6 +336,9 @@ Store Store::open(const std::string& path) {
 
 Store Store::open_read_only(const std::string& path) {
   if (!std::filesystem::exists(path)) throw DatabaseError("no tuning database at '" + path + "'");
+  // Decided before anything else reads the file: in a read-only folder a
+  // leftover -wal or -journal is refused, never silently left unread.
+  const ReadOnlyAccess access = read_only_access(path, folder_writable(path));
   FileInspection file = inspect_file(path);
   if (!file.exists_with_content)
     throw DatabaseError("'" + path + "' is empty, not a tuning database");
@@ -344,7 +347,7 @@ Store Store::open_read_only(const std::string& path) {
                         ", older than this build's " + std::to_string(kSchemaVersion) +
                         "; upgrade it with `ktune db migrate " + path + "`");
   try {
-    if (folder_writable(path)) {
+    if (access == ReadOnlyAccess::shared) {
       SQLite::Database db(path, SQLite::OPEN_READONLY, kBusyTimeoutMs);
       return Store(std::make_unique<Impl>(path, true, std::move(db)));
     }
@@ -352,6 +355,30 @@ Store Store::open_read_only(const std::string& path) {
     return Store(std::make_unique<Impl>(path, true, std::move(db)));
   } catch (const SQLite::Exception& e) {
     throw DatabaseError("cannot open '" + path + "' read-only: " + e.what());
+  }
+}
+
+std::int64_t checkpoint_for_shipping(const std::string& path) {
+  if (!std::filesystem::exists(path)) throw DatabaseError("no tuning database at '" + path + "'");
+  Store store = Store::open(path);
+  SQLite::Database& db = store.impl().db;
+  try {
+    // TRUNCATE: every frame copied back and the log emptied, or busy = 1
+    // when another connection's reads or writes kept frames from it.
+    SQLite::Statement checkpoint(db, "PRAGMA wal_checkpoint(TRUNCATE)");
+    checkpoint.executeStep();
+    if (checkpoint.getColumn(0).getInt() != 0)
+      throw DatabaseError("cannot checkpoint '" + path +
+                          "': another process is using it; try again when it is done");
+    checkpoint.reset();
+    // Leaving WAL needs the only connection; SQLite answers the mode it is in.
+    const std::string mode = db.execAndGet("PRAGMA journal_mode = DELETE").getString();
+    if (mode != "delete")
+      throw DatabaseError("cannot leave WAL mode in '" + path + "' (still " + mode +
+                          "): another process has it open; try again when it is done");
+    return store.result_count();
+  } catch (const SQLite::Exception& e) {
+    throw DatabaseError("cannot checkpoint '" + path + "': " + e.what());
   }
 }
 
