@@ -11,6 +11,7 @@
 #include "db/dispatch_emitter.hpp"
 #include "db/exchange.hpp"
 #include "db/merge.hpp"
+#include "db/partial_file.hpp"
 #include "db/query.hpp"
 #include "db/schema.hpp"
 #include "db/store.hpp"
@@ -179,25 +180,54 @@ int run_export(const std::string& path, const std::string& file, const std::stri
   if (file == "-") {
     n = export_measurements(store, std::cout, f);
   } else {
-    std::ofstream out(file, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write '" + file + "'");
+    // Written whole beside the file, then renamed over it: a failed or killed
+    // export leaves the previous file (or none), never half of one.
+    PartialFile partial(file);
+    std::ofstream out(partial.path(), std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write '" + partial.path() + "'");
     n = export_measurements(store, out, f);
     out.close();
-    if (!out) throw std::runtime_error("writing '" + file + "' failed");
+    if (!out) throw std::runtime_error("writing '" + partial.path() + "' failed");
+    partial.publish_replacing();
   }
   std::fprintf(stderr, "exported %lld measurements (%s)\n", (long long)n, std::string(to_string(f)).c_str());
   return 0;
+}
+
+// What db/ cannot check of an imported record: its family is one this build
+// registers, its problem is one the family accepts, and its configuration
+// names the parameters of the family's space for that problem and GPU, each
+// with a value of its list (constraints aside: failed configurations are
+// records too).
+void check_against_family(const Measurement& m) {
+  const KernelFamily* family = nullptr;
+  try {
+    family = &find_family(m.key.family);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("'family': ") + e.what());
+  }
+  Problem problem;
+  try {
+    problem = family->normalize(m.key.problem);
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(std::string("'problem': ") + e.what());
+  }
+  try {
+    family->space(problem, m.key.device).indices_of(m.result.config);
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(std::string("'result.config': ") + e.what());
+  }
 }
 
 int run_import(const std::string& path, const std::string& file, const std::string& format) {
   ExchangeFormat f = pick_format(format, file);
   std::ifstream in(file, std::ios::binary);
   if (!in) throw UsageError("cannot read '" + file + "'");
-  // Parsed in full before the database is even opened: a malformed record
-  // leaves it (or its absence) exactly as it was.
+  // Parsed and checked in full before the database is even opened: a
+  // malformed record leaves it (or its absence) exactly as it was.
   std::vector<Measurement> all;
   try {
-    all = parse_measurements(in, f);
+    all = parse_measurements(in, f, ImportOptions{check_against_family});
   } catch (const ImportError& e) {
     throw UsageError("'" + file + "' " + e.what() + " (nothing imported)");
   }
@@ -296,9 +326,13 @@ int run_emit(const std::string& path, const std::string& kernel, const std::stri
   if (output.empty() || output == "-") {
     std::cout << header;
   } else {
-    std::ofstream out(output, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write '" + output + "'");
+    PartialFile partial(output);  // published whole, as an export
+    std::ofstream out(partial.path(), std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write '" + partial.path() + "'");
     out << header;
+    out.close();
+    if (!out) throw std::runtime_error("writing '" + partial.path() + "' failed");
+    partial.publish_replacing();
     std::fprintf(stderr, "wrote %s\n", output.c_str());
   }
   return 0;
