@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 namespace ktune {
@@ -138,6 +139,16 @@ void PartialFile::publish_new() {
   published_ = true;
   remove_with_side_files(partial_);  // the link's first name, if linked
   sync_folder();
+}
+
+void write_file_whole(const std::string& target, const std::function<void(std::ostream&)>& write) {
+  PartialFile partial(target);
+  std::ofstream out(partial.path(), std::ios::binary | std::ios::trunc);
+  if (!out) throw std::runtime_error("cannot write '" + partial.path() + "'");
+  write(out);
+  out.close();
+  if (!out) throw std::runtime_error("writing '" + partial.path() + "' failed");
+  partial.publish_replacing();
 }
 
 }  // namespace ktune

@@ -2,6 +2,8 @@
 // published in one step (merges, exports), so no reader ever sees half of it.
 #pragma once
 
+#include <functional>
+#include <iosfwd>
 #include <string>
 
 namespace ktune {
@@ -38,6 +40,11 @@ class PartialFile {
   std::string target_, partial_;
   bool published_ = false;
 };
+
+/// Writes `target` whole: `write` fills a partial file beside it, which then
+/// replaces the target (publish_replacing). If `write` throws or the process
+/// dies, the previous file (or none) stays, never half of a new one.
+void write_file_whole(const std::string& target, const std::function<void(std::ostream&)>& write);
 
 /// Removes the partial files of `target` left by processes of this host that
 /// no longer run (killed mid-write), with their SQLite side files.

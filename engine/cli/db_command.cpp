@@ -180,15 +180,8 @@ int run_export(const std::string& path, const std::string& file, const std::stri
   if (file == "-") {
     n = export_measurements(store, std::cout, f);
   } else {
-    // Written whole beside the file, then renamed over it: a failed or killed
-    // export leaves the previous file (or none), never half of one.
-    PartialFile partial(file);
-    std::ofstream out(partial.path(), std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write '" + partial.path() + "'");
-    n = export_measurements(store, out, f);
-    out.close();
-    if (!out) throw std::runtime_error("writing '" + partial.path() + "' failed");
-    partial.publish_replacing();
+    // A failed or killed export leaves the previous file (or none), never half of one.
+    write_file_whole(file, [&](std::ostream& out) { n = export_measurements(store, out, f); });
   }
   std::fprintf(stderr, "exported %lld measurements (%s)\n", (long long)n, std::string(to_string(f)).c_str());
   return 0;
@@ -326,13 +319,7 @@ int run_emit(const std::string& path, const std::string& kernel, const std::stri
   if (output.empty() || output == "-") {
     std::cout << header;
   } else {
-    PartialFile partial(output);  // published whole, as an export
-    std::ofstream out(partial.path(), std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write '" + partial.path() + "'");
-    out << header;
-    out.close();
-    if (!out) throw std::runtime_error("writing '" + partial.path() + "' failed");
-    partial.publish_replacing();
+    write_file_whole(output, [&](std::ostream& out) { out << header; });
     std::fprintf(stderr, "wrote %s\n", output.c_str());
   }
   return 0;

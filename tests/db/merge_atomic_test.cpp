@@ -168,6 +168,22 @@ TEST(PartialFile, IsPublishedWholeOrNotAtAll) {
   EXPECT_EQ(read_bytes(target), "new\n");
 }
 
+TEST(PartialFile, AWriteThatThrowsLeavesThePreviousFile) {
+  TempDir dir;
+  const std::string target = dir.file("export.csv");
+  write_bytes(target, "previous\n");
+  EXPECT_THROW(write_file_whole(target,
+                                [](std::ostream& out) {
+                                  out << "half of a new";
+                                  throw std::runtime_error("a row cannot be read");
+                                }),
+               std::runtime_error);
+  EXPECT_EQ(read_bytes(target), "previous\n");
+  EXPECT_TRUE(partial_files(dir).empty());
+  write_file_whole(target, [](std::ostream& out) { out << "new\n"; });
+  EXPECT_EQ(read_bytes(target), "new\n");
+}
+
 TEST(PartialFile, RemovesWhatADeadWriterLeft) {
   TempDir dir;
   const std::string target = dir.file("merged.db");
