@@ -142,7 +142,21 @@ void PartialFile::publish_new() {
 }
 
 void write_file_whole(const std::string& target, const std::function<void(std::ostream&)>& write) {
-  PartialFile partial(target);
+  std::error_code ec;
+  const fs::file_status status = fs::status(target, ec);  // of what a link points to
+  if (fs::exists(status) && !fs::is_regular_file(status)) {
+    // A device or a pipe (/dev/stdout, /dev/null): written in place, as a
+    // rename would replace the device itself.
+    std::ofstream out(target, std::ios::binary);
+    if (!out) throw std::runtime_error("cannot write '" + target + "'");
+    write(out);
+    out.close();
+    if (!out) throw std::runtime_error("writing '" + target + "' failed");
+    return;
+  }
+  // A link to a file: the file it points to is replaced, the link stays.
+  PartialFile partial(
+      fs::is_symlink(fs::symlink_status(target, ec)) ? fs::canonical(target).string() : target);
   std::ofstream out(partial.path(), std::ios::binary | std::ios::trunc);
   if (!out) throw std::runtime_error("cannot write '" + partial.path() + "'");
   write(out);

@@ -43,7 +43,8 @@ class PartialFile {
 
 /// Writes `target` whole: `write` fills a partial file beside it, which then
 /// replaces the target (publish_replacing). If `write` throws or the process
-/// dies, the previous file (or none) stays, never half of a new one.
+/// dies, the previous file (or none) stays, never half of a new one. A target
+/// that is a device or a pipe is written in place; a link to a file, the file.
 void write_file_whole(const std::string& target, const std::function<void(std::ostream&)>& write);
 
 /// Removes the partial files of `target` left by processes of this host that

@@ -3,7 +3,9 @@
 // refuses. PartialFile publishes whole or not at all.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -182,6 +184,28 @@ TEST(PartialFile, AWriteThatThrowsLeavesThePreviousFile) {
   EXPECT_TRUE(partial_files(dir).empty());
   write_file_whole(target, [](std::ostream& out) { out << "new\n"; });
   EXPECT_EQ(read_bytes(target), "new\n");
+}
+
+TEST(PartialFile, APipeIsWrittenInPlaceAndALinkKeepsPointingToItsFile) {
+  TempDir dir;
+  const std::string pipe = dir.file("pipe");
+  ASSERT_EQ(::mkfifo(pipe.c_str(), 0600), 0);
+  const int held = ::open(pipe.c_str(), O_RDWR);  // a reader, so that writing does not block
+  ASSERT_GE(held, 0);
+  write_file_whole(pipe, [](std::ostream& out) { out << "through\n"; });
+  EXPECT_TRUE(fs::is_fifo(pipe));  // not replaced by a regular file
+  char got[16] = {};
+  EXPECT_EQ(::read(held, got, sizeof got), 8);
+  EXPECT_STREQ(got, "through\n");
+  ::close(held);
+
+  const std::string file = dir.file("exports/today.jsonl"), link = dir.file("latest.jsonl");
+  fs::create_directories(dir.file("exports"));
+  write_bytes(file, "old\n");
+  fs::create_symlink(file, link);
+  write_file_whole(link, [](std::ostream& out) { out << "new\n"; });
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(read_bytes(file), "new\n");
 }
 
 TEST(PartialFile, RemovesWhatADeadWriterLeft) {
