@@ -255,7 +255,6 @@ Measurement measurement_from_csv(const std::vector<std::string>& c) {
   Measurement m;
   m.key.device = DeviceSpec::from_json(parse_json("device"));
   m.key.family = col("family");
-  if (m.key.family.empty()) throw std::invalid_argument("column 'family' is empty");
   m.key.family_hash = col("family_hash");
   m.key.problem = ValueMap::from_json(parse_json("problem"));
   m.key.shape_class = col("shape_class");
@@ -413,7 +412,6 @@ Measurement measurement_from_json(const json& j) {
     }
     m.key.device = DeviceSpec::from_json(j.at("device"));
     m.key.family = j.at("family").get<std::string>();
-    if (m.key.family.empty()) throw std::invalid_argument("'family' is empty");
     m.key.family_hash = j.at("family_hash").get<std::string>();
     m.key.problem = ValueMap::from_json(j.at("problem"));
     m.key.shape_class = j.value("shape_class", "");
