@@ -2,9 +2,14 @@
 #include "db/exchange.hpp"
 
 #include <charconv>
+#include <climits>
+#include <cmath>
 #include <istream>
 #include <iterator>
+#include <optional>
 #include <ostream>
+#include <regex>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -20,10 +25,11 @@ constexpr const char* kJsonlTag = "ktune.measurement";
 constexpr int kJsonlVersion = 1;
 
 const std::vector<std::string> kCsvColumns = {
-    "device_name", "device_arch", "device", "family", "family_hash", "problem_key", "problem",
-    "shape_class", "shape_keys", "config_key", "config", "status", "median_s", "min_s", "max_s",
-    "spread", "repetitions", "tflops", "gbps", "error", "max_abs_error", "deterministic", "message",
-    "metrics", "host", "tool_version", "source", "measured_at"};
+    "device_name", "device_arch",  "device",        "family",        "family_hash", "problem_key",
+    "problem",     "shape_class",  "shape_keys",    "config_key",    "config",      "status",
+    "median_s",    "min_s",        "max_s",         "spread",        "repetitions", "tflops",
+    "gbps",        "error",        "max_abs_error", "deterministic", "message",     "metrics",
+    "host",        "tool_version", "source",        "measured_at"};
 
 std::string number_text(double d) {
   char buf[64];
@@ -35,14 +41,115 @@ double number_from(const std::string& text, const char* column) {
   double d = 0;
   auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
   if (ec != std::errc() || p != text.data() + text.size())
-    throw std::invalid_argument(std::string("column '") + column + "': '" + text + "' is not a number");
+    throw std::invalid_argument(std::string("column '") + column + "': '" + text +
+                                "' is not a number");
+  // from_chars reads "inf" and "nan", which JSON cannot carry: a database
+  // holding one could no longer be exported and imported again.
+  if (!std::isfinite(d))
+    throw std::invalid_argument(std::string("column '") + column + "': '" + text +
+                                "' is not a finite number");
   return d;
+}
+
+int int_from(const std::string& text, const char* column) {
+  long long v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size() || v < 0 || v > INT_MAX)
+    throw std::invalid_argument(std::string("column '") + column + "': '" + text +
+                                "' is not an integer in 0.." + std::to_string(INT_MAX));
+  return static_cast<int>(v);
+}
+
+// ---- Strict JSON --------------------------------------------------------------------
+
+/// A key given twice in one object (nlohmann keeps the last one silently).
+/// `element`: how many objects had been opened at depth 2 (a T4 result) when
+/// it was found, so the caller can name that result's line.
+struct DuplicateKey : std::invalid_argument {
+  DuplicateKey(const std::string& key, int e)
+      : std::invalid_argument("duplicate key \"" + key + "\" (which one counts is not defined)"),
+        element(e) {}
+  int element;
+};
+
+json parse_strict(const std::string& text) {
+  std::vector<std::set<std::string>> open_objects;
+  int depth2_objects = 0;
+  return json::parse(text, [&](int depth, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+        open_objects.emplace_back();
+        if (depth == 2) ++depth2_objects;
+        break;
+      case json::parse_event_t::object_end:
+        open_objects.pop_back();
+        break;
+      case json::parse_event_t::key:
+        if (!open_objects.back().insert(parsed.get<std::string>()).second)
+          throw DuplicateKey(parsed.get<std::string>(), depth2_objects - 1);
+        break;
+      default:
+        break;
+    }
+    return true;
+  });
+}
+
+// Integers in a problem or configuration: JSON's unsigned values past 2^63-1
+// would wrap to negative numbers (2^64-1 to -1).
+void check_integers(const json& j, const std::string& field) {
+  if (j.is_number_unsigned() && j.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+    throw std::invalid_argument("'" + field + "': " + j.dump() +
+                                " is out of range (at most 2^63-1)");
+  if (j.is_object())
+    for (auto it = j.begin(); it != j.end(); ++it)
+      check_integers(it.value(), field + "." + it.key());
+}
+
+// A JSON integer in 0..INT_MAX, or absent.
+void check_count(const json& parent, const char* key, const std::string& field) {
+  if (!parent.is_object() || !parent.contains(key)) return;
+  const json& v = parent.at(key);
+  const bool integer =
+      v.is_number_integer() && v.get<std::int64_t>() >= 0 && v.get<std::int64_t>() <= INT_MAX;
+  if (!integer)
+    throw std::invalid_argument("'" + field + "': " + v.dump() + " is not an integer in 0.." +
+                                std::to_string(INT_MAX));
+}
+
+// ---- Content checks -------------------------------------------------------------------
+
+int days_in_month(int year, int month) {
+  static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  return month == 2 && leap ? 29 : days[month - 1];
+}
+
+// "2026-11-29T14:35:00.123456Z" or with an offset ("+01:00"); fractions optional.
+bool is_iso8601(const std::string& text) {
+  static const std::regex form(
+      R"(^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-](\d{2}):(\d{2}))$)");
+  std::smatch m;
+  if (!std::regex_match(text, m, form)) return false;
+  auto n = [&](int i) { return std::stoi(m[i].str()); };
+  const int month = n(2);
+  if (month < 1 || month > 12 || n(3) < 1 || n(3) > days_in_month(n(1), month)) return false;
+  if (n(4) > 23 || n(5) > 59 || n(6) > 60) return false;  // 60: a leap second
+  return !m[9].matched || (n(9) <= 23 && n(10) <= 59);
+}
+
+void check_non_negative(double v, const char* field) {
+  if (!std::isfinite(v) || v < 0)
+    throw std::invalid_argument(std::string("'") + field + "': " + number_text(v) +
+                                " is not a finite, non-negative number");
 }
 
 // ---- JSON Lines -----------------------------------------------------------------
 
 json provenance_to_json(const Provenance& p) {
-  return {{"host", p.host}, {"tool_version", p.tool_version}, {"source", p.source},
+  return {{"host", p.host},
+          {"tool_version", p.tool_version},
+          {"source", p.source},
           {"measured_at", p.measured_at}};
 }
 
@@ -107,7 +214,8 @@ std::vector<CsvRecord> parse_csv(const std::string& text) {
         if (i < text.size() && text[i] != ',' && text[i] != '\n' && text[i] != '\r')
           throw ImportError(line, "text after a closing quote");
       } else {
-        while (i < text.size() && text[i] != ',' && text[i] != '\n' && text[i] != '\r') cell += text[i++];
+        while (i < text.size() && text[i] != ',' && text[i] != '\n' && text[i] != '\r')
+          cell += text[i++];
       }
       rec.cells.push_back(cell);
       if (i >= text.size()) {
@@ -134,7 +242,12 @@ Measurement measurement_from_csv(const std::vector<std::string>& c) {
   };
   auto parse_json = [&](const char* name) {
     try {
-      return json::parse(col(name));
+      json j = parse_strict(col(name));
+      if (std::string_view(name) == "problem" || std::string_view(name) == "config")
+        check_integers(j, name);
+      return j;
+    } catch (const DuplicateKey& e) {
+      throw std::invalid_argument(std::string("column '") + name + "': " + e.what());
     } catch (const json::exception& e) {
       throw std::invalid_argument(std::string("column '") + name + "' is not JSON: " + e.what());
     }
@@ -142,7 +255,6 @@ Measurement measurement_from_csv(const std::vector<std::string>& c) {
   Measurement m;
   m.key.device = DeviceSpec::from_json(parse_json("device"));
   m.key.family = col("family");
-  if (m.key.family.empty()) throw std::invalid_argument("column 'family' is empty");
   m.key.family_hash = col("family_hash");
   m.key.problem = ValueMap::from_json(parse_json("problem"));
   m.key.shape_class = col("shape_class");
@@ -154,15 +266,19 @@ Measurement measurement_from_csv(const std::vector<std::string>& c) {
   r.time.min_s = number_from(col("min_s"), "min_s");
   r.time.max_s = number_from(col("max_s"), "max_s");
   r.time.spread = number_from(col("spread"), "spread");
-  r.time.repetitions = static_cast<int>(number_from(col("repetitions"), "repetitions"));
+  r.time.repetitions = int_from(col("repetitions"), "repetitions");
   r.tflops = number_from(col("tflops"), "tflops");
   r.gbps = number_from(col("gbps"), "gbps");
   r.error = number_from(col("error"), "error");
   r.max_abs_error = number_from(col("max_abs_error"), "max_abs_error");
   const std::string& det = col("deterministic");
-  if (det == "true") r.deterministic = true;
-  else if (det == "false") r.deterministic = false;
-  else if (!det.empty()) throw std::invalid_argument("column 'deterministic': '" + det + "' is not true, false or empty");
+  if (det == "true")
+    r.deterministic = true;
+  else if (det == "false")
+    r.deterministic = false;
+  else if (!det.empty())
+    throw std::invalid_argument("column 'deterministic': '" + det +
+                                "' is not true, false or empty");
   r.message = col("message");
   r.metrics = parse_json("metrics");
   if (r.status == Status::ok && !(r.time.median_s > 0))
@@ -171,7 +287,8 @@ Measurement measurement_from_csv(const std::vector<std::string>& c) {
   m.provenance.tool_version = col("tool_version");
   m.provenance.source = col("source");
   m.provenance.measured_at = col("measured_at");
-  if (m.provenance.measured_at.empty()) throw std::invalid_argument("column 'measured_at' is empty");
+  if (m.provenance.measured_at.empty())
+    throw std::invalid_argument("column 'measured_at' is empty");
   return m;
 }
 
@@ -179,12 +296,18 @@ Measurement measurement_from_csv(const std::vector<std::string>& c) {
 
 std::string_view t4_invalidity(Status s) {
   switch (s) {
-    case Status::ok: return "correct";
-    case Status::wrong_result: return "correctness";
-    case Status::compile_error: return "compile";
-    case Status::launch_error: return "runtime";
-    case Status::timeout: return "timeout";
-    case Status::invalid_config: return "constraints";
+    case Status::ok:
+      return "correct";
+    case Status::wrong_result:
+      return "correctness";
+    case Status::compile_error:
+      return "compile";
+    case Status::launch_error:
+      return "runtime";
+    case Status::timeout:
+      return "timeout";
+    case Status::invalid_config:
+      return "constraints";
   }
   return "runtime";
 }
@@ -193,7 +316,8 @@ json t4_result(const Measurement& m) {
   const Result& r = m.result;
   json measurements = json::array();
   measurements.push_back({{"name", "time"}, {"value", r.time.median_s * 1e3}, {"unit", "ms"}});
-  if (r.tflops > 0) measurements.push_back({{"name", "tflops"}, {"value", r.tflops}, {"unit", "TFLOP/s"}});
+  if (r.tflops > 0)
+    measurements.push_back({{"name", "tflops"}, {"value", r.tflops}, {"unit", "TFLOP/s"}});
   if (r.gbps > 0) measurements.push_back({{"name", "gbps"}, {"value", r.gbps}, {"unit", "GB/s"}});
   json times = json::object();
   if (r.ok()) times["runtimes"] = json::array({r.time.median_s * 1e3});
@@ -225,9 +349,12 @@ ImportError::ImportError(int l, const std::string& what)
 
 std::string_view to_string(ExchangeFormat f) {
   switch (f) {
-    case ExchangeFormat::jsonl: return "jsonl";
-    case ExchangeFormat::csv: return "csv";
-    case ExchangeFormat::t4: return "t4";
+    case ExchangeFormat::jsonl:
+      return "jsonl";
+    case ExchangeFormat::csv:
+      return "csv";
+    case ExchangeFormat::t4:
+      return "t4";
   }
   return "unknown";
 }
@@ -236,7 +363,8 @@ ExchangeFormat exchange_format_from_string(std::string_view text) {
   if (text == "jsonl") return ExchangeFormat::jsonl;
   if (text == "csv") return ExchangeFormat::csv;
   if (text == "t4") return ExchangeFormat::t4;
-  throw std::invalid_argument("unknown format '" + std::string(text) + "' (accepted: jsonl, csv, t4)");
+  throw std::invalid_argument("unknown format '" + std::string(text) +
+                              "' (accepted: jsonl, csv, t4)");
 }
 
 ExchangeFormat exchange_format_for_path(const std::string& path) {
@@ -268,14 +396,22 @@ json measurement_to_json(const Measurement& m) {
 Measurement measurement_from_json(const json& j) {
   if (!j.is_object()) throw std::invalid_argument("expected a JSON object");
   if (j.value("ktune", "") != kJsonlTag)
-    throw std::invalid_argument(std::string("not a ktune measurement (no \"ktune\": \"") + kJsonlTag + "\")");
+    throw std::invalid_argument(std::string("not a ktune measurement (no \"ktune\": \"") +
+                                kJsonlTag + "\")");
   if (j.value("version", 0) != kJsonlVersion)
-    throw std::invalid_argument("unsupported measurement version " + j.value("version", json()).dump());
+    throw std::invalid_argument("unsupported measurement version " +
+                                j.value("version", json()).dump());
   Measurement m;
   try {
+    check_integers(j.at("problem"), "problem");
+    const json& result = j.at("result");
+    if (result.is_object()) {
+      if (result.contains("config")) check_integers(result.at("config"), "result.config");
+      if (result.contains("time"))
+        check_count(result.at("time"), "repetitions", "result.time.repetitions");
+    }
     m.key.device = DeviceSpec::from_json(j.at("device"));
     m.key.family = j.at("family").get<std::string>();
-    if (m.key.family.empty()) throw std::invalid_argument("'family' is empty");
     m.key.family_hash = j.at("family_hash").get<std::string>();
     m.key.problem = ValueMap::from_json(j.at("problem"));
     m.key.shape_class = j.value("shape_class", "");
@@ -288,6 +424,43 @@ Measurement measurement_from_json(const json& j) {
   return m;
 }
 
+void check_measurement(const Measurement& m) {
+  if (m.key.family.empty()) throw std::invalid_argument("'family' is empty");
+  if (m.key.device.name.empty()) throw std::invalid_argument("'device.name' is empty");
+  if (m.key.problem.empty()) throw std::invalid_argument("'problem' is empty");
+  for (const std::string& key : m.key.shape_keys) {
+    if (!m.key.problem.contains(key))
+      throw std::invalid_argument("'shape_keys': '" + key + "' is not a key of the problem");
+    const Value& v = m.key.problem.at(key);
+    const auto* i = std::get_if<std::int64_t>(&v);
+    const auto* d = std::get_if<double>(&v);
+    if (!(i && *i > 0) && !(d && std::isfinite(*d) && *d > 0))
+      throw std::invalid_argument("'problem." + key + "': " + to_text(v) +
+                                  " is not a positive size (a shape key)");
+  }
+  const Result& r = m.result;
+  if (r.config.empty()) throw std::invalid_argument("'result.config' is empty");
+  check_non_negative(r.time.median_s, "result.time.median_s");
+  check_non_negative(r.time.min_s, "result.time.min_s");
+  check_non_negative(r.time.max_s, "result.time.max_s");
+  check_non_negative(r.time.spread, "result.time.spread");
+  if (r.time.min_s > r.time.median_s || r.time.median_s > r.time.max_s)
+    throw std::invalid_argument("'result.time': min_s " + number_text(r.time.min_s) +
+                                ", median_s " + number_text(r.time.median_s) + ", max_s " +
+                                number_text(r.time.max_s) +
+                                " are not ordered min_s <= median_s <= max_s");
+  if (r.time.repetitions < 0)
+    throw std::invalid_argument("'result.time.repetitions': " + std::to_string(r.time.repetitions) +
+                                " is negative");
+  check_non_negative(r.tflops, "result.tflops");
+  check_non_negative(r.gbps, "result.gbps");
+  check_non_negative(r.error, "result.error");
+  check_non_negative(r.max_abs_error, "result.max_abs_error");
+  if (!is_iso8601(m.provenance.measured_at))
+    throw std::invalid_argument("'provenance.measured_at': '" + m.provenance.measured_at +
+                                "' is not an ISO-8601 time such as 2026-11-29T14:35:00.123456Z");
+}
+
 std::int64_t export_measurements(const Store& store, std::ostream& out, ExchangeFormat format) {
   std::int64_t n = 0;
   if (format == ExchangeFormat::csv) {
@@ -298,20 +471,43 @@ std::int64_t export_measurements(const Store& store, std::ostream& out, Exchange
   }
   store.for_each([&](const Measurement& m) {
     switch (format) {
-      case ExchangeFormat::jsonl: out << measurement_to_json(m).dump() << "\n"; break;
-      case ExchangeFormat::t4: out << (n ? ",\n" : "\n") << t4_result(m).dump(); break;
+      case ExchangeFormat::jsonl:
+        out << measurement_to_json(m).dump() << "\n";
+        break;
+      case ExchangeFormat::t4:
+        out << (n ? ",\n" : "\n") << t4_result(m).dump();
+        break;
       case ExchangeFormat::csv: {
         const Result& r = m.result;
         std::vector<std::string> cells = {
-            m.key.device.name, m.key.device.arch(), m.key.device.to_json().dump(), m.key.family,
-            m.key.family_hash, m.key.problem.key(), m.key.problem.to_json().dump(),
-            m.key.shape_class, join_names(m.key.shape_keys), r.config.key(), r.config.to_json().dump(),
-            std::string(to_string(r.status)), number_text(r.time.median_s), number_text(r.time.min_s),
-            number_text(r.time.max_s), number_text(r.time.spread), std::to_string(r.time.repetitions),
-            number_text(r.tflops), number_text(r.gbps), number_text(r.error),
+            m.key.device.name,
+            m.key.device.arch(),
+            m.key.device.to_json().dump(),
+            m.key.family,
+            m.key.family_hash,
+            m.key.problem.key(),
+            m.key.problem.to_json().dump(),
+            m.key.shape_class,
+            join_names(m.key.shape_keys),
+            r.config.key(),
+            r.config.to_json().dump(),
+            std::string(to_string(r.status)),
+            number_text(r.time.median_s),
+            number_text(r.time.min_s),
+            number_text(r.time.max_s),
+            number_text(r.time.spread),
+            std::to_string(r.time.repetitions),
+            number_text(r.tflops),
+            number_text(r.gbps),
+            number_text(r.error),
             number_text(r.max_abs_error),
-            r.deterministic ? (*r.deterministic ? "true" : "false") : "", r.message, r.metrics.dump(),
-            m.provenance.host, m.provenance.tool_version, m.provenance.source, m.provenance.measured_at};
+            r.deterministic ? (*r.deterministic ? "true" : "false") : "",
+            r.message,
+            r.metrics.dump(),
+            m.provenance.host,
+            m.provenance.tool_version,
+            m.provenance.source,
+            m.provenance.measured_at};
         for (std::size_t i = 0; i < cells.size(); ++i) {
           if (i) out << ',';
           csv_cell(out, cells[i]);
@@ -327,8 +523,15 @@ std::int64_t export_measurements(const Store& store, std::ostream& out, Exchange
   return n;
 }
 
-std::vector<Measurement> parse_measurements(std::istream& in, ExchangeFormat format) {
+std::vector<Measurement> parse_measurements(std::istream& in, ExchangeFormat format,
+                                            const ImportOptions& options) {
   std::vector<Measurement> out;
+  // Every record passes the same checks, in every format.
+  auto add = [&](Measurement m) {
+    check_measurement(m);
+    if (options.validate) options.validate(m);
+    out.push_back(std::move(m));
+  };
   if (format == ExchangeFormat::jsonl) {
     std::string line;
     int number = 0;
@@ -336,27 +539,30 @@ std::vector<Measurement> parse_measurements(std::istream& in, ExchangeFormat for
       ++number;
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
       try {
-        out.push_back(measurement_from_json(json::parse(line)));
+        add(measurement_from_json(parse_strict(line)));
       } catch (const std::exception& e) {
         throw ImportError(number, e.what());
       }
     }
+    if (number == 0) throw ImportError(1, "the file is empty (0 bytes): no measurement to import");
     return out;
   }
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.empty()) throw ImportError(1, "the file is empty (0 bytes): no measurement to import");
   if (format == ExchangeFormat::csv) {
     auto records = parse_csv(text);
     if (records.empty()) throw ImportError(1, "empty CSV: expected a header row");
     if (records[0].cells != kCsvColumns)
       throw ImportError(records[0].line, "the header row is not ktune's CSV header (" +
-                                             std::to_string(kCsvColumns.size()) + " columns starting device_name,device_arch)");
+                                             std::to_string(kCsvColumns.size()) +
+                                             " columns starting device_name,device_arch)");
     for (std::size_t i = 1; i < records.size(); ++i) {
       const auto& rec = records[i];
       if (rec.cells.size() != kCsvColumns.size())
-        throw ImportError(rec.line, "expected " + std::to_string(kCsvColumns.size()) + " cells, found " +
-                                        std::to_string(rec.cells.size()));
+        throw ImportError(rec.line, "expected " + std::to_string(kCsvColumns.size()) +
+                                        " cells, found " + std::to_string(rec.cells.size()));
       try {
-        out.push_back(measurement_from_csv(rec.cells));
+        add(measurement_from_csv(rec.cells));
       } catch (const ImportError&) {
         throw;
       } catch (const std::exception& e) {
@@ -367,12 +573,15 @@ std::vector<Measurement> parse_measurements(std::istream& in, ExchangeFormat for
   }
   // T4: one document; errors name the line of the offending result.
   json doc;
+  std::optional<DuplicateKey> duplicate;
   try {
-    doc = json::parse(text);
+    doc = parse_strict(text);
   } catch (const json::parse_error& e) {
     throw ImportError(line_of_offset(text, e.byte), e.what());
+  } catch (const DuplicateKey& e) {
+    duplicate = e;  // reported with the line of its result, found below
   }
-  if (!doc.is_object() || !doc.contains("results") || !doc["results"].is_array())
+  if (!duplicate && (!doc.is_object() || !doc.contains("results") || !doc["results"].is_array()))
     throw ImportError(1, "not a T4 results document (no \"results\" array)");
   // Results are written one per line; find each one's line for messages.
   std::vector<int> lines;
@@ -385,13 +594,23 @@ std::vector<Measurement> parse_measurements(std::istream& in, ExchangeFormat for
       char c = text[i];
       if (c == '\n') ++line;
       if (in_string) {
-        if (escaped) escaped = false;
-        else if (c == '\\') escaped = true;
-        else if (c == '"') in_string = false;
+        if (escaped)
+          escaped = false;
+        else if (c == '\\')
+          escaped = true;
+        else if (c == '"')
+          in_string = false;
         continue;
       }
-      if (c == '"') { in_string = true; continue; }
-      if (i > results_pos && !in_results && c == '[') { in_results = true; depth = 0; continue; }
+      if (c == '"') {
+        in_string = true;
+        continue;
+      }
+      if (i > results_pos && !in_results && c == '[') {
+        in_results = true;
+        depth = 0;
+        continue;
+      }
       if (!in_results) continue;
       if (c == '{' || c == '[') {
         if (depth == 0 && c == '{') lines.push_back(line);
@@ -402,16 +621,22 @@ std::vector<Measurement> parse_measurements(std::istream& in, ExchangeFormat for
       }
     }
   }
+  if (duplicate) {
+    const int element = duplicate->element;
+    throw ImportError(element >= 0 && element < static_cast<int>(lines.size()) ? lines[element] : 1,
+                      duplicate->what());
+  }
   const json& results = doc["results"];
   for (std::size_t i = 0; i < results.size(); ++i) {
     int line = i < lines.size() ? lines[i] : 1;
     const json& r = results[i];
     try {
       if (!r.is_object() || !r.contains("ktune"))
-        throw std::invalid_argument("result " + std::to_string(i + 1) +
-                                    " has no \"ktune\" record (device, kernel, problem): only T4 files "
-                                    "written by ktune can be imported");
-      out.push_back(measurement_from_json(r.at("ktune")));
+        throw std::invalid_argument(
+            "result " + std::to_string(i + 1) +
+            " has no \"ktune\" record (device, kernel, problem): only T4 files "
+            "written by ktune can be imported");
+      add(measurement_from_json(r.at("ktune")));
     } catch (const std::exception& e) {
       throw ImportError(line, e.what());
     }
@@ -419,8 +644,9 @@ std::vector<Measurement> parse_measurements(std::istream& in, ExchangeFormat for
   return out;
 }
 
-ImportSummary import_measurements(Store& store, std::istream& in, ExchangeFormat format) {
-  std::vector<Measurement> all = parse_measurements(in, format);
+ImportSummary import_measurements(Store& store, std::istream& in, ExchangeFormat format,
+                                  const ImportOptions& options) {
+  std::vector<Measurement> all = parse_measurements(in, format, options);
   ImportSummary s;
   s.read = static_cast<std::int64_t>(all.size());
   s.added = store.insert(all);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <stdexcept>
 #include <string>
@@ -37,10 +38,31 @@ struct ImportError : std::invalid_argument {
 nlohmann::json measurement_to_json(const Measurement& m);
 Measurement measurement_from_json(const nlohmann::json& j);
 
+/// Checks of one parsed measurement that db/ cannot make itself: that its
+/// family is known and its problem and configuration fit the family's space
+/// (the CLI passes one over the registered kernel families). Throws
+/// std::invalid_argument naming the field; the import adds the line.
+using MeasurementValidator = std::function<void(const Measurement&)>;
+
+struct ImportOptions {
+  MeasurementValidator validate;  ///< optional; run after the built-in checks
+};
+
 /// Writes every measurement of `store`; returns how many.
 std::int64_t export_measurements(const Store& store, std::ostream& out, ExchangeFormat format);
 /// Parses a whole stream; throws ImportError at the first malformed record.
-std::vector<Measurement> parse_measurements(std::istream& in, ExchangeFormat format);
+/// Every record is checked (check_measurement, then `options.validate`), and
+/// duplicate JSON keys, non-finite numbers and integers out of range are
+/// refused; so is a file without a byte.
+std::vector<Measurement> parse_measurements(std::istream& in, ExchangeFormat format,
+                                            const ImportOptions& options = {});
+
+/// The content checks every imported record passes: a family, a problem and a
+/// configuration that are not empty; shape keys that are positive; times that
+/// are finite, non-negative and ordered min <= median <= max; finite,
+/// non-negative rates and errors; non-negative repetitions; an ISO-8601
+/// measurement time. Throws std::invalid_argument naming the field.
+void check_measurement(const Measurement& m);
 
 struct ImportSummary {
   std::int64_t read = 0;   ///< measurements in the input
@@ -48,6 +70,7 @@ struct ImportSummary {
 };
 /// Parses everything first, then stores it in one transaction: a malformed
 /// record (ImportError) or a database error leaves the database unchanged.
-ImportSummary import_measurements(Store& store, std::istream& in, ExchangeFormat format);
+ImportSummary import_measurements(Store& store, std::istream& in, ExchangeFormat format,
+                                  const ImportOptions& options = {});
 
 }  // namespace ktune

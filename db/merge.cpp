@@ -3,43 +3,17 @@
 
 #include <filesystem>
 
+#include "db/partial_file.hpp"
 #include "db/schema.hpp"
 #include "db/store_impl.hpp"
 
 namespace ktune {
+namespace {
 
-MergeSummary merge_databases(const std::vector<std::string>& inputs, const std::string& output) {
-  for (const auto& in : inputs) {
-    if (!std::filesystem::exists(in)) throw DatabaseError("no tuning database at '" + in + "'");
-    std::error_code ec;
-    if (std::filesystem::equivalent(in, output, ec))
-      throw DatabaseError("the output '" + output + "' is also an input");
-    FileInspection f = inspect_file(in);
-    if (f.exists_with_content && f.version != kSchemaVersion)
-      throw DatabaseError("'" + in + "' has schema version " + std::to_string(f.version) +
-                          "; upgrade it first with `ktune db migrate " + in + "`");
-  }
-  MergeSummary summary;
-  std::size_t first = 0;
-  std::error_code ec;
-  if (!std::filesystem::exists(output, ec) || std::filesystem::file_size(output, ec) == 0) {
-    // A new output starts as a page-by-page copy of the first input: far
-    // faster than re-inserting its rows, and the same contents.
-    try {
-      std::filesystem::remove(output, ec);
-      SQLite::Database src(inputs.front(), SQLite::OPEN_READONLY);
-      SQLite::Statement vacuum(src, "VACUUM INTO ?");
-      vacuum.bind(1, output);
-      vacuum.exec();
-      std::int64_t n = src.execAndGet("SELECT count(*) FROM results").getInt64();
-      summary.read += n;
-      summary.added += n;
-      first = 1;
-    } catch (const SQLite::Exception& e) {
-      throw DatabaseError("cannot copy '" + inputs.front() + "' into '" + output + "': " + e.what());
-    }
-  }
-  Store out = Store::open(output);
+// Adds the measurements of inputs[first..] to `out` (to become `output`), one
+// transaction per input.
+void merge_into(Store& out, const std::string& output, const std::vector<std::string>& inputs,
+                std::size_t first, MergeSummary& summary) {
   SQLite::Database& db = out.impl().db;
   try {
     db.exec("PRAGMA cache_size = -262144");  // 256 MiB: the id indexes stay in memory
@@ -87,8 +61,9 @@ INSERT INTO main.results (device_id, family_id, problem_id, config_id, status, m
   WHERE true ON CONFLICT DO NOTHING;
 )sql");
         summary.added += db.getChanges();
-        db.exec("DROP TABLE temp.map_device; DROP TABLE temp.map_family; "
-                "DROP TABLE temp.map_problem; DROP TABLE temp.map_config;");
+        db.exec(
+            "DROP TABLE temp.map_device; DROP TABLE temp.map_family; "
+            "DROP TABLE temp.map_problem; DROP TABLE temp.map_config;");
         tx.commit();
       } catch (...) {
         db.exec("DETACH DATABASE src");
@@ -99,6 +74,62 @@ INSERT INTO main.results (device_id, family_id, problem_id, config_id, status, m
     summary.output_total = out.result_count();
   } catch (const SQLite::Exception& e) {
     throw DatabaseError("cannot merge into '" + output + "': " + e.what());
+  }
+}
+
+}  // namespace
+
+MergeSummary merge_databases(const std::vector<std::string>& inputs, const std::string& output) {
+  for (const auto& in : inputs) {
+    if (!std::filesystem::exists(in)) throw DatabaseError("no tuning database at '" + in + "'");
+    std::error_code ec;
+    if (std::filesystem::equivalent(in, output, ec))
+      throw DatabaseError("the output '" + output + "' is also an input");
+    FileInspection f = inspect_file(in);
+    if (f.exists_with_content && f.version != kSchemaVersion)
+      throw DatabaseError("'" + in + "' has schema version " + std::to_string(f.version) +
+                          "; upgrade it first with `ktune db migrate " + in + "`");
+  }
+  MergeSummary summary;
+  remove_abandoned_partials(output);
+  std::error_code ec;
+  if (std::filesystem::exists(output, ec)) {
+    // Added to in place: SQLite's transactions, one per input, keep it whole.
+    Store out = Store::open(output);
+    merge_into(out, output, inputs, 0, summary);
+    return summary;
+  }
+  // A new output is written whole under a partial name and published only if
+  // the path is still free: of merges racing to create it, one wins and the
+  // others fail with nothing written; a killed merge leaves no file there.
+  PartialFile partial(output);
+  try {
+    // It starts as a page-by-page copy of the first input: far faster than
+    // re-inserting its rows, and the same contents.
+    SQLite::Database src(inputs.front(), SQLite::OPEN_READONLY);
+    SQLite::Statement vacuum(src, "VACUUM INTO ?");
+    vacuum.bind(1, partial.path());
+    vacuum.exec();
+    const std::int64_t n = src.execAndGet("SELECT count(*) FROM results").getInt64();
+    summary.read += n;
+    summary.added += n;
+  } catch (const SQLite::Exception& e) {
+    throw DatabaseError("cannot copy '" + inputs.front() + "' into '" + partial.path() +
+                        "': " + e.what());
+  }
+  {
+    Store out = Store::open(partial.path());
+    merge_into(out, output, inputs, 1, summary);
+    try {
+      out.impl().db.exec("PRAGMA journal_mode = DELETE");  // the file alone holds everything
+    } catch (const SQLite::Exception& e) {
+      throw DatabaseError("cannot complete '" + partial.path() + "': " + e.what());
+    }
+  }
+  try {
+    partial.publish_new();
+  } catch (const std::runtime_error& e) {
+    throw DatabaseError(std::string("cannot create '") + output + "': " + e.what());
   }
   return summary;
 }

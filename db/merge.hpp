@@ -18,7 +18,11 @@ struct MergeSummary {
 /// hash, problem, configuration, source label, host and time all match: it is
 /// stored once. Measurements of one configuration from different sources are
 /// all kept with their provenance; views and lookups choose among verified
-/// ones. One transaction per input. Throws DatabaseError (inputs untouched).
+/// ones. An existing output is added to in place, one transaction per input.
+/// A new output is written whole beside its path and published only if the
+/// path is still free (PartialFile::publish_new): of merges racing to create
+/// one file, one wins and the others throw with nothing written, and a merge
+/// killed midway leaves no file at the path. Throws DatabaseError (inputs untouched).
 MergeSummary merge_databases(const std::vector<std::string>& inputs, const std::string& output);
 
 }  // namespace ktune

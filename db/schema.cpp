@@ -129,16 +129,18 @@ FileInspection inspect_file(const std::string& path) {
     if (!in) throw DatabaseError("cannot read '" + path + "'");
     in.read(header, sizeof header);
     if (in.gcount() != sizeof header || std::memcmp(header, "SQLite format 3\0", 16) != 0)
-      throw DatabaseError("'" + path + "' is not a ktune database (not an SQLite file); left untouched");
+      throw DatabaseError("'" + path +
+                          "' is not a ktune database (not an SQLite file); left untouched");
   }
   try {
     return retry_while_busy([&] {
       SQLite::Database db(path, SQLite::OPEN_READONLY, kBusyTimeoutMs);
       // One statement, one snapshot: another process may be creating the file
       // right now, and separate reads could see its schema without its id.
-      SQLite::Statement q(db,
-                          "SELECT (SELECT application_id FROM pragma_application_id), "
-                          "(SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)");
+      SQLite::Statement q(
+          db,
+          "SELECT (SELECT application_id FROM pragma_application_id), "
+          "(SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)");
       q.executeStep();
       const int app_id = q.getColumn(0).getInt();
       const int version = q.getColumn(1).getInt();
@@ -150,8 +152,8 @@ FileInspection inspect_file(const std::string& path) {
           return found;
         }
         throw DatabaseError("'" + path + "' is not a ktune database (application_id " +
-                            std::to_string(app_id) + ", expected " + std::to_string(kApplicationId) +
-                            "); left untouched");
+                            std::to_string(app_id) + ", expected " +
+                            std::to_string(kApplicationId) + "); left untouched");
       }
       if (version > kSchemaVersion)
         throw DatabaseError("'" + path + "' has schema version " + std::to_string(version) +
@@ -159,13 +161,31 @@ FileInspection inspect_file(const std::string& path) {
                             "; upgrade ktune to read it (file left untouched)");
       std::string check = db.execAndGet("PRAGMA quick_check(1)").getString();
       if (check != "ok")
-        throw DatabaseError("'" + path + "' is corrupt (integrity check: " + check + "); left untouched");
+        throw DatabaseError("'" + path + "' is corrupt (integrity check: " + check +
+                            "); left untouched");
       found.version = version;
       return found;
     });
   } catch (const SQLite::Exception& e) {
-    throw DatabaseError("'" + path + "' is corrupt or unreadable (" + e.what() + "); left untouched");
+    throw DatabaseError("'" + path + "' is corrupt or unreadable (" + e.what() +
+                        "); left untouched");
   }
+}
+
+ReadOnlyAccess read_only_access(const std::string& path, bool can_write_beside) {
+  if (can_write_beside) return ReadOnlyAccess::shared;
+  for (const char* suffix : {"-wal", "-journal"}) {
+    const std::string side = path + suffix;
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(side, ec);
+    if (ec || size == 0) continue;  // absent, or empty: holds nothing
+    throw DatabaseError(
+        "'" + path + "' has a leftover '" + side + "' (" + std::to_string(size) +
+        " bytes) that a read-only folder cannot be read with: it may hold committed results "
+        "(-wal) or an interrupted write (-journal). Run `ktune db checkpoint " +
+        path + "` where the folder is writable, then ship the file alone");
+  }
+  return ReadOnlyAccess::immutable;
 }
 
 void create_database_at_version(const std::string& path, int version) {

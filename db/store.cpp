@@ -155,8 +155,8 @@ std::optional<std::int64_t> Store::Impl::find_device(const DeviceSpec& d) const 
 std::int64_t Store::Impl::family_id(const std::string& family, const std::string& hash) {
   std::string key = family + '\x1f' + hash;
   if (auto it = family_ids.find(key); it != family_ids.end()) return it->second;
-  SQLite::Statement ins(db,
-                        "INSERT INTO families (name, source_hash) VALUES (?, ?) ON CONFLICT DO NOTHING");
+  SQLite::Statement ins(
+      db, "INSERT INTO families (name, source_hash) VALUES (?, ?) ON CONFLICT DO NOTHING");
   ins.bind(1, family);
   ins.bind(2, hash);
   ins.exec();
@@ -303,14 +303,30 @@ Store& Store::operator=(Store&&) noexcept = default;
 Store::~Store() = default;
 
 Store Store::open(const std::string& path) {
-  if (path != ":memory:") inspect_file(path);  // throws before a byte is written
+  const bool in_memory = path == ":memory:";
+  // Every check reads only: a file refused here is left byte-for-byte as it was.
+  const FileInspection file = in_memory ? FileInspection{} : inspect_file(path);
   try {
     return retry_while_busy([&] {
       SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE, kBusyTimeoutMs);
-      if (path != ":memory:") db.exec("PRAGMA journal_mode = WAL");
       db.exec("PRAGMA synchronous = NORMAL");
       db.exec("PRAGMA foreign_keys = ON");
-      migrate(db, kSchemaVersion);
+      // A new file has nothing to keep: WAL first, so that processes creating
+      // it together serialise on WAL's locks. A file with content is switched
+      // to WAL only once its migration (one transaction) has committed: a
+      // migration that fails rolls back and leaves the file as it was.
+      if (!in_memory && !file.exists_with_content) db.exec("PRAGMA journal_mode = WAL");
+      try {
+        migrate(db, kSchemaVersion);
+      } catch (const SQLite::Exception& e) {
+        if ((e.getErrorCode() & 0xff) == SQLITE_BUSY || (e.getErrorCode() & 0xff) == SQLITE_LOCKED)
+          throw;
+        throw DatabaseError("cannot migrate '" + path + "' from schema version " +
+                            std::to_string(file.version) + " to " + std::to_string(kSchemaVersion) +
+                            " (" + e.what() +
+                            "): its schema is not what its version says; file left untouched");
+      }
+      if (!in_memory && file.exists_with_content) db.exec("PRAGMA journal_mode = WAL");
       return Store(std::make_unique<Impl>(path, false, std::move(db)));
     });
   } catch (const SQLite::Exception& e) {
@@ -319,8 +335,10 @@ Store Store::open(const std::string& path) {
 }
 
 Store Store::open_read_only(const std::string& path) {
-  if (!std::filesystem::exists(path))
-    throw DatabaseError("no tuning database at '" + path + "'");
+  if (!std::filesystem::exists(path)) throw DatabaseError("no tuning database at '" + path + "'");
+  // Decided before anything else reads the file: in a read-only folder a
+  // leftover -wal or -journal is refused, never silently left unread.
+  const ReadOnlyAccess access = read_only_access(path, folder_writable(path));
   FileInspection file = inspect_file(path);
   if (!file.exists_with_content)
     throw DatabaseError("'" + path + "' is empty, not a tuning database");
@@ -329,7 +347,7 @@ Store Store::open_read_only(const std::string& path) {
                         ", older than this build's " + std::to_string(kSchemaVersion) +
                         "; upgrade it with `ktune db migrate " + path + "`");
   try {
-    if (folder_writable(path)) {
+    if (access == ReadOnlyAccess::shared) {
       SQLite::Database db(path, SQLite::OPEN_READONLY, kBusyTimeoutMs);
       return Store(std::make_unique<Impl>(path, true, std::move(db)));
     }
@@ -340,6 +358,30 @@ Store Store::open_read_only(const std::string& path) {
   }
 }
 
+std::int64_t checkpoint_for_shipping(const std::string& path) {
+  if (!std::filesystem::exists(path)) throw DatabaseError("no tuning database at '" + path + "'");
+  Store store = Store::open(path);
+  SQLite::Database& db = store.impl().db;
+  try {
+    // TRUNCATE: every frame copied back and the log emptied, or busy = 1
+    // when another connection's reads or writes kept frames from it.
+    SQLite::Statement checkpoint(db, "PRAGMA wal_checkpoint(TRUNCATE)");
+    checkpoint.executeStep();
+    if (checkpoint.getColumn(0).getInt() != 0)
+      throw DatabaseError("cannot checkpoint '" + path +
+                          "': another process is using it; try again when it is done");
+    checkpoint.reset();
+    // Leaving WAL needs the only connection; SQLite answers the mode it is in.
+    const std::string mode = db.execAndGet("PRAGMA journal_mode = DELETE").getString();
+    if (mode != "delete")
+      throw DatabaseError("cannot leave WAL mode in '" + path + "' (still " + mode +
+                          "): another process has it open; try again when it is done");
+    return store.result_count();
+  } catch (const SQLite::Exception& e) {
+    throw DatabaseError("cannot checkpoint '" + path + "': " + e.what());
+  }
+}
+
 void Store::record(const RunKey& key, std::span<const Result> results,
                    const Provenance& provenance) {
   write_or_rollback(*impl_, true, "record results in", [&] {
@@ -347,7 +389,8 @@ void Store::record(const RunKey& key, std::span<const Result> results,
     std::int64_t family = impl_->family_id(key.family, key.family_hash);
     std::int64_t problem = impl_->problem_id(key);
     for (const Result& r : results) {
-      std::string when = provenance.measured_at.empty() ? measurement_time_now() : provenance.measured_at;
+      std::string when =
+          provenance.measured_at.empty() ? measurement_time_now() : provenance.measured_at;
       impl_->insert_row(device, family, problem, r, provenance, when);
     }
   });
@@ -362,7 +405,8 @@ std::int64_t Store::insert(std::span<const Measurement> measurements) {
       std::int64_t device = impl_->device_id(m.key.device);
       std::int64_t family = impl_->family_id(m.key.family, m.key.family_hash);
       std::int64_t problem = impl_->problem_id(m.key);
-      if (impl_->insert_row(device, family, problem, m.result, m.provenance, m.provenance.measured_at))
+      if (impl_->insert_row(device, family, problem, m.result, m.provenance,
+                            m.provenance.measured_at))
         ++added;
     }
   });
@@ -375,10 +419,11 @@ std::vector<Result> Store::results(const RunKey& key) const {
   auto family = impl_->find_family(key.family, key.family_hash);
   auto problem = impl_->find_problem(key.family, key.problem);
   if (!device || !family || !problem) return out;
-  SQLite::Statement q(impl_->db, std::string("SELECT c.json, ") + kResultColumns +
-                                     " FROM results r JOIN configs c ON c.id = r.config_id "
-                                     "WHERE r.device_id = ? AND r.family_id = ? AND r.problem_id = ? "
-                                     "ORDER BY c.key, r.measured_at DESC");
+  SQLite::Statement q(impl_->db,
+                      std::string("SELECT c.json, ") + kResultColumns +
+                          " FROM results r JOIN configs c ON c.id = r.config_id "
+                          "WHERE r.device_id = ? AND r.family_id = ? AND r.problem_id = ? "
+                          "ORDER BY c.key, r.measured_at DESC");
   q.bind(1, *device);
   q.bind(2, *family);
   q.bind(3, *problem);
@@ -450,39 +495,45 @@ std::vector<StaleSummary> Store::stale(const std::string& family,
                                        const std::string& current_hash) const {
   std::vector<StaleSummary> out;
   if (!family.empty()) {
-    SQLite::Statement q(impl_->db,
-                        "SELECT f.name, f.source_hash, count(r.id) FROM families f "
-                        "JOIN results r ON r.family_id = f.id WHERE f.name = ? AND f.source_hash <> ? "
-                        "GROUP BY f.id ORDER BY f.source_hash");
+    SQLite::Statement q(
+        impl_->db,
+        "SELECT f.name, f.source_hash, count(r.id) FROM families f "
+        "JOIN results r ON r.family_id = f.id WHERE f.name = ? AND f.source_hash <> ? "
+        "GROUP BY f.id ORDER BY f.source_hash");
     q.bind(1, family);
     q.bind(2, current_hash);
     while (q.executeStep())
-      out.push_back({q.getColumn(0).getString(), q.getColumn(1).getString(), q.getColumn(2).getInt64()});
+      out.push_back(
+          {q.getColumn(0).getString(), q.getColumn(1).getString(), q.getColumn(2).getInt64()});
     return out;
   }
   // Without a current hash, the newest-measured hash of each family is current.
-  SQLite::Statement q(impl_->db,
-                      "WITH per_hash AS (SELECT f.name AS name, f.source_hash AS hash, "
-                      "  count(r.id) AS n, max(r.measured_at) AS newest FROM families f "
-                      "  JOIN results r ON r.family_id = f.id GROUP BY f.id), "
-                      "current AS (SELECT name, max(newest) AS newest FROM per_hash GROUP BY name) "
-                      "SELECT p.name, p.hash, p.n FROM per_hash p JOIN current c ON c.name = p.name "
-                      "WHERE p.newest < c.newest ORDER BY p.name, p.hash");
+  SQLite::Statement q(
+      impl_->db,
+      "WITH per_hash AS (SELECT f.name AS name, f.source_hash AS hash, "
+      "  count(r.id) AS n, max(r.measured_at) AS newest FROM families f "
+      "  JOIN results r ON r.family_id = f.id GROUP BY f.id), "
+      "current AS (SELECT name, max(newest) AS newest FROM per_hash GROUP BY name) "
+      "SELECT p.name, p.hash, p.n FROM per_hash p JOIN current c ON c.name = p.name "
+      "WHERE p.newest < c.newest ORDER BY p.name, p.hash");
   while (q.executeStep())
-    out.push_back({q.getColumn(0).getString(), q.getColumn(1).getString(), q.getColumn(2).getInt64()});
+    out.push_back(
+        {q.getColumn(0).getString(), q.getColumn(1).getString(), q.getColumn(2).getInt64()});
   return out;
 }
 
-PruneSummary Store::prune_stale(const std::string& family, const std::string& current_hash, bool dry_run) {
+PruneSummary Store::prune_stale(const std::string& family, const std::string& current_hash,
+                                bool dry_run) {
   if (family.empty() || current_hash.empty())
     throw std::invalid_argument("prune_stale needs a family and its current template hash");
   return prune_results(*impl_, dry_run, [&] {
-    return ResultSelection{"SELECT id FROM results WHERE family_id IN "
-                           "(SELECT id FROM families WHERE name = ?1 AND source_hash <> ?2)",
-                           [&](SQLite::Statement& st) {
-                             st.bind(1, family);
-                             st.bind(2, current_hash);
-                           }};
+    return ResultSelection{
+        "SELECT id FROM results WHERE family_id IN "
+        "(SELECT id FROM families WHERE name = ?1 AND source_hash <> ?2)",
+        [&](SQLite::Statement& st) {
+          st.bind(1, family);
+          st.bind(2, current_hash);
+        }};
   });
 }
 
@@ -501,10 +552,14 @@ StoreStats Store::stats() const {
     while (q.executeStep()) out.emplace_back(q.getColumn(0).getString(), q.getColumn(1).getInt64());
   };
   grouped("SELECT status, count(*) FROM results GROUP BY status ORDER BY status", s.by_status);
-  grouped("SELECT f.name || '@' || f.source_hash, count(r.id) FROM families f "
-          "JOIN results r ON r.family_id = f.id GROUP BY f.id ORDER BY 1", s.by_family);
-  grouped("SELECT d.name || ' (' || d.arch || ')', count(r.id) FROM devices d "
-          "JOIN results r ON r.device_id = d.id GROUP BY d.name, d.arch ORDER BY 1", s.by_device);
+  grouped(
+      "SELECT f.name || '@' || f.source_hash, count(r.id) FROM families f "
+      "JOIN results r ON r.family_id = f.id GROUP BY f.id ORDER BY 1",
+      s.by_family);
+  grouped(
+      "SELECT d.name || ' (' || d.arch || ')', count(r.id) FROM devices d "
+      "JOIN results r ON r.device_id = d.id GROUP BY d.name, d.arch ORDER BY 1",
+      s.by_device);
   return s;
 }
 
@@ -517,12 +572,14 @@ std::optional<DeviceSpec> Store::measured_ceilings(const std::string& device_nam
       if (spec.measured_ceilings) return spec;
     }
   } catch (const std::exception& e) {
-    throw DatabaseError("cannot read the ceilings of '" + device_name + "' in '" + impl_->path + "': " + e.what());
+    throw DatabaseError("cannot read the ceilings of '" + device_name + "' in '" + impl_->path +
+                        "': " + e.what());
   }
   return std::nullopt;
 }
 
-std::int64_t Store::set_measured_ceilings(const std::string& device_name, const DeviceSpec& ceilings) {
+std::int64_t Store::set_measured_ceilings(const std::string& device_name,
+                                          const DeviceSpec& ceilings) {
   if (impl_->read_only) throw DatabaseError("'" + impl_->path + "' is open read-only");
   try {
     SQLite::Transaction tx(impl_->db, SQLite::TransactionBehavior::IMMEDIATE);
@@ -544,7 +601,8 @@ std::int64_t Store::set_measured_ceilings(const std::string& device_name, const 
     tx.commit();
     return static_cast<std::int64_t>(updated.size());
   } catch (const std::exception& e) {
-    throw DatabaseError("cannot store the ceilings of '" + device_name + "' in '" + impl_->path + "': " + e.what());
+    throw DatabaseError("cannot store the ceilings of '" + device_name + "' in '" + impl_->path +
+                        "': " + e.what());
   }
 }
 
@@ -552,9 +610,7 @@ std::int64_t Store::result_count() const {
   return impl_->db.execAndGet("SELECT count(*) FROM results").getInt64();
 }
 
-int Store::schema_version() const {
-  return impl_->db.execAndGet("PRAGMA user_version").getInt();
-}
+int Store::schema_version() const { return impl_->db.execAndGet("PRAGMA user_version").getInt(); }
 
 const std::string& Store::path() const { return impl_->path; }
 bool Store::read_only() const { return impl_->read_only; }

@@ -25,10 +25,10 @@ struct DatabaseError : std::runtime_error {
 
 /// Who measured, with what, on which problem: the key every result is stored under.
 struct RunKey {
-  DeviceSpec device;            ///< identity fields (name, cc, sm_count, driver, cuda) are keyed
-  std::string family;           ///< e.g. "gemm"
-  std::string family_hash;      ///< hash of the family's template source text
-  Problem problem;              ///< normalized problem
+  DeviceSpec device;        ///< identity fields (name, cc, sm_count, driver, cuda) are keyed
+  std::string family;       ///< e.g. "gemm"
+  std::string family_hash;  ///< hash of the family's template source text
+  Problem problem;          ///< normalized problem
   /// Optional, for the nearest-shape lookup: the family's numeric shape keys
   /// (KernelFamily::shape_keys()) and shape class (KernelFamily::shape_class()).
   /// Stored with the problem the first time it is recorded. When the class is
@@ -40,8 +40,8 @@ struct RunKey {
 /// Provenance stored beside each result.
 struct Provenance {
   std::string host;
-  std::string tool_version;     ///< ktune version and revision
-  std::string source;           ///< optional team / source label
+  std::string tool_version;  ///< ktune version and revision
+  std::string source;        ///< optional team / source label
   /// When the measurement was taken, UTC ISO-8601 with microseconds
   /// ("2026-11-29T14:35:00.123456Z"). Empty when recording: now.
   std::string measured_at;
@@ -149,6 +149,14 @@ class Store {
   explicit Store(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+/// Folds the write-ahead log of the database at `path` into its main file and
+/// switches it to rollback-journal mode, so that the file alone (no -wal, no
+/// -shm) holds every result: ready to ship into a read-only folder, where it is
+/// read immutable. The file is checked (and migrated) as Store::open does; the
+/// next open for writing switches it back to WAL. Throws DatabaseError when
+/// another connection has it open. Returns the results it holds.
+std::int64_t checkpoint_for_shipping(const std::string& path);
 
 /// Now as UTC ISO-8601 with microseconds, strictly increasing within this process.
 std::string measurement_time_now();

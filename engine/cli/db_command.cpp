@@ -1,5 +1,5 @@
 // `ktune db`: stats, query, diff, export, import, merge, prune, rehash,
-// emit-dispatch and migrate over tuning databases.
+// emit-dispatch, checkpoint and migrate over tuning databases.
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -11,6 +11,7 @@
 #include "db/dispatch_emitter.hpp"
 #include "db/exchange.hpp"
 #include "db/merge.hpp"
+#include "db/partial_file.hpp"
 #include "db/query.hpp"
 #include "db/schema.hpp"
 #include "db/store.hpp"
@@ -208,25 +209,47 @@ int run_export(const std::string& path, const std::string& file, const std::stri
   if (file == "-") {
     n = export_measurements(store, std::cout, f);
   } else {
-    std::ofstream out(file, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write '" + file + "'");
-    n = export_measurements(store, out, f);
-    out.close();
-    if (!out) throw std::runtime_error("writing '" + file + "' failed");
+    // A failed or killed export leaves the previous file (or none), never half of one.
+    write_file_whole(file, [&](std::ostream& out) { n = export_measurements(store, out, f); });
   }
   std::fprintf(stderr, "exported %lld measurements (%s)\n", (long long)n, std::string(to_string(f)).c_str());
   return 0;
+}
+
+// What db/ cannot check of an imported record: its family is one this build
+// registers, its problem is one the family accepts, and its configuration
+// names the parameters of the family's space for that problem and GPU, each
+// with a value of its list (constraints aside: failed configurations are
+// records too).
+void check_against_family(const Measurement& m) {
+  const KernelFamily* family = nullptr;
+  try {
+    family = &find_family(m.key.family);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("'family': ") + e.what());
+  }
+  Problem problem;
+  try {
+    problem = family->normalize(m.key.problem);
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(std::string("'problem': ") + e.what());
+  }
+  try {
+    family->space(problem, m.key.device).indices_of(m.result.config);
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(std::string("'result.config': ") + e.what());
+  }
 }
 
 int run_import(const std::string& path, const std::string& file, const std::string& format) {
   ExchangeFormat f = pick_format(format, file);
   std::ifstream in(file, std::ios::binary);
   if (!in) throw UsageError("cannot read '" + file + "'");
-  // Parsed in full before the database is even opened: a malformed record
-  // leaves it (or its absence) exactly as it was.
+  // Parsed and checked in full before the database is even opened: a
+  // malformed record leaves it (or its absence) exactly as it was.
   std::vector<Measurement> all;
   try {
-    all = parse_measurements(in, f);
+    all = parse_measurements(in, f, ImportOptions{check_against_family});
   } catch (const ImportError& e) {
     throw UsageError("'" + file + "' " + e.what() + " (nothing imported)");
   }
@@ -308,9 +331,7 @@ int run_emit(const std::string& path, const std::string& kernel, const std::stri
   if (output.empty() || output == "-") {
     std::cout << header;
   } else {
-    std::ofstream out(output, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write '" + output + "'");
-    out << header;
+    write_file_whole(output, [&](std::ostream& out) { out << header; });
     std::fprintf(stderr, "wrote %s\n", output.c_str());
   }
   return 0;
@@ -363,6 +384,14 @@ int run_cubin_rehash(const std::string& path, const std::string& kernel, const s
   return 0;
 }
 
+int run_checkpoint(const std::string& path) {
+  const std::int64_t results = checkpoint_for_shipping(path);
+  std::printf("%s: %lld results, all in the file itself (no -wal), rollback-journal mode: ready to ship, "
+              "readable from a read-only folder\n",
+              path.c_str(), (long long)results);
+  return 0;
+}
+
 int run_migrate(const std::string& path) {
   Store store = Store::open(path);  // migrates forward on open
   std::printf("%s is at schema version %d\n", path.c_str(), store.schema_version());
@@ -371,7 +400,7 @@ int run_migrate(const std::string& path) {
 
 const CommandRegistrar registrar(70, [](CLI::App& app) {
   auto* db = app.add_subcommand("db", "Inspect, share and maintain tuning databases: stats, query, diff, "
-                                      "export, import, merge, prune, rehash, emit-dispatch, migrate");
+                                      "export, import, merge, prune, rehash, emit-dispatch, checkpoint, migrate");
   db->require_subcommand(1);
 
   struct Options {
@@ -474,6 +503,12 @@ const CommandRegistrar registrar(70, [](CLI::App& app) {
   emit->callback([o] {
     set_exit_code(run_emit(o->db, o->kernel, o->device, o->output, o->default_config, o->shape_keys));
   });
+
+  auto* checkpoint = db->add_subcommand("checkpoint", "Fold the write-ahead log into the database file and leave "
+                                                     "WAL mode, so the file alone can be shipped (read-only "
+                                                     "folders read it as is)");
+  checkpoint->add_option("database", o->file, "Database to prepare")->required();
+  checkpoint->callback([o] { set_exit_code(run_checkpoint(o->file)); });
 
   auto* migrate = db->add_subcommand("migrate", "Upgrade a database to this build's schema version");
   migrate->add_option("database", o->file, "Database to upgrade")->required();

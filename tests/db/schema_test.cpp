@@ -22,7 +22,10 @@ int pragma(const std::string& path, const char* name) {
 TEST(Schema, FreshDatabaseIsMarkedAndCurrent) {
   TempDir dir;
   std::string path = dir.file("fresh.db");
-  { Store store = Store::open(path); EXPECT_EQ(store.schema_version(), kSchemaVersion); }
+  {
+    Store store = Store::open(path);
+    EXPECT_EQ(store.schema_version(), kSchemaVersion);
+  }
   EXPECT_EQ(pragma(path, "user_version"), kSchemaVersion);
   EXPECT_EQ(pragma(path, "application_id"), kApplicationId);
   SQLite::Database db(path, SQLite::OPEN_READONLY);
@@ -36,15 +39,20 @@ TEST(Schema, MigratesAVersionOneFileForwardKeepingItsRows) {
   {
     // Rows as a version-1 build wrote them (no shape columns yet).
     SQLite::Database db(path, SQLite::OPEN_READWRITE);
-    db.exec("INSERT INTO devices VALUES (1, 'Synthetic GPU A', 'sm_90', 132, '580.00', '13.0', "
-            "'{\"name\":\"Synthetic GPU A\",\"cc\":\"9.0\",\"sm_count\":132,\"driver\":\"580.00\",\"cuda_runtime\":\"13.0\"}')");
+    db.exec(
+        "INSERT INTO devices VALUES (1, 'Synthetic GPU A', 'sm_90', 132, '580.00', '13.0', "
+        "'{\"name\":\"Synthetic GPU "
+        "A\",\"cc\":\"9.0\",\"sm_count\":132,\"driver\":\"580.00\",\"cuda_runtime\":\"13.0\"}')");
     db.exec("INSERT INTO families VALUES (1, 'gemm', 'hash-current')");
-    db.exec("INSERT INTO problems VALUES (1, 'gemm', 'dtype=bf16,k=64,layout=nn,m=64,n=64', "
-            "'{\"dtype\":\"bf16\",\"k\":64,\"layout\":\"nn\",\"m\":64,\"n\":64}')");
-    db.exec("INSERT INTO configs VALUES (1, 'BLOCK_M=64,BLOCK_N=64,STAGES=3', "
-            "'{\"BLOCK_M\":64,\"BLOCK_N\":64,\"STAGES\":3}')");
-    db.exec("INSERT INTO results (device_id, family_id, problem_id, config_id, status, median_s, "
-            "measured_at) VALUES (1, 1, 1, 1, 'ok', 0.001, '2026-01-01T00:00:00.000000Z')");
+    db.exec(
+        "INSERT INTO problems VALUES (1, 'gemm', 'dtype=bf16,k=64,layout=nn,m=64,n=64', "
+        "'{\"dtype\":\"bf16\",\"k\":64,\"layout\":\"nn\",\"m\":64,\"n\":64}')");
+    db.exec(
+        "INSERT INTO configs VALUES (1, 'BLOCK_M=64,BLOCK_N=64,STAGES=3', "
+        "'{\"BLOCK_M\":64,\"BLOCK_N\":64,\"STAGES\":3}')");
+    db.exec(
+        "INSERT INTO results (device_id, family_id, problem_id, config_id, status, median_s, "
+        "measured_at) VALUES (1, 1, 1, 1, 'ok', 0.001, '2026-01-01T00:00:00.000000Z')");
     // A version-1 file cannot have the columns version 2 adds.
     EXPECT_THROW(db.exec("SELECT shape_class FROM problems"), SQLite::Exception);
   }
@@ -59,8 +67,8 @@ TEST(Schema, MigratesAVersionOneFileForwardKeepingItsRows) {
   ASSERT_TRUE(best);
   EXPECT_EQ(best->time.median_s, 0.001);
   // Recording again teaches the old problem its shape keys (new in v2).
-  store.record(gemm_key(gemm_problem(64, 64, 64)), std::vector<Result>{ok_result(tile_config(32, 32), 2e-3)},
-               test_provenance());
+  store.record(gemm_key(gemm_problem(64, 64, 64)),
+               std::vector<Result>{ok_result(tile_config(32, 32), 2e-3)}, test_provenance());
   SQLite::Database db(path, SQLite::OPEN_READONLY);
   EXPECT_EQ(db.execAndGet("SELECT shape_keys FROM problems").getString(), "m,n,k");
 }
@@ -113,15 +121,39 @@ TEST(Schema, RefusesACorruptFileUntouched) {
   {
     Store store = Store::open(path);
     std::vector<Result> batch;
-    for (int i = 0; i < 400; ++i) batch.push_back(ok_result(tile_config(16 + i, 32), 1e-3 + i * 1e-6));
+    for (int i = 0; i < 400; ++i)
+      batch.push_back(ok_result(tile_config(16 + i, 32), 1e-3 + i * 1e-6));
     store.record(gemm_key(gemm_problem(256, 256, 256)), batch, test_provenance());
   }
   std::string bytes = read_bytes(path);
   ASSERT_GT(bytes.size(), 4u * 4096);
   // Scribble over the middle of the file (index and table pages), header intact.
-  for (std::size_t i = 2 * 4096 + 100; i < bytes.size() - 4096; i += 7) bytes[i] = static_cast<char>(0xA5);
+  for (std::size_t i = 2 * 4096 + 100; i < bytes.size() - 4096; i += 7)
+    bytes[i] = static_cast<char>(0xA5);
   write_bytes(path, bytes);
   expect_refused_untouched(path, "corrupt");
+}
+
+// A file whose user_version understates its schema (a v2 file marked v1): the
+// migration to v2 fails, and the file must not have been switched to WAL (or
+// changed in any other way) before it did.
+TEST(Schema, AFailedMigrationLeavesTheFileUntouched) {
+  // Rollback-journal mode (as `ktune db checkpoint` ships a file) and WAL mode.
+  for (const std::string mode : {"DELETE", "WAL"}) {
+    TempDir dir;
+    std::string path = dir.file("mislabelled.db");
+    {
+      Store store = Store::open(path);
+      record_one_result(store, synthetic_device());
+    }
+    {
+      SQLite::Database db(path, SQLite::OPEN_READWRITE);
+      db.exec("PRAGMA journal_mode = " + mode);
+      db.exec("PRAGMA user_version = 1");
+    }
+    expect_refused_untouched(path, "cannot migrate");
+    EXPECT_EQ(pragma(path, "user_version"), 1) << mode;
+  }
 }
 
 TEST(Schema, InitialisesAnEmptyFile) {
