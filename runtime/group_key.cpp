@@ -1,0 +1,28 @@
+// emit_group_key: shape groups of the emitted router.
+#include "runtime/group_key.hpp"
+
+#include "kernels_templated/rowwise/rowwise_family.hpp"
+
+namespace ktune::rt {
+namespace {
+
+int floor_log2(long long v) {
+  int l = 0;
+  while (v > 1) v >>= 1, ++l;
+  return l;
+}
+
+}  // namespace
+
+std::string emit_group_key(const KernelFamily& family, const Problem& p) {
+  if (family.name() == "gemm")
+    return family.shape_class(p) + ".m" + std::to_string(floor_log2(p.integer("m"))) + ".n" +
+           std::to_string(floor_log2(p.integer("n"))) + ".k" +
+           std::to_string(floor_log2(p.integer("k")));
+  const std::string axis = p.text_or("axis", "last");
+  const long long reduced = axis == "rows" ? p.integer("rows") : p.integer("cols");
+  return p.text("dtype") + "." + axis + ".a" + std::to_string(rowwise::row_alignment_bytes(p)) +
+         "." + rowwise::row_length_class(reduced);
+}
+
+}  // namespace ktune::rt

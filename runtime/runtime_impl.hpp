@@ -1,0 +1,35 @@
+// Runtime::Impl: a dispatcher over a database chooser and a compiling
+// supplier. Tests build one from fake compilers, loaders and launchers.
+#pragma once
+
+#include <memory>
+
+#include "db/lookup.hpp"
+#include "runtime/dispatcher.hpp"
+#include "runtime/kernel_cache.hpp"
+#include "runtime/ktune_runtime.hpp"
+
+namespace ktune {
+
+/// Candidates from a Lookup (nullptr: no database, the family default runs).
+class LookupChooser final : public rt::ConfigChooser {
+ public:
+  explicit LookupChooser(std::shared_ptr<const Lookup> lookup) : lookup_(std::move(lookup)) {}
+  /// The lookup's answer (if any), then the defaults.
+  std::vector<rt::Choice> candidates(const KernelFamily& family, const Problem& normalized,
+                                     const Space& space, const DeviceSpec& device) const override;
+
+ private:
+  std::shared_ptr<const Lookup> lookup_;
+};
+
+struct Runtime::Impl {
+  Impl(DeviceSpec device, std::shared_ptr<const Lookup> lookup,
+       std::unique_ptr<rt::CubinCompiler> compiler, std::unique_ptr<rt::CubinLoader> loader,
+       std::unique_ptr<rt::Launcher> launcher);
+
+  rt::CompilingSupplier* supplier;  ///< owned by the dispatcher
+  rt::Dispatcher dispatcher;
+};
+
+}  // namespace ktune
