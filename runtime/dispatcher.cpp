@@ -33,14 +33,6 @@ CallStatus check_tensors(const Prepared& p, const CallTensors& t) {
 
 }  // namespace
 
-std::string kernel_source_key(const KernelSource& s) {
-  std::string key = s.program_name + '\n' + s.source + '\n';
-  for (const std::string& k : s.kernels) key += k + '\n';
-  for (const std::string& o : s.options) key += o + '\n';
-  key += s.needs_arch_specific ? "a" : "-";
-  return key;
-}
-
 CallStatus live_device(int ordinal, int* used, DeviceSpec* out) {
   int count = 0;
   if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0) {

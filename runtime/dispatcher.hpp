@@ -90,10 +90,6 @@ class Launcher {
                             cudaStream_t stream) = 0;
 };
 
-/// A kernel source's identity: everything the compiler is given for it. Equal
-/// keys compile to the same kernels (the caches and the emitted tables use it).
-std::string kernel_source_key(const KernelSource& source);
-
 /// The spec of a live device: the built-in table's ceilings for its name (else
 /// its arch) with the live resources the spaces read. `ordinal` -1: the
 /// current device; `used` gets the ordinal. An error status without a device.

@@ -3,6 +3,7 @@
 #include "runtime/kernel_cache.hpp"
 
 #include "kernels_templated/rowwise/gpu/cubin_runner.hpp"
+#include "runtime/emit_keys.hpp"
 
 namespace ktune::rt {
 namespace {

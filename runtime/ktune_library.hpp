@@ -16,8 +16,8 @@ namespace ktune {
 /// The compiled kernels of one configuration for one kernel source: the
 /// addresses of its __global__ functions, in launch order.
 struct EmittedKernel {
-  const char*
-      source_hash;  ///< stable hash of the kernel source key (dispatcher.hpp kernel_source_key)
+  const char* source_hash;  ///< stable hash of the kernel source key (runtime/emit_keys.hpp
+                            ///< kernel_source_key)
   const void* const* functions;
   int count;
 };

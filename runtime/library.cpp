@@ -6,8 +6,8 @@
 #include <unordered_map>
 
 #include "runtime/dispatcher.hpp"
+#include "runtime/emit_keys.hpp"
 #include "runtime/gpu_launcher.hpp"
-#include "runtime/group_key.hpp"
 
 namespace ktune {
 namespace {

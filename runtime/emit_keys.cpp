@@ -1,5 +1,5 @@
-// emit_group_key: shape groups of the emitted router.
-#include "runtime/group_key.hpp"
+// Source identities and shape groups of the emitted tables.
+#include "runtime/emit_keys.hpp"
 
 #include "kernels_templated/rowwise/rowwise_family.hpp"
 
@@ -13,6 +13,14 @@ int floor_log2(long long v) {
 }
 
 }  // namespace
+
+std::string kernel_source_key(const KernelSource& s) {
+  std::string key = s.program_name + '\n' + s.source + '\n';
+  for (const std::string& k : s.kernels) key += k + '\n';
+  for (const std::string& o : s.options) key += o + '\n';
+  key += s.needs_arch_specific ? "a" : "-";
+  return key;
+}
 
 std::string emit_group_key(const KernelFamily& family, const Problem& p) {
   if (family.name() == "gemm")
