@@ -51,8 +51,8 @@ std::size_t CallKeyHash::operator()(const CallKey& k) const {
   };
   mix(static_cast<std::uint64_t>(k.family));
   for (long long v : k.ints) mix(static_cast<std::uint64_t>(v));
-  for (float f : k.reals) {
-    std::uint32_t bits = 0;
+  for (double f : k.reals) {
+    std::uint64_t bits = 0;
     std::memcpy(&bits, &f, sizeof bits);
     mix(bits);
   }
@@ -65,7 +65,7 @@ CallKey key_of(const GemmDesc& d) {
   const long long packed = static_cast<long long>(d.dtype) | static_cast<long long>(d.layout) << 4 |
                            static_cast<long long>(d.epilogue) << 8 | (d.out_fp32 ? 1LL : 0LL) << 12;
   k.ints = {d.m, d.n, d.k, d.lda, d.ldb, d.ldc, packed};
-  k.reals = {d.alpha, d.beta, 0.f};
+  k.reals = {d.alpha, d.beta, 0.0};
   return k;
 }
 
@@ -73,7 +73,7 @@ CallKey key_of(const RmsnormDesc& d) {
   CallKey k;
   k.family = FamilyId::rmsnorm;
   k.ints = {d.rows, d.cols, static_cast<long long>(d.dtype), 0, 0, 0, 0};
-  k.reals = {d.eps, 0.f, 0.f};
+  k.reals = {d.eps, 0.0, 0.0};
   return k;
 }
 
@@ -112,14 +112,14 @@ Problem problem_of(const CallKey& key) {
     p.set("layout", std::string(kLayouts[(v[6] >> 4) & 0x3]));
     p.set("epilogue", std::string(kEpilogues[(v[6] >> 8) & 0x3]));
     p.set("out", std::string((v[6] >> 12) & 1 ? "fp32" : "same"));
-    p.set("alpha", static_cast<double>(key.reals[0]));
-    p.set("beta", static_cast<double>(key.reals[1]));
+    p.set("alpha", key.reals[0]);
+    p.set("beta", key.reals[1]);
     return p;
   }
   p.set("rows", static_cast<std::int64_t>(v[0]));
   p.set("cols", static_cast<std::int64_t>(v[1]));
   p.set("dtype", std::string(dtype_text(static_cast<DType>(v[2]))));
-  if (key.family == FamilyId::rmsnorm) p.set("eps", static_cast<double>(key.reals[0]));
+  if (key.family == FamilyId::rmsnorm) p.set("eps", key.reals[0]);
   if (key.family == FamilyId::reduce) {
     p.set("op", std::string(v[3] == static_cast<long long>(ReduceOp::max) ? "max" : "sum"));
     p.set("axis", std::string(v[4] == static_cast<long long>(ReduceAxis::rows) ? "rows" : "last"));

@@ -18,7 +18,7 @@ std::string_view family_name(FamilyId f);
 struct CallKey {
   FamilyId family = FamilyId::gemm;
   std::array<long long, 7> ints{};
-  std::array<float, 3> reals{};
+  std::array<double, 3> reals{};
   friend bool operator==(const CallKey& a, const CallKey& b) {
     return a.family == b.family && a.ints == b.ints && a.reals == b.reals;
   }

@@ -184,7 +184,8 @@ EmitLibrarySummary emit_library(const EmitLibraryOptions& o) {
     q.family = name;
     q.device = o.device;
     q.top = 1 << 20;  // every verified configuration: the splitter weighs them all
-    // Only results of the template text copied into the tree (per kernel path, as lookup serves them).
+    // Only results of the template text copied into the tree (per kernel path, as lookup serves
+    // them).
     q.current = [&family](const std::string&, const Problem& p, const std::string& device_name,
                           const std::string& arch) {
       const std::optional<DeviceSpec> d = find_builtin_device(device_name);

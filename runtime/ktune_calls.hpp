@@ -45,7 +45,7 @@ struct GemmDesc {
   Layout layout = Layout::nn;
   bool out_fp32 = false;  ///< C in fp32 (problem key out=fp32) for 16-bit inputs
   Epilogue epilogue = Epilogue::none;
-  float alpha = 1, beta = 0;
+  double alpha = 1, beta = 0;  ///< as the problem keys hold them (the kernels compute in fp32)
 };
 struct GemmTensors {
   const void* a = nullptr;
@@ -58,7 +58,7 @@ struct GemmTensors {
 struct RmsnormDesc {
   long long rows = 0, cols = 0;
   DType dtype = DType::bf16;
-  float eps = 1e-6f;
+  double eps = 1e-6;
 };
 /// softmax over each row (rows x cols, row-major, dense).
 struct SoftmaxDesc {

@@ -8,49 +8,44 @@
 #include "runtime/dispatcher.hpp"
 #include "runtime/emit_keys.hpp"
 #include "runtime/gpu_launcher.hpp"
+#include "runtime/router.hpp"
 
 namespace ktune {
-namespace {
 
-/// The routes of a family that match a problem (exact, group, general,
-/// default), keeping only configurations whose kernels are compiled in.
-class RouterChooser final : public rt::ConfigChooser {
- public:
-  explicit RouterChooser(const EmittedTables& t) : tables_(t) {
-    for (int i = 0; i < t.kernel_count; ++i)
-      compiled_.emplace(t.kernels[i]->source_hash, t.kernels[i]);
-  }
-  std::vector<rt::Choice> candidates(const KernelFamily& family, const Problem& p, const Space&,
-                                     const DeviceSpec&) const override {
-    const std::string name(family.name());
-    const std::string matches[] = {p.key(), rt::emit_group_key(family, p), family.shape_class(p),
-                                   family.shape_class(p)};
-    const char* hows[] = {"exact", "group", "general", "default"};
-    std::vector<rt::Choice> out;
-    for (int level = 0; level < 4; ++level) {
-      for (int i = 0; i < tables_.route_count; ++i) {
-        const EmittedRoute& r = tables_.routes[i];
-        if (name != r.family || std::string_view(r.how) != hows[level] || matches[level] != r.match)
-          continue;
-        Config c = Config::parse(r.config);
-        if (compiled_.count(stable_hash_hex(rt::kernel_source_key(family.source(p, c)))))
-          out.push_back({std::move(c), hows[level]});
-      }
+RouterChooser::RouterChooser(const EmittedTables& t) : tables_(t) {
+  for (int i = 0; i < t.kernel_count; ++i)
+    compiled_.emplace(t.kernels[i]->source_hash, t.kernels[i]);
+}
+
+std::vector<rt::Choice> RouterChooser::candidates(const KernelFamily& family, const Problem& p,
+                                                  const Space&, const DeviceSpec&) const {
+  const std::string name(family.name());
+  const std::string shape_class = family.shape_class(p);
+  const std::string matches[] = {p.key(), rt::emit_group_key(family, p), shape_class, shape_class};
+  const char* hows[] = {"exact", "group", "general", "default"};
+  std::vector<rt::Choice> out;
+  for (int level = 0; level < 4; ++level) {
+    for (int i = 0; i < tables_.route_count; ++i) {
+      const EmittedRoute& r = tables_.routes[i];
+      if (name != r.family || std::string_view(r.how) != hows[level] || matches[level] != r.match)
+        continue;
+      Config c = Config::parse(r.config);
+      if (find(stable_hash_hex(rt::kernel_source_key(family.source(p, c)))))
+        out.push_back({std::move(c), hows[level]});
     }
-    if (out.empty())
-      throw std::runtime_error("the emitted library (" + std::string(tables_.database) +
-                               ") has no compiled configuration routed to " + name + " " + p.key());
-    return out;
   }
-  const EmittedKernel* find(const std::string& hash) const {
-    auto it = compiled_.find(hash);
-    return it == compiled_.end() ? nullptr : it->second;
-  }
+  if (out.empty())
+    throw std::runtime_error("the emitted library (" + std::string(tables_.database) +
+                             ") has no compiled configuration routed to " + name + " " + p.key());
+  return out;
+}
 
- private:
-  const EmittedTables& tables_;
-  std::unordered_map<std::string, const EmittedKernel*> compiled_;
-};
+const EmittedKernel* RouterChooser::find(const std::string& hash) const {
+  auto it = compiled_.find(hash);
+  return it == compiled_.end() ? nullptr : it->second;
+}
+
+namespace {
 
 /// cudaKernel_t handles of the compiled-in functions.
 class StaticSupplier final : public rt::KernelSupplier {

@@ -65,9 +65,6 @@ Runtime::~Runtime() = default;
 
 CallStatus Runtime::open(const RuntimeOptions& options, std::unique_ptr<Runtime>* out) {
   try {
-    int dev = 0;
-    DeviceSpec device;
-    if (CallStatus s = rt::live_device(options.device, &dev, &device); !s) return s;
     std::shared_ptr<const Lookup> lookup;
     if (!options.system_db.empty() || !options.user_db.empty()) {
       std::error_code ec;
@@ -78,6 +75,10 @@ CallStatus Runtime::open(const RuntimeOptions& options, std::unique_ptr<Runtime>
           options.system_db.empty() ? Lookup::open(options.user_db)
                                     : Lookup::open_overlay(options.user_db, options.system_db));
     }
+    // The device after the databases: a bad path is reported on any machine.
+    int dev = 0;
+    DeviceSpec device;
+    if (CallStatus s = rt::live_device(options.device, &dev, &device); !s) return s;
     CompilerOptions compiler;
     compiler.arch = device.arch();
     compiler.cache_dir = options.cache_dir == "-"    ? ""
