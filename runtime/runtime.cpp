@@ -5,9 +5,7 @@
 #include "runtime/gpu_launcher.hpp"
 #include "runtime/runtime_impl.hpp"
 
-#ifndef KTUNE_INSTALLED_KERNEL_DIR
-#define KTUNE_INSTALLED_KERNEL_DIR ""
-#endif
+#include <dlfcn.h>
 
 namespace ktune {
 namespace {
@@ -15,9 +13,17 @@ namespace {
 std::string kernel_dir_of(const RuntimeOptions& o) {
   if (!o.kernel_dir.empty()) return o.kernel_dir;
   if (const char* env = std::getenv("KTUNE_KERNEL_DIR"); env && *env) return env;
-  std::error_code ec;
-  const std::string installed = KTUNE_INSTALLED_KERNEL_DIR;
-  if (!installed.empty() && std::filesystem::is_directory(installed, ec)) return installed;
+  // Installed: <prefix>/lib/libktune_runtime.so beside <prefix>/share/ktune/kernels_templated,
+  // wherever the prefix was moved to.
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<const void*>(&kernel_dir_of), &info) != 0 && info.dli_fname) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path installed =
+        fs::weakly_canonical(fs::path(info.dli_fname), ec).parent_path().parent_path() / "share" / "ktune" /
+        "kernels_templated";
+    if (!ec && fs::is_regular_file(installed / "family.hpp", ec)) return installed.string();
+  }
   return Compiler::kernel_dir();
 }
 
