@@ -41,14 +41,18 @@ int fail(const char* what, const ktune::CallStatus& s) {
 int main(int argc, char** argv) {
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("no CUDA device: skipping the example (it built and linked against the installed ktune)\n");
+    std::printf(
+        "no CUDA device: skipping the example (it built and linked against the installed ktune)\n");
     return 0;
   }
   ktune::RuntimeOptions options;
-  if (argc > 1) options.system_db = argv[1];
-  else if (const char* db = std::getenv("KTUNE_DB")) options.system_db = db;
+  if (argc > 1)
+    options.system_db = argv[1];
+  else if (const char* db = std::getenv("KTUNE_DB"))
+    options.system_db = db;
   std::unique_ptr<ktune::Runtime> rt;
-  if (ktune::CallStatus s = ktune::Runtime::open(options, &rt); !s) return fail("opening the runtime", s);
+  if (ktune::CallStatus s = ktune::Runtime::open(options, &rt); !s)
+    return fail("opening the runtime", s);
 
   // C (256 x 512) = A (256 x 1024) * B^T, all ones: every element is K = 1024 (exact in bf16).
   ktune::GemmDesc g;
@@ -60,7 +64,8 @@ int main(int argc, char** argv) {
   std::vector<std::uint16_t> out(g.m * g.n);
   cudaMemcpy(out.data(), c, out.size() * 2, cudaMemcpyDeviceToHost);
   for (std::uint16_t v : out)
-    if (bf16_to_float(v) != 1024.f) return std::fprintf(stderr, "gemm: got %g, want 1024\n", bf16_to_float(v)), 1;
+    if (bf16_to_float(v) != 1024.f)
+      return std::fprintf(stderr, "gemm: got %g, want 1024\n", bf16_to_float(v)), 1;
 
   // RMSNorm of ones with unit weights: 1 / sqrt(1 + eps), 1 in bf16.
   ktune::RmsnormDesc r;
@@ -72,7 +77,8 @@ int main(int argc, char** argv) {
   std::vector<std::uint16_t> norm(r.rows * r.cols);
   cudaMemcpy(norm.data(), y, norm.size() * 2, cudaMemcpyDeviceToHost);
   for (std::uint16_t v : norm)
-    if (std::fabs(bf16_to_float(v) - 1.f) > 1e-2f) return std::fprintf(stderr, "rmsnorm: got %g\n", bf16_to_float(v)), 1;
+    if (std::fabs(bf16_to_float(v) - 1.f) > 1e-2f)
+      return std::fprintf(stderr, "rmsnorm: got %g\n", bf16_to_float(v)), 1;
 
   ktune::Explanation e;
   rt->explain(g, &e);

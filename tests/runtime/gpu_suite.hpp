@@ -53,7 +53,8 @@ struct Bf16Buffer {
       bits[i] = to_bf16(u(g));
       host[i] = from_bf16(bits[i]);
     }
-    if (cudaMalloc(&dev, n * 2) == cudaSuccess) cudaMemcpy(dev, bits.data(), n * 2, cudaMemcpyHostToDevice);
+    if (cudaMalloc(&dev, n * 2) == cudaSuccess)
+      cudaMemcpy(dev, bits.data(), n * 2, cudaMemcpyHostToDevice);
   }
   ~Bf16Buffer() { cudaFree(dev); }
   std::vector<double> read() const {
@@ -93,11 +94,14 @@ inline std::vector<double> gemm_reference(const GemmDesc& d, const std::vector<d
 
 /// A backend call that the backend may decline (an emitted library serves
 /// only the shape classes it was emitted for): skip such a shape, fail any other error.
-inline bool served(const CallStatus& s) { return s.message().find("no compiled configuration") == std::string::npos; }
+inline bool served(const CallStatus& s) {
+  return s.message().find("no compiled configuration") == std::string::npos;
+}
 
 template <class B>
 void gemm_matches_reference(B& backend, const GemmDesc& d, cudaStream_t stream = nullptr) {
-  SCOPED_TRACE("gemm m=" + std::to_string(d.m) + " n=" + std::to_string(d.n) + " k=" + std::to_string(d.k));
+  SCOPED_TRACE("gemm m=" + std::to_string(d.m) + " n=" + std::to_string(d.n) +
+               " k=" + std::to_string(d.k));
   Bf16Buffer a(d.m * d.k, 1), b(d.k * d.n, 2), c(d.m * d.n, 3);
   const CallStatus s = backend.gemm(d, {a.dev, b.dev, c.dev, nullptr}, stream);
   if (!s.ok() && !served(s)) return;
@@ -120,7 +124,8 @@ void rmsnorm_matches_reference(B& backend, long long rows, long long cols) {
     double sq = 0;
     for (long long c = 0; c < cols; ++c) sq += x.host[r * cols + c] * x.host[r * cols + c];
     const double scale = 1 / std::sqrt(sq / cols + d.eps);
-    for (long long c = 0; c < cols; ++c) want[r * cols + c] = x.host[r * cols + c] * scale * w.host[c];
+    for (long long c = 0; c < cols; ++c)
+      want[r * cols + c] = x.host[r * cols + c] * scale * w.host[c];
   }
   EXPECT_LT(rel_l2(y.read(), want), 1e-2);
 }
@@ -138,7 +143,8 @@ void softmax_matches_reference(B& backend, long long rows, long long cols) {
     double mx = -INFINITY, sum = 0;
     for (long long c = 0; c < cols; ++c) mx = std::max(mx, x.host[r * cols + c]);
     for (long long c = 0; c < cols; ++c) sum += std::exp(x.host[r * cols + c] - mx);
-    for (long long c = 0; c < cols; ++c) want[r * cols + c] = std::exp(x.host[r * cols + c] - mx) / sum;
+    for (long long c = 0; c < cols; ++c)
+      want[r * cols + c] = std::exp(x.host[r * cols + c] - mx) / sum;
   }
   EXPECT_LT(rel_l2(y.read(), want), 1e-2);
 }
@@ -147,13 +153,15 @@ template <class B>
 void reduce_matches_reference(B& backend, long long rows, long long cols, ReduceAxis axis) {
   SCOPED_TRACE("reduce " + std::to_string(rows) + "x" + std::to_string(cols));
   Bf16Buffer x(rows * cols, 9), y(axis == ReduceAxis::last ? rows : cols, 10);
-  const CallStatus s = backend.reduce({rows, cols, DType::bf16, ReduceOp::sum, axis}, x.dev, y.dev, nullptr);
+  const CallStatus s =
+      backend.reduce({rows, cols, DType::bf16, ReduceOp::sum, axis}, x.dev, y.dev, nullptr);
   if (!s.ok() && !served(s)) return;
   ASSERT_TRUE(s.ok()) << s.message();
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::vector<double> want(y.host.size(), 0.0);
   for (long long r = 0; r < rows; ++r)
-    for (long long c = 0; c < cols; ++c) want[axis == ReduceAxis::last ? r : c] += x.host[r * cols + c];
+    for (long long c = 0; c < cols; ++c)
+      want[axis == ReduceAxis::last ? r : c] += x.host[r * cols + c];
   EXPECT_LT(rel_l2(y.read(), want), 1e-2);
 }
 
@@ -223,7 +231,8 @@ void concurrent_first_calls(B& backend) {
   const std::vector<double> want = gemm_reference(d, a.host, b.host);
   constexpr int kThreads = 4;
   std::vector<std::unique_ptr<Bf16Buffer>> outs;
-  for (int i = 0; i < kThreads; ++i) outs.push_back(std::make_unique<Bf16Buffer>(d.m * d.n, 20 + i));
+  for (int i = 0; i < kThreads; ++i)
+    outs.push_back(std::make_unique<Bf16Buffer>(d.m * d.n, 20 + i));
   std::vector<CallStatus> status(kThreads);
   std::vector<std::thread> threads;
   for (int i = 0; i < kThreads; ++i)
