@@ -1,6 +1,6 @@
 // ktune emit-library from a small database: the tree's routes and kernel
-// files, and (the longer test, ~15 s on 2 cores) that nvcc compiles a kernel
-// file and the router of the emitted tree.
+// files, and (the longer test, ~50 s on 2 cores) that the tree builds with
+// CMake and nvcc into a library an application links.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -117,24 +117,48 @@ TEST_F(EmitLibrary, BadInputIsInvalidArgument) {
   EXPECT_THROW(emit_library(o), std::invalid_argument);
 }
 
-// The longer test: nvcc compiles one emitted kernel file (sm_90) and the router.
-TEST_F(EmitLibrary, NvccCompilesTheEmittedTree) {
+// The longer test (~1 min on 2 cores): the emitted tree built by CMake and
+// nvcc against the runtime's install tree, linked into a program that opens
+// the tables (the database path and template hashes come back; without a
+// GPU, Library::open answers with a status).
+TEST_F(EmitLibrary, TheTreeBuildsIntoALibraryAnApplicationLinks) {
   const char* env = std::getenv("CUDACXX");
   const std::string nvcc = env && *env ? env : "/usr/local/cuda/bin/nvcc";
   if (!fs::exists(nvcc)) GTEST_SKIP() << "no nvcc at " << nvcc;
-  emit();
-  const fs::path out = dir_ / "lib";
-  const std::string repo = fs::path(Compiler::kernel_dir()).parent_path().string();
-  const std::string includes =
-      " -I" + out.string() + " -I" + (out / "include").string() + " -I" + repo;
-  const std::string kernel =
-      nvcc + " -std=c++17 --expt-relaxed-constexpr --generate-code=arch=compute_90,code=sm_90" +
-      includes + " -c " + (out / "kernels" / "k0.cu").string() + " -o " + (dir_ / "k0.o").string();
-  ASSERT_EQ(std::system(kernel.c_str()), 0) << kernel;
-  const std::string router = nvcc + " -std=c++17 -x cu" + includes + " -c " +
-                             (out / "router.cpp").string() + " -o " + (dir_ / "router.o").string();
-  ASSERT_EQ(std::system(router.c_str()), 0) << router;
-  EXPECT_TRUE(fs::exists(dir_ / "k0.o"));
+  const EmitLibrarySummary s = emit();
+  const fs::path prefix = dir_ / "prefix", app = dir_ / "app";
+  const std::string log = " >> " + (dir_ / "build.log").string() + " 2>&1";
+  ASSERT_EQ(std::system(("cmake --install " + std::string(KTUNE_BINARY_DIR) + " --prefix " +
+                         prefix.string() + " --component ktune_runtime" + log)
+                            .c_str()),
+            0);
+  fs::create_directories(app);
+  std::ofstream(app / "CMakeLists.txt")
+      << "cmake_minimum_required(VERSION 3.24)\nproject(check LANGUAGES CXX "
+         "CUDA)\nfind_package(ktune REQUIRED)\n"
+      << "add_subdirectory(" << (dir_ / "lib").string() << " emitted)\n"
+      << "add_executable(check main.cpp)\ntarget_link_libraries(check PRIVATE ktune_emitted)\n";
+  std::ofstream(app / "main.cpp") << R"(#include <cstdio>
+#include <cstring>
+#include "ktune_emitted.hpp"
+int main(int, char** argv) {
+  const ktune::EmittedTables& t = ktune_emitted_tables();
+  std::unique_ptr<ktune::Library> lib;
+  const ktune::CallStatus s = ktune::Library::open(t, &lib);
+  std::printf("%s %s %d %d %s\n", t.database, t.template_hashes, t.route_count, t.kernel_count, s.message().c_str());
+  return std::strcmp(t.database, argv[1]) == 0 && std::strcmp(t.template_hashes, argv[2]) == 0 ? 0 : 1;
+})";
+  ASSERT_EQ(std::system(("cmake -S " + app.string() + " -B " + (app / "build").string() +
+                         " -G Ninja -DCMAKE_CUDA_COMPILER=" + nvcc +
+                         " -DCMAKE_PREFIX_PATH=" + prefix.string() + log)
+                            .c_str()),
+            0)
+      << read(dir_ / "build.log");
+  ASSERT_EQ(std::system(("cmake --build " + (app / "build").string() + log).c_str()), 0)
+      << read(dir_ / "build.log");
+  const std::string run = (app / "build" / "check").string() + " " + (dir_ / "test.db").string() +
+                          " " + s.template_hashes + log;
+  EXPECT_EQ(std::system(run.c_str()), 0) << read(dir_ / "build.log");
 }
 
 TEST_F(EmitLibrary, TheCommandExitsTwoOnAnUnknownFamily) {
