@@ -24,7 +24,9 @@ struct RuntimeOptions {
   /// The kernels_templated folder NVRTC compiles; empty: $KTUNE_KERNEL_DIR,
   /// else the installed copy, else the build's source tree.
   std::string kernel_dir;
-  int device = -1;  ///< CUDA ordinal; -1: the current device
+  /// CUDA ordinal whose spec the choices are made for; -1: the current device.
+  /// Calls launch on the calling thread's current device, which must be this one.
+  int device = -1;
 };
 
 /// Where the runtime's kernels came from so far.
