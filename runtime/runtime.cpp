@@ -20,8 +20,8 @@ std::string kernel_dir_of(const RuntimeOptions& o) {
     namespace fs = std::filesystem;
     std::error_code ec;
     const fs::path installed =
-        fs::weakly_canonical(fs::path(info.dli_fname), ec).parent_path().parent_path() / "share" / "ktune" /
-        "kernels_templated";
+        fs::weakly_canonical(fs::path(info.dli_fname), ec).parent_path().parent_path() / "share" /
+        "ktune" / "kernels_templated";
     if (!ec && fs::is_regular_file(installed / "family.hpp", ec)) return installed.string();
   }
   return Compiler::kernel_dir();
@@ -41,6 +41,13 @@ std::vector<rt::Choice> LookupChooser::candidates(const KernelFamily& family,
     request.arch = device.arch();
     request.shape_keys = family.shape_keys();
     request.shape_class = family.shape_class(normalized);
+    if (!kernel_dir_.empty()) {
+      try {
+        request.family_hash = family_source_hash(family, normalized, device, kernel_dir_);
+      } catch (const std::exception&) {
+        // Unreadable templates fail the compile with a clear log; the lookup takes its newest hash.
+      }
+    }
     if (auto answer = lookup_->best(request))
       choices.push_back({answer->config, std::string(to_string(answer->source))});
   }
@@ -60,9 +67,11 @@ std::unique_ptr<rt::CompilingSupplier> make_supplier(std::unique_ptr<rt::CubinCo
 
 Runtime::Impl::Impl(DeviceSpec device, std::shared_ptr<const Lookup> lookup,
                     std::unique_ptr<rt::CubinCompiler> compiler,
-                    std::unique_ptr<rt::CubinLoader> loader, std::unique_ptr<rt::Launcher> launcher)
+                    std::unique_ptr<rt::CubinLoader> loader, std::unique_ptr<rt::Launcher> launcher,
+                    std::string kernel_dir)
     : supplier(nullptr),
-      dispatcher(std::move(device), std::make_unique<LookupChooser>(std::move(lookup)),
+      dispatcher(std::move(device),
+                 std::make_unique<LookupChooser>(std::move(lookup), std::move(kernel_dir)),
                  make_supplier(std::move(compiler), std::move(loader), &supplier),
                  std::move(launcher)) {}
 
@@ -91,9 +100,10 @@ CallStatus Runtime::open(const RuntimeOptions& options, std::unique_ptr<Runtime>
                          : options.cache_dir.empty() ? default_compile_cache_dir()
                                                      : options.cache_dir;
     compiler.kernel_dir = kernel_dir_of(options);
+    const std::string templates = compiler.kernel_dir;
     auto impl = std::make_unique<Impl>(
         device, std::move(lookup), rt::make_nvrtc_compiler(std::move(compiler)),
-        rt::make_library_loader(), std::make_unique<rt::GpuLauncher>(device, dev));
+        rt::make_library_loader(), std::make_unique<rt::GpuLauncher>(device, dev), templates);
     *out = std::make_unique<Runtime>(std::move(impl));
     return CallStatus::success();
   } catch (const std::exception& e) {

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "engine/compiler.hpp"
 #include "runtime_fakes.hpp"
 
 namespace ktune {
@@ -74,6 +75,52 @@ TEST_F(RuntimeValidity, AnAnswerTheSpaceRejectsFallsBackToTheDefault) {
   ASSERT_TRUE(rt->gemm(d, {fake_ptr(0), fake_ptr(1), fake_ptr(2)}, nullptr).ok());
   ASSERT_EQ(log->launches.size(), 1u);
   EXPECT_EQ(log->launches[0].config, e.config);
+}
+
+}  // namespace
+}  // namespace ktune
+
+namespace ktune {
+namespace {
+
+// The runtime compiles the templates in its kernel folder: it serves results
+// measured with that text, not newer results of other text.
+TEST(RuntimeTemplates, OnlyResultsOfTheCompiledTemplatesAreServed) {
+  const fs::path path =
+      fs::temp_directory_path() / ("ktune_rt_templates_" + std::to_string(::getpid()) + ".db");
+  fs::remove(path);
+  const KernelFamily& gemm = find_family("gemm");
+  const Problem p = gemm.normalize(Problem::parse("m=4096,n=4096,k=4096,dtype=bf16,layout=nt"));
+  const std::vector<Config> two = gemm.space(p, h200()).sample(2, 5);
+  ASSERT_EQ(two.size(), 2u);
+  const std::string current = family_source_hash(gemm, p, h200(), Compiler::kernel_dir());
+  {
+    Store store = Store::open(path.string());
+    int i = 0;
+    // The current text's result first, then a newer one of other text.
+    for (const std::string& hash : {current, std::string("0123456789abcdef")}) {
+      Result r;
+      r.config = two[i++];
+      r.status = Status::ok;
+      r.time.median_s = 1e-3;
+      store.record({h200(), "gemm", hash, p, gemm.shape_keys(), gemm.shape_class(p)},
+                   std::vector<Result>{r}, Provenance{});
+    }
+  }
+  auto lookup = std::make_shared<const Lookup>(Lookup::open(path.string()));
+  auto make = [&](std::string kernel_dir) {
+    return std::make_unique<Runtime>(std::make_unique<Runtime::Impl>(
+        h200(), lookup, std::make_unique<FakeCompiler>(std::make_shared<CompilerCounts>()),
+        std::make_unique<FakeLoader>(),
+        std::make_unique<FakeLauncher>(std::make_shared<LaunchLog>()), std::move(kernel_dir)));
+  };
+  const GemmDesc d{.m = 4096, .n = 4096, .k = 4096, .layout = Layout::nt};
+  Explanation compiled, newest;
+  ASSERT_TRUE(make(Compiler::kernel_dir())->explain(d, &compiled).ok());
+  ASSERT_TRUE(make("")->explain(d, &newest).ok());
+  EXPECT_EQ(compiled.config, two[0].key());
+  EXPECT_EQ(newest.config, two[1].key());
+  fs::remove(path);
 }
 
 }  // namespace
