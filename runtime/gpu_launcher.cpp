@@ -27,6 +27,9 @@ GpuLauncher::StreamState& GpuLauncher::state_of(cudaStream_t stream) {
     slot = std::make_unique<StreamState>();
     slot->gemm.set_sm_count(sm_count_);
     slot->rowwise.set_device(plan_device_, device_id_);
+    // Kernel sets stay loaded until the runtime (and with it this launcher) is destroyed.
+    slot->gemm.set_kernels_stable(true);
+    slot->rowwise.set_kernels_stable(true);
   }
   return *slot;
 }

@@ -74,12 +74,15 @@ cudaError_t GemmLauncher::launch(const GemmProblem& p, const GemmKnobs& knobs,
   const void* main_kernel = reinterpret_cast<const void*>(kernels[next++]);
   const cudaKernel_t reduce_kernel = g.has_reduce ? kernels[next++] : nullptr;
   // Set on every launch (cheap): a handle may be reused by a later library once
-  // an earlier one is unloaded, so remembering handles would be wrong.
-  if (g.smem_bytes > 48 * 1024) {
+  // an earlier one is unloaded, so remembering handles would be wrong -- unless
+  // the caller keeps every kernel loaded while this launcher lives (the runtime).
+  if (g.smem_bytes > 48 * 1024 &&
+      !(kernels_stable_ && smem_set_.count({main_kernel, g.smem_bytes}))) {
     if (cudaError_t e = cudaFuncSetAttribute(
             main_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, g.smem_bytes);
         e != cudaSuccess)
       return e;
+    if (kernels_stable_) smem_set_.insert({main_kernel, g.smem_bytes});
   }
   const int cluster = knobs.cluster();
   if (knobs.persistent && cluster > 1) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <span>
 #include <tuple>
 
@@ -32,6 +33,9 @@ class GemmLauncher {
   /// `sm_count` caps persistent wgmma grids.
   explicit GemmLauncher(int sm_count = 0) : sm_count_(sm_count) {}
   void set_sm_count(int sm_count) { sm_count_ = sm_count; }
+  /// The caller keeps every kernel it passes loaded while this launcher
+  /// lives: kernel attributes are then set once per kernel, not per launch.
+  void set_kernels_stable(bool stable) { kernels_stable_ = stable; }
 
   /// Launches `kernels` (in GemmFamily::source order) for a normalized problem.
   /// Returns the first CUDA error; cudaErrorInvalidValue when the kernel count
@@ -46,6 +50,9 @@ class GemmLauncher {
 
  private:
   int sm_count_ = 0;
+  bool kernels_stable_ = false;
+  std::set<std::pair<const void*, int>>
+      smem_set_;                          ///< (kernel, bytes) already set (kernels_stable_)
   GrowingDeviceBuffer<float> workspace_;  ///< split-K partial sums
   GrowingDeviceBuffer<unsigned char>
       pack_;  ///< REPACK: aligned copies of A (at 0) and B (256-byte aligned after A)

@@ -57,7 +57,8 @@ cudaError_t RowwiseLauncher::launch(const LaunchPlan& plan, const RowwiseCall& c
     cudaError_t e = cudaSuccess;
     // Attributes are set on every launch: a kernel handle is not kept across
     // cubins, and the calls are cheap next to a kernel that streams a tensor.
-    if (k.dynamic_smem > 0) {
+    const bool attributes_set = kernels_stable_ && attributes_set_.count({kernel, k.dynamic_smem});
+    if (k.dynamic_smem > 0 && !attributes_set) {
       e = cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           k.dynamic_smem, device_id_);
       if (e == cudaSuccess)
@@ -65,11 +66,12 @@ cudaError_t RowwiseLauncher::launch(const LaunchPlan& plan, const RowwiseCall& c
                                             cudaSharedmemCarveoutMaxShared, device_id_);
       if (e != cudaSuccess) return e;
     }
-    if (k.cluster > 8) {
+    if (k.cluster > 8 && !attributes_set) {
       e = cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1,
                                           device_id_);
       if (e != cudaSuccess) return e;
     }
+    if (kernels_stable_ && !attributes_set) attributes_set_.insert({kernel, k.dynamic_smem});
     const long long grid_x = k.persistent ? persistent_grid(k, kernel) : k.grid_x;
     if (grid_x > INT_MAX || k.grid_y > 65535) return cudaErrorInvalidConfiguration;
     const dim3 grid(static_cast<unsigned>(grid_x), static_cast<unsigned>(k.grid_y));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <span>
 #include <string>
 
@@ -36,6 +37,9 @@ class RowwiseLauncher {
   RowwiseLauncher() = default;
   RowwiseLauncher(const PlanDevice& device, int device_id)
       : device_(device), device_id_(device_id) {}
+  /// The caller keeps every kernel it passes loaded while this launcher
+  /// lives: kernel attributes are then set once per kernel, not per launch.
+  void set_kernels_stable(bool stable) { kernels_stable_ = stable; }
   void set_device(const PlanDevice& device, int device_id) {
     device_ = device;
     device_id_ = device_id;
@@ -53,6 +57,9 @@ class RowwiseLauncher {
 
   PlanDevice device_;
   int device_id_ = 0;
+  bool kernels_stable_ = false;
+  std::set<std::pair<cudaKernel_t, int>>
+      attributes_set_;                         ///< (kernel, dynamic smem) set (kernels_stable_)
   std::map<std::string, long long> resident_;  ///< persistent_grid's cache: blocks resident at once
 };
 
