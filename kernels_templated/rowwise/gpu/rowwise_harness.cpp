@@ -3,7 +3,6 @@
 #include "kernels_templated/rowwise/gpu/rowwise_harness.hpp"
 
 #include <algorithm>
-#include <climits>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -11,8 +10,6 @@
 #include <tuple>
 #include <vector>
 
-#include "kernels_templated/gpu/cluster_launch.hpp"
-#include "kernels_templated/rowwise/args.h"
 #include "kernels_templated/rowwise/rowwise_family.hpp"
 
 namespace ktune::rowwise {
@@ -143,21 +140,8 @@ void RowwiseHarness::prepare(const Problem& raw, std::uint64_t seed) {
 
   int dev = 0;
   check(cudaGetDevice(&dev), "cudaGetDevice");
-  check(cudaDeviceGetAttribute(&device_.sm_count, cudaDevAttrMultiProcessorCount, dev),
-        "query SM count");
-  check(cudaDeviceGetAttribute(&device_.max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor,
-                               dev),
-        "query threads per SM");
-  check(cudaDeviceGetAttribute(&device_.max_blocks_per_sm, cudaDevAttrMaxBlocksPerMultiprocessor,
-                               dev),
-        "query blocks per SM");
-  check(cudaDeviceGetAttribute(&device_.smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor,
-                               dev),
-        "query shared memory per SM");
-  check(cudaDeviceGetAttribute(&device_.smem_per_block_optin,
-                               cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
-        "query shared memory per block");
-  device_id_ = dev;
+  device_ = query_plan_device(dev);
+  launcher_.set_device(device_, dev);
 
   check(cudaMalloc(&x_, n * elem_bytes_), "allocate input");
   check(cudaMalloc(&y_, output_elements() * elem_bytes_), "allocate output");
@@ -227,84 +211,9 @@ cudaError_t RowwiseHarness::launch(const Config& config, std::span<const cudaKer
   } catch (const std::exception&) {
     return cudaErrorInvalidValue;
   }
-  if (kernels.size() != plan.kernels.size()) return cudaErrorInvalidValue;
-  if (plan.workspace_floats > ws_floats_ || plan.counters > counter_count_)
-    return cudaErrorInvalidValue;
-  ktune_rw::RowwiseArgs args{};
-  args.x = active_ == 0 ? x_ : x_edge_;
-  args.w = w_;
-  args.y = y_;
-  args.ws = plan.workspace_floats > 0 ? ws_ : nullptr;
-  args.counters = plan.counters > 0 ? counters_ : nullptr;
-  args.rows = problem_.integer("rows");
-  args.cols = problem_.integer("cols");
-  args.seg_len = plan.seg_len;
-  args.split = plan.split;
-  args.eps = kind_ == Kind::rmsnorm ? static_cast<float>(problem_.real("eps")) : 0.f;
-  void* params[] = {&args};
-  for (std::size_t i = 0; i < kernels.size(); ++i) {
-    const KernelLaunch& k = plan.kernels[i];
-    const cudaKernel_t kernel = kernels[i];
-    cudaError_t e = cudaSuccess;
-    // Attributes are set on every launch: a kernel handle is not kept across
-    // cubins, and the calls are cheap next to a kernel that streams a tensor.
-    if (k.dynamic_smem > 0) {
-      e = cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          k.dynamic_smem, device_id_);
-      if (e == cudaSuccess)
-        e = cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                            cudaSharedmemCarveoutMaxShared, device_id_);
-      if (e != cudaSuccess) return e;
-    }
-    if (k.cluster > 8) {
-      e = cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1,
-                                          device_id_);
-      if (e != cudaSuccess) return e;
-    }
-    const long long grid_x = k.persistent ? persistent_grid(k, kernel) : k.grid_x;
-    if (grid_x > INT_MAX || k.grid_y > 65535) return cudaErrorInvalidConfiguration;
-    const dim3 grid(static_cast<unsigned>(grid_x), static_cast<unsigned>(k.grid_y));
-    const dim3 block(static_cast<unsigned>(k.block));
-    // A cluster of 1, not cooperative, is an ordinary launch (ClusterLaunch attaches no attribute).
-    const ClusterLaunch launch_config(grid, block, static_cast<std::size_t>(k.dynamic_smem), stream,
-                                      k.cluster, k.cooperative);
-    e = launch_config.launch(reinterpret_cast<const void*>(kernel), params);
-    if (e != cudaSuccess) return e;
-  }
-  return cudaGetLastError();
-}
-
-long long RowwiseHarness::persistent_grid(const KernelLaunch& k, cudaKernel_t kernel) {
-  const std::string key = k.name_expression + "|" + std::to_string(k.block) + "|" +
-                          std::to_string(k.dynamic_smem) + "|" + std::to_string(k.cluster);
-  auto it = resident_.find(key);
-  if (it == resident_.end()) {
-    // What the device holds at once, registers and cluster placement included
-    // (a GPC that cannot fit another whole cluster leaves SMs idle): a larger
-    // grid would run as a second, partial wave of the persistent loop.
-    long long resident = 0;
-    if (k.cluster > 1) {
-      // No stream: the query launches nothing.
-      const ClusterLaunch query(dim3(static_cast<unsigned>(k.grid_x)),
-                                dim3(static_cast<unsigned>(k.block)),
-                                static_cast<std::size_t>(k.dynamic_smem), nullptr, k.cluster);
-      int clusters = 0;
-      if (query.max_active_clusters(reinterpret_cast<const void*>(kernel), &clusters) ==
-          cudaSuccess)
-        resident = static_cast<long long>(clusters) * k.cluster;
-    } else {
-      int blocks = 0;
-      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-              &blocks, reinterpret_cast<const void*>(kernel), k.block,
-              static_cast<std::size_t>(k.dynamic_smem)) == cudaSuccess)
-        resident = static_cast<long long>(blocks) * device_.sm_count;
-    }
-    cudaGetLastError();  // a failed query leaves the planned grid; the launch reports real errors
-    it = resident_.emplace(key, resident).first;
-  }
-  // Whole groups only (a cluster, or a linked row's segments, walks rows together).
-  const long long resident = it->second / k.group * k.group;
-  return resident > 0 ? std::min(k.grid_x, resident) : k.grid_x;
+  const RowwiseCall call{active_ == 0 ? x_ : x_edge_, w_, y_, problem_.integer("rows"), problem_.integer("cols"),
+                         kind_ == Kind::rmsnorm ? static_cast<float>(problem_.real("eps")) : 0.f};
+  return launcher_.launch(plan, call, {ws_, ws_floats_, counters_, counter_count_}, kernels, stream);
 }
 
 void RowwiseHarness::poison_outputs(cudaStream_t stream) {

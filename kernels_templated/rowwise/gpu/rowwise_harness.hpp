@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kernels_templated/harness.hpp"
+#include "kernels_templated/rowwise/gpu/rowwise_launch.hpp"
 #include "kernels_templated/rowwise/gpu/rowwise_reference.hpp"
 #include "kernels_templated/rowwise/launch_plan.hpp"
 
@@ -56,16 +57,12 @@ class RowwiseHarness final : public FamilyHarness {
 
  private:
   void release();
-  /// The grid of a persistent launch: the planned grid, at most what the
-  /// device holds at once (occupancy query, cached per kernel instance).
-  long long persistent_grid(const KernelLaunch& k, cudaKernel_t kernel);
 
   Kind kind_;
   Problem problem_;
   DType dtype_ = DType::fp32;
   int elem_bytes_ = 4;
   PlanDevice device_;
-  int device_id_ = 0;
   /// Elements one output reduces over (cols, or rows for a column reduction).
   long long reduction_length() const;
   int active_ = 0;          ///< the input set launches read
@@ -80,7 +77,7 @@ class RowwiseHarness final : public FamilyHarness {
   long long ws_floats_ = 0;
   unsigned* counters_ = nullptr;  ///< zeroed counters of column reductions (RowwiseArgs::counters)
   long long counter_count_ = 0;
-  std::map<std::string, long long> resident_;  ///< persistent_grid's cache: blocks resident at once
+  RowwiseLauncher launcher_;  ///< attributes, persistent grids, clusters
   double* ref_ = nullptr;
   CompareStats* scratch_ = nullptr;
 };

@@ -1,0 +1,33 @@
+// emit_library: a self-contained CUDA source tree from a tuning database: one
+// .cu per kernel source the splitter's dispatch needs (explicit
+// instantiations by address), the router tables (exact shapes, shape groups,
+// the general fallback, the family default), and a CMakeLists.txt that nvcc
+// builds into a static library served through ktune::Library.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ktune {
+
+struct EmitLibraryOptions {
+  std::string database;               ///< path of the tuning database (read-only)
+  std::string device;                 ///< arch ("sm_90") or GPU name the results were measured on
+  std::vector<std::string> families;  ///< e.g. {"gemm", "rmsnorm"}
+  std::string out_dir;                ///< created; files in it are overwritten
+  std::string kernel_dir;  ///< templates copied into the tree; empty: Compiler::kernel_dir()
+};
+
+struct EmitLibrarySummary {
+  int kernels = 0;  ///< .cu files (distinct kernel sources)
+  int routes = 0;
+  std::string template_hashes;     ///< "family=hash,..."
+  std::vector<std::string> notes;  ///< per shape class: routes adopted, groups rejected and why
+};
+
+/// Throws std::invalid_argument for bad input (unknown family or device, no
+/// results for a family, a database that cannot be opened) and
+/// std::runtime_error when the tree cannot be written.
+EmitLibrarySummary emit_library(const EmitLibraryOptions& options);
+
+}  // namespace ktune

@@ -1,0 +1,91 @@
+// Error paths of the runtime without a GPU: every failure is a status with a
+// message naming what is wrong; nothing aborts or throws.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+
+#include "runtime_fakes.hpp"
+
+namespace ktune {
+namespace {
+
+using namespace testing_rt;
+
+bool has_gpu() {
+  int n = 0;
+  const bool yes = cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+  cudaGetLastError();
+  return yes;
+}
+
+TEST(RuntimeErrors, OpeningWithoutAGpuIsAStatus) {
+  if (has_gpu()) GTEST_SKIP() << "a GPU is present";
+  std::unique_ptr<Runtime> rt;
+  const CallStatus s = Runtime::open({}, &rt);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("no CUDA device"), std::string::npos) << s.message();
+  EXPECT_EQ(rt, nullptr);
+}
+
+TEST(RuntimeErrors, ABadProblemNamesTheKey) {
+  auto rt = fake_runtime(std::make_unique<FakeCompiler>(std::make_shared<CompilerCounts>()),
+                         std::make_shared<LaunchLog>());
+  const CallStatus s =
+      rt->gemm({.m = 0, .n = 16, .k = 16}, {fake_ptr(0), fake_ptr(1), fake_ptr(2)}, nullptr);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("'m'"), std::string::npos) << s.message();
+  const CallStatus ld = rt->gemm({.m = 16, .n = 16, .k = 16, .lda = 8},
+                                 {fake_ptr(0), fake_ptr(1), fake_ptr(2)}, nullptr);
+  ASSERT_FALSE(ld.ok());
+  EXPECT_NE(ld.message().find("lda"), std::string::npos) << ld.message();
+  const CallStatus rows = rt->softmax({0, 128, DType::fp32}, fake_ptr(0), fake_ptr(1), nullptr);
+  ASSERT_FALSE(rows.ok());
+  EXPECT_NE(rows.message().find("rows"), std::string::npos) << rows.message();
+}
+
+TEST(RuntimeErrors, NullPointersAreRefusedBeforeTheLaunch) {
+  auto log = std::make_shared<LaunchLog>();
+  auto rt = fake_runtime(std::make_unique<FakeCompiler>(std::make_shared<CompilerCounts>()), log);
+  EXPECT_FALSE(rt->rmsnorm({8, 256, DType::bf16}, fake_ptr(0), nullptr, fake_ptr(2), nullptr).ok());
+  EXPECT_FALSE(rt->softmax({8, 256, DType::bf16}, fake_ptr(0), nullptr, nullptr).ok());
+  const CallStatus bias = rt->gemm({.m = 64, .n = 64, .k = 64, .epilogue = Epilogue::bias},
+                                   {fake_ptr(0), fake_ptr(1), fake_ptr(2), nullptr}, nullptr);
+  ASSERT_FALSE(bias.ok());
+  EXPECT_NE(bias.message().find("bias"), std::string::npos) << bias.message();
+  EXPECT_TRUE(log->launches.empty());
+}
+
+TEST(RuntimeErrors, ALaunchFailureComesBackAsItsStatus) {
+  auto rt = std::make_unique<Runtime>(std::make_unique<Runtime::Impl>(
+      h200(), nullptr, std::make_unique<FakeCompiler>(std::make_shared<CompilerCounts>()),
+      std::make_unique<FakeLoader>(),
+      std::make_unique<FakeLauncher>(std::make_shared<LaunchLog>(), "cudaErrorNoDevice")));
+  const CallStatus s = rt->reduce({16, 512, DType::fp32}, fake_ptr(0), fake_ptr(1), nullptr);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message(), "cudaErrorNoDevice");
+}
+
+TEST(RuntimeErrors, AMissingOrBrokenDatabaseIsAStatusNamingIt) {
+  std::unique_ptr<Runtime> rt;
+  RuntimeOptions o;
+  o.system_db = "/nonexistent/ktune.db";
+  const CallStatus missing = Runtime::open(o, &rt);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.message().find("/nonexistent/ktune.db"), std::string::npos)
+      << missing.message();
+  const std::string junk = ::testing::TempDir() + "ktune_rt_junk.db";
+  FILE* f = std::fopen(junk.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs("not a database", f);
+  std::fclose(f);
+  o.system_db = junk;
+  const CallStatus broken = Runtime::open(o, &rt);
+  EXPECT_FALSE(broken.ok());
+  EXPECT_FALSE(broken.message().empty());
+  std::remove(junk.c_str());
+}
+
+}  // namespace
+}  // namespace ktune
