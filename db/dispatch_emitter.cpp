@@ -3,6 +3,7 @@
 
 #include <cctype>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -104,13 +105,23 @@ std::string emit_dispatch_header(const Store& store, const DispatchOptions& opti
   };
   auto bucket_of = [](double x) { return x > 0 ? std::ilogb(x) : std::numeric_limits<int>::min(); };
 
-  // One bucket per (class, floor(log2) of each key): the problem nearest the
-  // bucket's centre (in log2 space) lends its configuration.
+  // Validity conditions, one function case each ("true" is case 0).
+  std::vector<std::string> conditions = {"true"};
+  std::map<std::string, int> condition_index = {{"true", 0}};
+  auto condition_of = [&](const BestRow& row) {
+    const std::string text = options.condition ? options.condition(row) : "true";
+    auto [it, fresh] = condition_index.try_emplace(text, static_cast<int>(conditions.size()));
+    if (fresh) conditions.push_back(text);
+    return it->second;
+  };
+
+  // One bucket per (class, floor(log2) of each key): its problems, nearest the
+  // bucket's centre (in log2 space) first, lend their configurations.
   struct BucketPick {
     double d2;
     const Point* point;
   };
-  std::map<std::pair<std::string, std::vector<int>>, BucketPick> buckets;
+  std::map<std::pair<std::string, std::vector<int>>, std::vector<BucketPick>> buckets;
   for (const auto& p : points) {
     std::vector<int> b;
     double d2 = 0;
@@ -125,11 +136,15 @@ std::string emit_dispatch_header(const Store& store, const DispatchOptions& opti
       }
     }
     if (!positive) continue;
-    auto key = std::make_pair(p.shape_class, b);
-    auto it = buckets.find(key);
-    if (it == buckets.end() || d2 < it->second.d2 ||
-        (d2 == it->second.d2 && ranks_before(rank_of(*p.row), rank_of(*it->second.point->row))))
-      buckets[key] = {d2, &p};
+    buckets[std::make_pair(p.shape_class, b)].push_back({d2, &p});
+  }
+  std::size_t bucket_rows_total = 0;
+  for (auto& [unused, picks] : buckets) {
+    std::sort(picks.begin(), picks.end(), [](const BucketPick& a, const BucketPick& b) {
+      if (a.d2 != b.d2) return a.d2 < b.d2;
+      return ranks_before(rank_of(*a.point->row), rank_of(*b.point->row));
+    });
+    bucket_rows_total += picks.size();
   }
 
   const std::size_t n = keys.size();
@@ -139,7 +154,8 @@ std::string emit_dispatch_header(const Store& store, const DispatchOptions& opti
     << " problem on " << options.device
     << " to its tuned configuration. Do not edit; regenerate.\n";
   h << "// Source: " << (options.source_label.empty() ? store.path() : options.source_label) << "; "
-    << points.size() << " tuned problems, " << buckets.size() << " shape buckets";
+    << points.size() << " tuned problems, " << buckets.size() << " shape buckets ("
+    << bucket_rows_total << " candidates)";
   std::set<std::string> hashes;  // one per kernel path the tuned problems take
   for (const auto& [unused, row] : per_problem) hashes.insert(row.family_hash);
   if (!hashes.empty()) {
@@ -152,7 +168,8 @@ std::string emit_dispatch_header(const Store& store, const DispatchOptions& opti
   }
   h << ".\n// Order: exact shape, then the shape bucket (same shape class, same floor(log2) of";
   for (const auto& k : keys) h << " " << k;
-  h << "), then the default.\n#pragma once\n\n#include <cmath>\n#include <cstring>\n\n";
+  h << "), then the default;\n// a row serves only where its configuration's condition of validity "
+       "holds.\n#pragma once\n\n#include <cmath>\n#include <cstring>\n\n";
   h << "namespace ktune_dispatch {\nnamespace " << ns << " {\n\n";
   h << "/// What select() chose: the canonical configuration key (\"a=1,b=2\", nullptr when there\n"
        "/// is no default), how it was chosen, and the median time measured for it (0 for the "
@@ -165,34 +182,48 @@ std::string emit_dispatch_header(const Store& store, const DispatchOptions& opti
     << (options.default_config ? c_string(options.default_config->key()) : "nullptr") << ";\n\n";
   h << "namespace detail {\n";
   h << "struct Exact {\n  const char* shape_class;\n  double shape[" << n
-    << "];\n  int config;\n  double median_s;\n};\n";
+    << "];\n  int config;\n  int condition;\n  double median_s;\n};\n";
   h << "struct Bucket {\n  const char* shape_class;\n  int bucket[" << n
-    << "];\n  int config;\n  double median_s;\n};\n";
+    << "];\n  int config;\n  int condition;\n  double median_s;\n};\n";
   std::ostringstream exact_rows, bucket_rows;
   for (const auto& p : points) {
     exact_rows << "    {" << c_string(p.shape_class) << ", {";
     for (std::size_t i = 0; i < n; ++i) exact_rows << (i ? ", " : "") << real(p.shape[i]);
-    exact_rows << "}, " << config_of(*p.row) << ", " << real(p.row->median_s) << "},\n";
+    exact_rows << "}, " << config_of(*p.row) << ", " << condition_of(*p.row) << ", "
+               << real(p.row->median_s) << "},\n";
   }
-  for (const auto& [key, pick] : buckets) {
-    bucket_rows << "    {" << c_string(key.first) << ", {";
-    for (std::size_t i = 0; i < n; ++i) bucket_rows << (i ? ", " : "") << key.second[i];
-    bucket_rows << "}, " << config_of(*pick.point->row) << ", " << real(pick.point->row->median_s)
-                << "},\n";
-  }
+  for (const auto& [key, picks] : buckets)
+    for (const auto& pick : picks) {
+      bucket_rows << "    {" << c_string(key.first) << ", {";
+      for (std::size_t i = 0; i < n; ++i) bucket_rows << (i ? ", " : "") << key.second[i];
+      bucket_rows << "}, " << config_of(*pick.point->row) << ", " << condition_of(*pick.point->row)
+                  << ", " << real(pick.point->row->median_s) << "},\n";
+    }
   h << "inline constexpr const char* kConfigs[] = {\n";
   for (const auto& c : configs) h << "    " << c_string(c) << ",\n";
   if (configs.empty()) h << "    \"\",\n";
   h << "};\n";
   h << "inline constexpr Exact kExact[] = {\n" << exact_rows.str();
-  if (points.empty()) h << "    {\"\\x01\", {}, 0, 0.0},\n";  // never matches a caller's class
+  if (points.empty()) h << "    {\"\\x01\", {}, 0, 0, 0.0},\n";  // never matches a caller's class
   h << "};\n";
   h << "inline constexpr Bucket kBuckets[] = {\n" << bucket_rows.str();
-  if (buckets.empty()) h << "    {\"\\x01\", {}, 0, 0.0},\n";
+  if (buckets.empty()) h << "    {\"\\x01\", {}, 0, 0, 0.0},\n";
   h << "};\n";
   h << "inline int bucket_of(double x) { return x > 0 ? std::ilogb(x) : -2147483647 - 1; }\n";
+  h << "/// Whether condition `c` (under which a row's configuration is valid) holds for this "
+       "shape.\n";
+  h << "inline bool holds(int c";
+  for (const auto& k : keys) h << ", double " << identifier(k);
+  h << ") {\n";
+  for (const auto& k : keys) h << "  (void)" << identifier(k) << ";\n";
+  h << "  switch (c) {\n";
+  for (std::size_t i = 0; i < conditions.size(); ++i)
+    h << "    case " << i << ": return " << conditions[i] << ";\n";
+  h << "  }\n  return false;\n}\n";
   h << "}  // namespace detail\n\n";
   h << "/// Routes a problem of shape class `shape_class` to its configuration.\n";
+  std::ostringstream args;  // ", m, n, k": the shape keys passed on to detail::holds
+  for (const auto& k : keys) args << ", " << identifier(k);
   h << "inline Choice select(const char* shape_class";
   for (const auto& k : keys) h << ", double " << identifier(k);
   h << ") {\n  const double shape[" << n << "] = {";
@@ -204,7 +235,8 @@ std::string emit_dispatch_header(const Store& store, const DispatchOptions& opti
        "    for (int i = 0; i < "
     << n
     << "; ++i) same = same && e.shape[i] == shape[i];\n"
-       "    if (same) return {detail::kConfigs[e.config], \"exact\", e.median_s};\n  }\n";
+       "    if (same && detail::holds(e.condition"
+    << args.str() << ")) return {detail::kConfigs[e.config], \"exact\", e.median_s};\n  }\n";
   h << "  int bucket[" << n << "];\n  for (int i = 0; i < " << n
     << "; ++i) bucket[i] = detail::bucket_of(shape[i]);\n";
   h << "  for (const auto& b : detail::kBuckets) {\n"
@@ -213,7 +245,8 @@ std::string emit_dispatch_header(const Store& store, const DispatchOptions& opti
        "    for (int i = 0; i < "
     << n
     << "; ++i) same = same && b.bucket[i] == bucket[i];\n"
-       "    if (same) return {detail::kConfigs[b.config], \"bucket\", b.median_s};\n  }\n";
+       "    if (same && detail::holds(b.condition"
+    << args.str() << ")) return {detail::kConfigs[b.config], \"bucket\", b.median_s};\n  }\n";
   h << "  return {kDefaultConfig, \"default\", 0.0};\n}\n\n";
   h << "}  // namespace " << ns << "\n}  // namespace ktune_dispatch\n";
   return h.str();

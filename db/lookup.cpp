@@ -2,10 +2,16 @@
 // exact -> nearest -> arch fallback -> default chain over it.
 #include "db/lookup.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
+
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -180,6 +186,17 @@ struct Lookup::Impl {
     LookupRequest request;  // without its default (the default is applied per call)
     std::shared_ptr<const LookupAnswer> answer;
   };
+  // The miss log (log_misses): its descriptor, opened for appending, and the
+  // lines it holds.
+  mutable std::mutex log_mutex;
+  int log_fd = -1;
+  std::atomic<bool> logging{false};  // read without the lock on every miss
+  mutable std::unordered_set<std::string> logged;
+  ~Impl() {
+    if (log_fd >= 0) ::close(log_fd);
+  }
+  void log_miss(const LookupRequest& req, const std::string& arch) const;
+
   mutable std::shared_mutex cache_mutex;
   mutable std::unordered_map<std::uint64_t, std::vector<Cached>> cache;
   mutable std::size_t cached = 0;
@@ -623,6 +640,11 @@ std::shared_ptr<const LookupAnswer> Lookup::best(const LookupRequest& req) const
   }
   if (!hit) {
     found = impl_->compute(req);
+    if (impl_->logging.load(std::memory_order_relaxed) &&
+        (!found || found->source != LookupSource::exact)) {
+      std::string arch = req.arch.empty() ? arch_of(req.device) : req.arch;
+      impl_->log_miss(req, arch);
+    }
     LookupRequest stored = req;
     stored.default_config.reset();
     stored.fits = nullptr;
@@ -642,6 +664,35 @@ std::shared_ptr<const LookupAnswer> Lookup::best(const LookupRequest& req) const
   a->config = *req.default_config;
   a->config_key = a->config.key();
   return a;
+}
+
+void Lookup::Impl::log_miss(const LookupRequest& req, const std::string& arch) const {
+  nlohmann::json j{{"family", req.family},
+                   {"problem", req.problem.key()},
+                   {"device", req.device},
+                   {"arch", arch}};
+  std::string line = j.dump() + "\n";
+  std::lock_guard lock(log_mutex);
+  if (log_fd < 0 || !logged.insert(line).second) return;
+  // One write per line: O_APPEND places it whole at the end, even when
+  // several processes share the log. A failed write is not the caller's
+  // failure: the answer stands, the line is dropped.
+  if (::write(log_fd, line.data(), line.size()) != static_cast<ssize_t>(line.size()))
+    logged.erase(line);
+}
+
+void Lookup::log_misses(const std::string& path) {
+  std::lock_guard lock(impl_->log_mutex);
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw DatabaseError("cannot open the miss log '" + path +
+                        "' for appending: " + std::strerror(errno));
+  if (impl_->log_fd >= 0) ::close(impl_->log_fd);
+  impl_->log_fd = fd;
+  impl_->logged.clear();
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) impl_->logged.insert(line + "\n");
+  impl_->logging = true;
 }
 
 std::size_t Lookup::indexed_entries() const { return impl_->entry_count; }

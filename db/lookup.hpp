@@ -92,6 +92,15 @@ class Lookup {
   /// answered from a cache. Safe to call from many threads.
   std::shared_ptr<const LookupAnswer> best(const LookupRequest& request) const;
 
+  /// Opt-in capture of what applications run: from now on, each request
+  /// answered without an exact measurement (nearest, arch fallback, default,
+  /// none) appends one JSON line {"arch","device","family","problem"} to
+  /// `path`, once per distinct line (lines already in the file count), so
+  /// `ktune sweep path` can tune exactly those problems. Thread-safe; each
+  /// line is one append write, so processes sharing the file do not interleave.
+  /// Throws DatabaseError when the file cannot be opened for appending.
+  void log_misses(const std::string& path);
+
   /// Number of measured (device, problem) entries indexed (all layers).
   std::size_t indexed_entries() const;
   /// Arch of a GPU name known to the open databases or the built-in table ("" if unknown).
