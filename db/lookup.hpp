@@ -47,7 +47,7 @@ struct LookupRequest {
   /// request that nothing measured fits gets no answer.
   std::optional<Config> default_config;
   /// Whether a configuration runs correctly for this problem on this device:
-  /// the family's space for them accepts it (engine: lookup_validator in
+  /// the family's space for them accepts it (engine: space_validator in
   /// engine/lookup_validity.hpp). Measured answers it refuses are stepped
   /// over (the next candidate of the same entry, then the next entry). It
   /// must depend on (family, problem, device) only: answers are cached per
@@ -77,8 +77,9 @@ class Lookup {
   static Lookup open(const std::string& path);
   /// Layers in precedence order (the user's database first, then the shipped
   /// system one): at each level (exact, nearest, arch fallback) the first
-  /// layer with an answer wins; later layers fill gaps. A configuration that
-  /// failed verification in any layer is never served for that device and problem.
+  /// layer with an answer wins; later layers fill gaps. A configuration with
+  /// a failed result (any status but ok) for a family version, problem and
+  /// arch, in any layer, is never served for them (docs/lookup.md).
   static Lookup open_layers(const std::vector<std::string>& paths);
   /// open_layers({user, system}), skipping a user path that does not exist.
   static Lookup open_overlay(const std::string& user_path, const std::string& system_path);
