@@ -2,10 +2,16 @@
 // exact -> nearest -> arch fallback -> default chain over it.
 #include "db/lookup.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
+
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -15,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "db/result_order.hpp"
 #include "db/store_impl.hpp"
 
 namespace ktune {
@@ -90,21 +97,28 @@ std::uint64_t request_hash(const LookupRequest& r) {
   h = mix(h, text_hash(r.shape_class));
   h = mix(h, text_hash(r.family_hash));
   for (const auto& k : r.shape_keys) h = mix(h, text_hash(k));
+  h = mix(h, r.fits ? 1 : 0);
   for (const auto& [name, value] : r.problem) {
     h = mix(h, text_hash(name));
     std::uint64_t v = 0;
-    if (auto i = std::get_if<std::int64_t>(&value)) v = static_cast<std::uint64_t>(*i);
-    else if (auto d = std::get_if<double>(&value)) std::memcpy(&v, d, sizeof v);
-    else if (auto b = std::get_if<bool>(&value)) v = *b ? 1 : 2;
-    else v = text_hash(std::get<std::string>(value));
+    if (auto i = std::get_if<std::int64_t>(&value))
+      v = static_cast<std::uint64_t>(*i);
+    else if (auto d = std::get_if<double>(&value))
+      std::memcpy(&v, d, sizeof v);
+    else if (auto b = std::get_if<bool>(&value))
+      v = *b ? 1 : 2;
+    else
+      v = text_hash(std::get<std::string>(value));
     h = mix(h, v + value.index());
   }
   return h;
 }
 
 bool same_request(const LookupRequest& a, const LookupRequest& b) {
-  return a.family == b.family && a.device == b.device && a.arch == b.arch && a.shape_class == b.shape_class &&
-         a.family_hash == b.family_hash && a.shape_keys == b.shape_keys && a.problem == b.problem;
+  return a.family == b.family && a.device == b.device && a.arch == b.arch &&
+         a.shape_class == b.shape_class && a.family_hash == b.family_hash &&
+         a.shape_keys == b.shape_keys && a.problem == b.problem &&
+         static_cast<bool>(a.fits) == static_cast<bool>(b.fits);
 }
 
 struct GroupKey {
@@ -117,25 +131,33 @@ struct GroupKeyHash {
     return mix(mix(static_cast<std::uint64_t>(k.device), k.family), k.problem);
   }
 };
-struct WrongKey {
-  int device;
+struct FailedKey {
+  int arch;
   std::int64_t family, problem, config;
-  bool operator==(const WrongKey&) const = default;
+  bool operator==(const FailedKey&) const = default;
 };
-struct WrongKeyHash {
-  std::size_t operator()(const WrongKey& k) const {
-    return mix(mix(mix(static_cast<std::uint64_t>(k.device), k.family), k.problem), k.config);
+struct FailedKeyHash {
+  std::size_t operator()(const FailedKey& k) const {
+    return mix(mix(mix(static_cast<std::uint64_t>(k.arch), k.family), k.problem), k.config);
   }
 };
+
+ResultRank rank_of(const LookupAnswer& a) {
+  return {a.result.time.median_s, a.result.time.min_s, a.result.time.spread, a.config_key};
+}
 
 }  // namespace
 
 std::string_view to_string(LookupSource s) {
   switch (s) {
-    case LookupSource::exact: return "exact";
-    case LookupSource::nearest: return "nearest";
-    case LookupSource::arch_fallback: return "arch_fallback";
-    case LookupSource::default_config: return "default";
+    case LookupSource::exact:
+      return "exact";
+    case LookupSource::nearest:
+      return "nearest";
+    case LookupSource::arch_fallback:
+      return "arch_fallback";
+    case LookupSource::default_config:
+      return "default";
   }
   return "unknown";
 }
@@ -150,8 +172,12 @@ struct Lookup::Impl {
   // family's shape keys, to derive a request's shape class.
   std::unordered_map<std::string, std::pair<std::string, std::string>> newest_by_class;
   std::unordered_map<std::string, std::vector<std::string>> family_shape_keys;
-  std::unordered_map<std::string, std::string> problem_class;  // family, problem key -> stored shape class
-  std::unordered_set<std::string> wrong;  // family, hash, device, problem key, config key
+  std::unordered_map<std::string, std::string>
+      problem_class;  // family, problem key -> stored shape class
+  // Configurations with a failed result (any status but ok), all layers:
+  // family, hash, arch, problem key, config key. Never served for that
+  // family version, problem and arch, whichever layer or device form asked.
+  std::unordered_set<std::string> failed;
   std::unordered_map<std::string, std::string> device_arch;
   std::unordered_map<std::string, int> device_index;  // GPU name -> small integer, all layers
   std::size_t entry_count = 0;
@@ -160,6 +186,17 @@ struct Lookup::Impl {
     LookupRequest request;  // without its default (the default is applied per call)
     std::shared_ptr<const LookupAnswer> answer;
   };
+  // The miss log (log_misses): its descriptor, opened for appending, and the
+  // lines it holds.
+  mutable std::mutex log_mutex;
+  int log_fd = -1;
+  std::atomic<bool> logging{false};  // read without the lock on every miss
+  mutable std::unordered_set<std::string> logged;
+  ~Impl() {
+    if (log_fd >= 0) ::close(log_fd);
+  }
+  void log_miss(const LookupRequest& req, const std::string& arch) const;
+
   mutable std::shared_mutex cache_mutex;
   mutable std::unordered_map<std::uint64_t, std::vector<Cached>> cache;
   mutable std::size_t cached = 0;
@@ -173,11 +210,23 @@ struct Lookup::Impl {
   std::shared_ptr<const LookupAnswer> compute(const LookupRequest& req) const;
   /// The hash served to a request that names none (see newest_by_class).
   std::string current_hash_without_request(const LookupRequest& req, const std::string& arch) const;
-  bool usable(const LookupAnswer& cand, const std::string& family, const std::string& hash,
-              const std::string& device, const std::string& problem_key) const {
-    if (device.empty() || wrong.empty()) return true;
-    std::string k = family + kSep + hash + kSep + device + kSep + problem_key + kSep + cand.config_key;
-    return wrong.find(k) == wrong.end();
+  bool failed_on(const std::string& family, const std::string& hash, const std::string& arch,
+                 const std::string& problem_key, const std::string& config_key) const {
+    return failed.count(family + kSep + hash + kSep + arch + kSep + problem_key + kSep +
+                        config_key) > 0;
+  }
+  /// Whether `cand`, measured as part of `e`, may answer the request: it
+  /// failed neither on the asked problem and arch nor, in any layer, where it
+  /// was measured, and the caller's validator (if any) accepts it.
+  bool usable(const LookupAnswer& cand, const Entry& e, const LookupRequest& req,
+              const std::string& hash, const std::string& arch,
+              const std::string& problem_key) const {
+    if (!failed.empty()) {
+      if (!arch.empty() && failed_on(req.family, hash, arch, problem_key, cand.config_key))
+        return false;
+      if (failed_on(req.family, hash, e.arch, e.problem_key, cand.config_key)) return false;
+    }
+    return !req.fits || req.fits(cand.config);
   }
 };
 
@@ -187,22 +236,29 @@ void Lookup::Impl::load(const std::string& path) {
   Layer layer;
   layer.path = path;
 
-  struct DeviceRow { std::string name, arch; int index; };
+  struct DeviceRow {
+    std::string name, arch;
+    int index;
+  };
   std::unordered_map<std::int64_t, DeviceRow> devices;
   {
     SQLite::Statement q(db, "SELECT id, name, arch FROM devices");
     while (q.executeStep()) {
       std::string name = q.getColumn(1).getString();
-      devices[q.getColumn(0).getInt64()] = {name, q.getColumn(2).getString(), index_of_device(name)};
+      devices[q.getColumn(0).getInt64()] = {name, q.getColumn(2).getString(),
+                                            index_of_device(name)};
       device_arch.emplace(q.getColumn(1).getString(), q.getColumn(2).getString());
     }
   }
-  struct FamilyRow { std::string name, hash; };
+  struct FamilyRow {
+    std::string name, hash;
+  };
   std::unordered_map<std::int64_t, FamilyRow> families;
   {
-    SQLite::Statement q(db,
-                        "SELECT f.id, f.name, f.source_hash, "
-                        "(SELECT max(measured_at) FROM results r WHERE r.family_id = f.id) FROM families f");
+    SQLite::Statement q(
+        db,
+        "SELECT f.id, f.name, f.source_hash, "
+        "(SELECT max(measured_at) FROM results r WHERE r.family_id = f.id) FROM families f");
     while (q.executeStep()) {
       FamilyRow row{q.getColumn(1).getString(), q.getColumn(2).getString()};
       std::string newest = q.getColumn(3).isNull() ? "" : q.getColumn(3).getString();
@@ -214,47 +270,83 @@ void Lookup::Impl::load(const std::string& path) {
       families[q.getColumn(0).getInt64()] = std::move(row);
     }
   }
-  struct ProblemRow { std::string key, json, shape_class, shape_keys; };
+  struct ProblemRow {
+    std::string key, json, shape_class, shape_keys;
+  };
   std::unordered_map<std::int64_t, ProblemRow> problems;
   {
     SQLite::Statement q(db, "SELECT id, key, json, shape_class, shape_keys FROM problems");
     while (q.executeStep())
       problems[q.getColumn(0).getInt64()] = {q.getColumn(1).getString(), q.getColumn(2).getString(),
-                                             q.getColumn(3).getString(), q.getColumn(4).getString()};
+                                             q.getColumn(3).getString(),
+                                             q.getColumn(4).getString()};
   }
-  // Configurations that failed verification, per device name and problem.
-  std::unordered_set<WrongKey, WrongKeyHash> wrong_ids;
+  // Configurations with a failed result, per arch and problem: skipped here
+  // so that the kept candidates are usable ones, and remembered for every
+  // layer (a failure in one layer also rules out another layer's success).
+  std::unordered_map<std::string, int> arch_ids;
+  auto arch_id = [&](const std::string& arch) {
+    return arch_ids.try_emplace(arch, static_cast<int>(arch_ids.size())).first->second;
+  };
+  std::unordered_set<FailedKey, FailedKeyHash> failed_ids;
   {
     SQLite::Statement q(db,
                         "SELECT r.device_id, r.family_id, r.problem_id, r.config_id, c.key "
                         "FROM results r JOIN configs c ON c.id = r.config_id "
-                        "WHERE r.status = 'wrong_result'");
+                        "WHERE r.status <> 'ok'");
     while (q.executeStep()) {
       const auto& dev = devices.at(q.getColumn(0).getInt64());
       const auto& fam = families.at(q.getColumn(1).getInt64());
       const auto& prob = problems.at(q.getColumn(2).getInt64());
-      wrong.insert(fam.name + kSep + fam.hash + kSep + dev.name + kSep + prob.key + kSep +
-                   q.getColumn(4).getString());
-      wrong_ids.insert({dev.index, q.getColumn(1).getInt64(), q.getColumn(2).getInt64(),
-                        q.getColumn(3).getInt64()});
+      failed.insert(fam.name + kSep + fam.hash + kSep + dev.arch + kSep + prob.key + kSep +
+                    q.getColumn(4).getString());
+      failed_ids.insert({arch_id(dev.arch), q.getColumn(1).getInt64(), q.getColumn(2).getInt64(),
+                         q.getColumn(3).getInt64()});
     }
   }
-  // Fastest verified configurations per (family, device name, problem).
-  struct Pick { double median; std::int64_t config_id; std::int64_t row_id; };
-  struct Group { std::int64_t family_id; const DeviceRow* device; std::int64_t problem_id; std::vector<Pick> picks; };
+  // Fastest verified configurations per (family, device name, problem), in
+  // the order of result_order.hpp.
+  struct Pick {
+    double median_s, min_s, spread;
+    std::string config_key, measured_at;
+    std::int64_t config_id;
+    std::int64_t row_id;
+    ResultRank rank() const { return {median_s, min_s, spread, config_key}; }
+    bool before(const Pick& o) const {
+      if (ranks_before(rank(), o.rank())) return true;
+      if (ranks_before(o.rank(), rank())) return false;
+      return measured_at < o.measured_at;  // one configuration measured twice alike: the older row
+    }
+  };
+  struct Group {
+    std::int64_t family_id;
+    const DeviceRow* device;
+    std::int64_t problem_id;
+    std::vector<Pick> picks;
+  };
   std::unordered_map<GroupKey, Group, GroupKeyHash> groups;
   {
-    SQLite::Statement q(db,
-                        "SELECT id, device_id, family_id, problem_id, config_id, median_s "
-                        "FROM results WHERE status = 'ok'");
+    SQLite::Statement q(
+        db,
+        "SELECT r.id, r.device_id, r.family_id, r.problem_id, r.config_id, r.median_s, "
+        "r.min_s, r.spread, c.key, r.measured_at "
+        "FROM results r JOIN configs c ON c.id = r.config_id WHERE r.status = 'ok'");
     while (q.executeStep()) {
       std::int64_t row_id = q.getColumn(0).getInt64();
       const auto& dev = devices.at(q.getColumn(1).getInt64());
       std::int64_t family_id = q.getColumn(2).getInt64();
       std::int64_t problem_id = q.getColumn(3).getInt64();
       std::int64_t config_id = q.getColumn(4).getInt64();
-      double median = q.getColumn(5).getDouble();
-      if (!wrong_ids.empty() && wrong_ids.count({dev.index, family_id, problem_id, config_id})) continue;
+      if (!failed_ids.empty() &&
+          failed_ids.count({arch_id(dev.arch), family_id, problem_id, config_id}))
+        continue;
+      Pick pick{q.getColumn(5).getDouble(),
+                q.getColumn(6).getDouble(),
+                q.getColumn(7).getDouble(),
+                q.getColumn(8).getString(),
+                q.getColumn(9).getString(),
+                config_id,
+                row_id};
       auto [it, fresh] = groups.try_emplace(GroupKey{dev.index, family_id, problem_id});
       Group& g = it->second;
       if (fresh) {
@@ -265,18 +357,19 @@ void Lookup::Impl::load(const std::string& path) {
       auto same = std::find_if(g.picks.begin(), g.picks.end(),
                                [&](const Pick& p) { return p.config_id == config_id; });
       if (same != g.picks.end()) {
-        if (median < same->median) *same = {median, config_id, row_id};
+        if (pick.before(*same)) *same = std::move(pick);
       } else if (g.picks.size() < kCandidatesPerEntry) {
-        g.picks.push_back({median, config_id, row_id});
+        g.picks.push_back(std::move(pick));
       } else {
         auto worst = std::max_element(g.picks.begin(), g.picks.end(),
-                                      [](const Pick& a, const Pick& b) { return a.median < b.median; });
-        if (median < worst->median) *worst = {median, config_id, row_id};
+                                      [](const Pick& a, const Pick& b) { return a.before(b); });
+        if (pick.before(*worst)) *worst = std::move(pick);
       }
     }
   }
-  SQLite::Statement detail(db, std::string("SELECT c.json, c.key, ") + kResultColumns +
-                                   " FROM results r JOIN configs c ON c.id = r.config_id WHERE r.id = ?");
+  SQLite::Statement detail(
+      db, std::string("SELECT c.json, c.key, ") + kResultColumns +
+              " FROM results r JOIN configs c ON c.id = r.config_id WHERE r.id = ?");
   for (auto& [unused, g] : groups) {
     const auto& fam = families.at(g.family_id);
     const auto& prob = problems.at(g.problem_id);
@@ -292,9 +385,8 @@ void Lookup::Impl::load(const std::string& path) {
     e->shape_class = prob.shape_class;
     e->log_shape = log_shape_of(e->problem, e->shape_keys);
     if (fi.shape_keys.empty()) fi.shape_keys = e->shape_keys;
-    std::sort(g.picks.begin(), g.picks.end(), [](const Pick& a, const Pick& b) {
-      return a.median != b.median ? a.median < b.median : a.config_id < b.config_id;
-    });
+    std::sort(g.picks.begin(), g.picks.end(),
+              [](const Pick& a, const Pick& b) { return a.before(b); });
     for (const Pick& p : g.picks) {
       detail.reset();
       detail.bind(1, p.row_id);
@@ -320,7 +412,8 @@ void Lookup::Impl::load(const std::string& path) {
     problem_class.try_emplace(fam.name + kSep + e->problem_key, e->shape_class);
     auto& group = fi.by_class_arch[e->shape_class + kSep + e->arch];
     if (group.list.empty()) group.shape_keys = e->shape_keys;
-    if (e->shape_keys != group.shape_keys || e->log_shape.size() != e->shape_keys.size()) group.uniform = false;
+    if (e->shape_keys != group.shape_keys || e->log_shape.size() != e->shape_keys.size())
+      group.uniform = false;
     group.list.push_back(e.get());
     fi.entries.push_back(std::move(e));
     ++entry_count;
@@ -335,22 +428,27 @@ void Lookup::Impl::load(const std::string& path) {
   layers.push_back(std::move(layer));
 }
 
-std::string Lookup::Impl::current_hash_without_request(const LookupRequest& req, const std::string& arch) const {
+std::string Lookup::Impl::current_hash_without_request(const LookupRequest& req,
+                                                       const std::string& arch) const {
   // The newest hash among results of the request's shape class (one kernel
   // path), else the family's newest hash. The class: the request's, else the
   // one stored with the same problem, else the problem minus its shape keys.
   std::string shape_class = req.shape_class;
   if (shape_class.empty()) {
-    if (auto it = problem_class.find(req.family + kSep + req.problem.key()); it != problem_class.end()) {
+    if (auto it = problem_class.find(req.family + kSep + req.problem.key());
+        it != problem_class.end()) {
       shape_class = it->second;
     } else {
       auto keys_it = family_shape_keys.find(req.family);
       const std::vector<std::string> none;
-      shape_class = derived_shape_class(
-          req.problem, !req.shape_keys.empty() ? req.shape_keys : keys_it != family_shape_keys.end() ? keys_it->second : none);
+      shape_class =
+          derived_shape_class(req.problem, !req.shape_keys.empty()              ? req.shape_keys
+                                           : keys_it != family_shape_keys.end() ? keys_it->second
+                                                                                : none);
     }
   }
-  if (auto it = newest_by_class.find(req.family + kSep + shape_class + kSep + arch); it != newest_by_class.end())
+  if (auto it = newest_by_class.find(req.family + kSep + shape_class + kSep + arch);
+      it != newest_by_class.end())
     return it->second.second;
   auto it = current_hash.find(req.family);
   return it != current_hash.end() ? it->second : std::string();
@@ -359,10 +457,13 @@ std::string Lookup::Impl::current_hash_without_request(const LookupRequest& req,
 std::shared_ptr<const LookupAnswer> Lookup::Impl::compute(const LookupRequest& req) const {
   std::string arch = req.arch;
   if (arch.empty() && !req.device.empty()) {
-    if (auto it = device_arch.find(req.device); it != device_arch.end()) arch = it->second;
-    else if (auto b = find_builtin_device(req.device)) arch = b->arch();
+    if (auto it = device_arch.find(req.device); it != device_arch.end())
+      arch = it->second;
+    else if (auto b = find_builtin_device(req.device))
+      arch = b->arch();
   }
-  std::string hash = req.family_hash.empty() ? current_hash_without_request(req, arch) : req.family_hash;
+  std::string hash =
+      req.family_hash.empty() ? current_hash_without_request(req, arch) : req.family_hash;
   const std::string problem_key = req.problem.key();
   int wanted_device = -2;  // matches no entry
   if (auto it = device_index.find(req.device); it != device_index.end()) wanted_device = it->second;
@@ -374,7 +475,7 @@ std::shared_ptr<const LookupAnswer> Lookup::Impl::compute(const LookupRequest& r
   };
   auto first_usable = [&](const Entry& e) -> const LookupAnswer* {
     for (const auto& c : e.candidates)
-      if (usable(*c, req.family, hash, req.device, problem_key)) return c.get();
+      if (usable(*c, e, req, hash, arch, problem_key)) return c.get();
     return nullptr;
   };
   auto family_of = [&](const Layer& layer) -> const FamilyIndex* {
@@ -393,7 +494,7 @@ std::shared_ptr<const LookupAnswer> Lookup::Impl::compute(const LookupRequest& r
       for (const Entry* e : it->second) {
         if (req.device.empty() ? e->arch != arch : e->device != req.device) continue;
         const LookupAnswer* c = first_usable(*e);
-        if (c && (!best || c->result.time.median_s < best->result.time.median_s)) best = c;
+        if (c && (!best || ranks_before(rank_of(*c), rank_of(*best)))) best = c;
       }
       if (best) return answer(*best, LookupSource::exact, 0);
     }
@@ -418,19 +519,20 @@ std::shared_ptr<const LookupAnswer> Lookup::Impl::compute(const LookupRequest& r
           if (!req.device.empty() && e->device_index != wanted_device) return;
           if (check_keys && (e->shape_keys != keys || e->log_shape.size() != q.size())) return;
           double d2 = 0;
-          for (std::size_t i = 0; i < q.size(); ++i) d2 += (q[i] - e->log_shape[i]) * (q[i] - e->log_shape[i]);
+          for (std::size_t i = 0; i < q.size(); ++i)
+            d2 += (q[i] - e->log_shape[i]) * (q[i] - e->log_shape[i]);
           if (d2 > best_d2) return;
           const LookupAnswer* c = first_usable(*e);
           if (!c) return;
-          if (d2 < best_d2 || c->result.time.median_s < best->result.time.median_s) {
+          if (d2 < best_d2 || ranks_before(rank_of(*c), rank_of(*best))) {
             best_d2 = d2;
             best = c;
           }
         };
         // Entries are sorted by their first coordinate: walk outwards from the
         // query and stop once that coordinate alone is farther than the best.
-        auto with_shape_end = std::partition_point(list.begin(), list.end(),
-                                                   [](const Entry* e) { return !e->log_shape.empty(); });
+        auto with_shape_end = std::partition_point(
+            list.begin(), list.end(), [](const Entry* e) { return !e->log_shape.empty(); });
         auto mid = std::lower_bound(list.begin(), with_shape_end, q[0],
                                     [](const Entry* e, double x) { return e->log_shape[0] < x; });
         auto up = mid;
@@ -482,7 +584,7 @@ std::shared_ptr<const LookupAnswer> Lookup::Impl::compute(const LookupRequest& r
           bool better = !best || gap < best_gap ||
                         (gap == best_gap && e->arch_num < arch_number(best->measured_arch)) ||
                         (gap == best_gap && e->arch_num == arch_number(best->measured_arch) &&
-                         c->result.time.median_s < best->result.time.median_s);
+                         ranks_before(rank_of(*c), rank_of(*best)));
           if (better) {
             best = c;
             best_gap = gap;
@@ -538,8 +640,16 @@ std::shared_ptr<const LookupAnswer> Lookup::best(const LookupRequest& req) const
   }
   if (!hit) {
     found = impl_->compute(req);
+    if (impl_->logging.load(std::memory_order_relaxed) &&
+        (!found || found->source != LookupSource::exact)) {
+      std::string arch = req.arch.empty() ? arch_of(req.device) : req.arch;
+      impl_->log_miss(req, arch);
+    }
     LookupRequest stored = req;
     stored.default_config.reset();
+    stored.fits = nullptr;
+    if (req.fits)
+      stored.fits = [](const Config&) { return true; };  // only its presence is compared
     std::unique_lock lock(impl_->cache_mutex);
     if (impl_->cached >= kMaxCachedAnswers) {
       impl_->cache.clear();
@@ -556,10 +666,40 @@ std::shared_ptr<const LookupAnswer> Lookup::best(const LookupRequest& req) const
   return a;
 }
 
+void Lookup::Impl::log_miss(const LookupRequest& req, const std::string& arch) const {
+  nlohmann::json j{{"family", req.family},
+                   {"problem", req.problem.key()},
+                   {"device", req.device},
+                   {"arch", arch}};
+  std::string line = j.dump() + "\n";
+  std::lock_guard lock(log_mutex);
+  if (log_fd < 0 || !logged.insert(line).second) return;
+  // One write per line: O_APPEND places it whole at the end, even when
+  // several processes share the log. A failed write is not the caller's
+  // failure: the answer stands, the line is dropped.
+  if (::write(log_fd, line.data(), line.size()) != static_cast<ssize_t>(line.size()))
+    logged.erase(line);
+}
+
+void Lookup::log_misses(const std::string& path) {
+  std::lock_guard lock(impl_->log_mutex);
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw DatabaseError("cannot open the miss log '" + path +
+                        "' for appending: " + std::strerror(errno));
+  if (impl_->log_fd >= 0) ::close(impl_->log_fd);
+  impl_->log_fd = fd;
+  impl_->logged.clear();
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) impl_->logged.insert(line + "\n");
+  impl_->logging = true;
+}
+
 std::size_t Lookup::indexed_entries() const { return impl_->entry_count; }
 
 std::string Lookup::arch_of(const std::string& device_name) const {
-  if (auto it = impl_->device_arch.find(device_name); it != impl_->device_arch.end()) return it->second;
+  if (auto it = impl_->device_arch.find(device_name); it != impl_->device_arch.end())
+    return it->second;
   if (auto b = find_builtin_device(device_name)) return b->arch();
   return "";
 }

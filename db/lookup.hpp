@@ -3,6 +3,7 @@
 // Opens read-only, builds an in-memory index once, thread-safe. No CUDA.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,18 +16,19 @@ namespace ktune {
 
 /// Where an answer came from, best first.
 enum class LookupSource {
-  exact,          ///< this problem, measured on this device (or, when only an arch is asked, on that arch)
-  nearest,        ///< nearest measured shape of the same shape class on this device (same arch)
-  arch_fallback,  ///< this problem measured on another device: same arch first, then the closest arch
-  default_config, ///< nothing measured fits: the caller's safe default
+  exact,  ///< this problem, measured on this device (or, when only an arch is asked, on that arch)
+  nearest,         ///< nearest measured shape of the same shape class on this device (same arch)
+  arch_fallback,   ///< this problem measured on another device: same arch first, then the closest
+                   ///< arch
+  default_config,  ///< nothing measured fits: the caller's safe default
 };
 std::string_view to_string(LookupSource s);
 
 struct LookupRequest {
-  std::string family;          ///< e.g. "gemm"
-  Problem problem;             ///< normalized (KernelFamily::normalize)
-  std::string device;          ///< GPU name, e.g. "NVIDIA H200"; empty: any device of `arch`
-  std::string arch;            ///< "sm_90"; empty: taken from the device name (database or built-in table)
+  std::string family;  ///< e.g. "gemm"
+  Problem problem;     ///< normalized (KernelFamily::normalize)
+  std::string device;  ///< GPU name, e.g. "NVIDIA H200"; empty: any device of `arch`
+  std::string arch;    ///< "sm_90"; empty: taken from the device name (database or built-in table)
   /// Numeric keys for the nearest-shape distance (KernelFamily::shape_keys()).
   /// Empty: those stored with the measured problems.
   std::vector<std::string> shape_keys;
@@ -44,21 +46,29 @@ struct LookupRequest {
   /// The family's safe default (KernelFamily::default_config); without it a
   /// request that nothing measured fits gets no answer.
   std::optional<Config> default_config;
+  /// Whether a configuration runs correctly for this problem on this device:
+  /// the family's space for them accepts it (engine: space_validator in
+  /// engine/lookup_validity.hpp). Measured answers it refuses are stepped
+  /// over (the next candidate of the same entry, then the next entry). It
+  /// must depend on (family, problem, device) only: answers are cached per
+  /// request. Unset: every measured configuration is taken to fit, which is
+  /// right only for the problems measured themselves.
+  std::function<bool(const Config&)> fits;
 };
 
 struct LookupAnswer {
   LookupSource source = LookupSource::default_config;
   Config config;
-  std::string config_key;       ///< config.key()
+  std::string config_key;  ///< config.key()
   // What was measured (empty / zero for default_config):
   Result result;                ///< status ok, times, throughput, errors, metrics
   Provenance provenance;        ///< host, tool version, source label, time
   std::string measured_device;  ///< GPU name that measured it
   std::string measured_arch;
-  Problem measured_problem;     ///< the problem measured (differs for nearest)
+  Problem measured_problem;  ///< the problem measured (differs for nearest)
   std::string family_hash;
-  double distance = 0;          ///< nearest: log2-space distance over the shape keys
-  std::string database;         ///< path of the database (layer) that answered
+  double distance = 0;   ///< nearest: log2-space distance over the shape keys
+  std::string database;  ///< path of the database (layer) that answered
 };
 
 class Lookup {
@@ -67,8 +77,9 @@ class Lookup {
   static Lookup open(const std::string& path);
   /// Layers in precedence order (the user's database first, then the shipped
   /// system one): at each level (exact, nearest, arch fallback) the first
-  /// layer with an answer wins; later layers fill gaps. A configuration that
-  /// failed verification in any layer is never served for that device and problem.
+  /// layer with an answer wins; later layers fill gaps. A configuration with
+  /// a failed result (any status but ok) for a family version, problem and
+  /// arch, in any layer, is never served for them (docs/lookup.md).
   static Lookup open_layers(const std::vector<std::string>& paths);
   /// open_layers({user, system}), skipping a user path that does not exist.
   static Lookup open_overlay(const std::string& user_path, const std::string& system_path);
@@ -81,6 +92,15 @@ class Lookup {
   /// nothing fits and the request carries no default. Repeated requests are
   /// answered from a cache. Safe to call from many threads.
   std::shared_ptr<const LookupAnswer> best(const LookupRequest& request) const;
+
+  /// Opt-in capture of what applications run: from now on, each request
+  /// answered without an exact measurement (nearest, arch fallback, default,
+  /// none) appends one JSON line {"arch","device","family","problem"} to
+  /// `path`, once per distinct line (lines already in the file count), so
+  /// `ktune sweep path` can tune exactly those problems. Thread-safe; each
+  /// line is one append write, so processes sharing the file do not interleave.
+  /// Throws DatabaseError when the file cannot be opened for appending.
+  void log_misses(const std::string& path);
 
   /// Number of measured (device, problem) entries indexed (all layers).
   std::size_t indexed_entries() const;

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "db/result_order.hpp"
 #include "db/store_impl.hpp"
 
 namespace ktune {
@@ -13,7 +14,9 @@ namespace ktune {
 std::vector<BestRow> best_per_problem(const Store& store, const BestQuery& query) {
   SQLite::Database& db = store.impl().db;
   // current: per family, the given hash, else the one with the newest measurement.
-  SQLite::Statement q(db, R"sql(
+  // Never a configuration with a failed result (any status but ok) for the
+  // same family version, problem and arch; ties ranked by result_order.hpp.
+  SQLite::Statement q(db, std::string(R"sql(
 WITH per_hash AS (
   SELECT f.id AS family_id, f.name AS name, f.source_hash AS hash,
          (SELECT max(measured_at) FROM results r WHERE r.family_id = f.id) AS newest
@@ -23,25 +26,33 @@ current AS (
   WHERE ?3 = '*'
      OR (?3 <> '' AND p.hash = ?3)
      OR (?3 = '' AND p.newest IS NOT NULL AND p.newest = (SELECT max(q.newest) FROM per_hash q WHERE q.name = p.name))),
-wrong AS (
-  SELECT DISTINCT d.name AS dname, r.family_id, r.problem_id, r.config_id
+failed AS (
+  SELECT DISTINCT d.arch AS arch, r.family_id, r.problem_id, r.config_id
   FROM results r JOIN devices d ON d.id = r.device_id
-  WHERE r.status = 'wrong_result' AND r.family_id IN (SELECT family_id FROM current)),
+  WHERE r.status <> 'ok' AND r.family_id IN (SELECT family_id FROM current)),
 ok AS (
-  SELECT d.name AS dname, d.arch AS arch, r.id AS rid, r.family_id, r.problem_id, r.config_id, r.median_s,
-         row_number() OVER (PARTITION BY d.name, r.family_id, r.problem_id, r.config_id
-                            ORDER BY r.median_s, r.id) AS per_config,
+  SELECT d.name AS dname, d.arch AS arch, r.id AS rid, r.family_id, r.problem_id, r.config_id,
+         r.median_s AS median_s, r.min_s AS min_s, r.spread AS spread, c.key AS config_key,
+         r.measured_at AS measured_at, r.host AS host, r.source AS source,
          count(*) OVER (PARTITION BY d.name, r.family_id, r.problem_id) AS n
-  FROM results r JOIN devices d ON d.id = r.device_id
+  FROM results r JOIN devices d ON d.id = r.device_id JOIN configs c ON c.id = r.config_id
   WHERE r.status = 'ok' AND r.family_id IN (SELECT family_id FROM current)
     AND (?2 = '' OR d.name = ?2 OR d.arch = ?2)
-    AND NOT EXISTS (SELECT 1 FROM wrong w WHERE w.dname = d.name AND w.family_id = r.family_id
+    AND NOT EXISTS (SELECT 1 FROM failed w WHERE w.arch = d.arch AND w.family_id = r.family_id
                     AND w.problem_id = r.problem_id AND w.config_id = r.config_id)),
+per_config AS (
+  SELECT ok.*, row_number() OVER (PARTITION BY dname, family_id, problem_id, config_id
+                                  ORDER BY )sql") +
+                              kResultRankSql + R"sql(, measured_at, host, source) AS nth
+  FROM ok),
 ranked AS (
-  SELECT ok.*, row_number() OVER (PARTITION BY dname, family_id, problem_id ORDER BY median_s, config_id) AS rn
-  FROM ok WHERE per_config = 1)
+  SELECT per_config.*, row_number() OVER (PARTITION BY dname, family_id, problem_id
+                                          ORDER BY )sql" +
+                              kResultRankSql + R"sql() AS rn
+  FROM per_config WHERE nth = 1)
 SELECT f.name, f.source_hash, ok.dname, ok.arch, p.json, p.key, p.shape_class, p.shape_keys,
-       c.json, c.key, r.median_s, r.tflops, r.gbps, ok.n, r.host, r.tool_version, r.source, r.measured_at, ok.rn
+       c.json, c.key, r.median_s, r.tflops, r.gbps, ok.n, r.host, r.tool_version, r.source, r.measured_at, ok.rn,
+       r.min_s, r.spread
 FROM ranked ok JOIN results r ON r.id = ok.rid
 JOIN families f ON f.id = ok.family_id JOIN problems p ON p.id = ok.problem_id
 JOIN configs c ON c.id = ok.config_id
@@ -57,8 +68,10 @@ ORDER BY f.name, ok.dname, p.key, ok.rn)sql");
   q.bind(4, query.top);
   std::map<std::string, std::string> newest;  // family -> newest-measured hash, for unknown rows
   if (per_row) {
-    SQLite::Statement n(db, "SELECT f.name, f.source_hash FROM families f JOIN results r ON r.family_id = f.id "
-                            "GROUP BY f.id ORDER BY max(r.measured_at)");
+    SQLite::Statement n(
+        db,
+        "SELECT f.name, f.source_hash FROM families f JOIN results r ON r.family_id = f.id "
+        "GROUP BY f.id ORDER BY max(r.measured_at)");
     while (n.executeStep()) newest[n.getColumn(0).getString()] = n.getColumn(1).getString();
   }
   std::vector<BestRow> out;
@@ -83,6 +96,8 @@ ORDER BY f.name, ok.dname, p.key, ok.rn)sql");
     row.provenance.source = q.getColumn(16).getString();
     row.provenance.measured_at = q.getColumn(17).getString();
     row.rank = q.getColumn(18).getInt();
+    row.min_s = q.getColumn(19).getDouble();
+    row.spread = q.getColumn(20).getDouble();
     if (per_row) {
       std::string now = query.current(row.family, row.problem, row.device, row.arch);
       if (now.empty()) now = newest[row.family];
@@ -112,7 +127,8 @@ BestDiff diff_best(const Store& a, const Store& b, const BestQuery& query) {
     auto it = mb.find(k);
     if (it == mb.end()) {
       diff.only_a.push_back(row);
-    } else if (it->second.config_key != row.config_key || it->second.family_hash != row.family_hash) {
+    } else if (it->second.config_key != row.config_key ||
+               it->second.family_hash != row.family_hash) {
       diff.changed.push_back({row, it->second});
     } else {
       ++diff.same;

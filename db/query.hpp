@@ -15,22 +15,23 @@ namespace ktune {
 /// BestQuery::top > 1, one of its fastest ones).
 struct BestRow {
   std::string family, family_hash;
-  std::string device, arch;      ///< GPU name and its arch
+  std::string device, arch;  ///< GPU name and its arch
   Problem problem;
   std::string problem_key;
   std::string shape_class;
   std::vector<std::string> shape_keys;
   Config config;
   std::string config_key;
-  double median_s = 0, tflops = 0, gbps = 0;
-  std::int64_t ok_measurements = 0;  ///< ok measurements of this (device, problem), all configurations
-  int rank = 1;                      ///< 1 = fastest configuration of this (device, problem), 2 = next, ...
-  Provenance provenance;             ///< of the fastest measurement of the chosen configuration
+  double median_s = 0, min_s = 0, spread = 0, tflops = 0, gbps = 0;
+  std::int64_t ok_measurements =
+      0;                  ///< ok measurements of this (device, problem), all configurations
+  int rank = 1;           ///< 1 = fastest configuration of this (device, problem), 2 = next, ...
+  Provenance provenance;  ///< of the fastest measurement of the chosen configuration
 };
 
 struct BestQuery {
-  std::string family;          ///< empty: every family
-  std::string device;          ///< GPU name or arch ("sm_90"); empty: every device
+  std::string family;  ///< empty: every family
+  std::string device;  ///< GPU name or arch ("sm_90"); empty: every device
   /// Template hash to serve; empty: per family, the hash with the newest
   /// measurement (results of other hashes are stale and never shown).
   std::string family_hash;
@@ -45,8 +46,9 @@ struct BestQuery {
 };
 
 /// Best `ok` configuration per (family, device name, problem), never one with
-/// a `wrong_result` on that device and problem (query.top > 1: that many
-/// fastest distinct configurations). Ordered by family, device, problem key, rank.
+/// a failed result (any status but ok) for that problem on that arch (query.top
+/// > 1: that many fastest distinct configurations, ranked as result_order.hpp
+/// says). Ordered by family, device, problem key, rank.
 std::vector<BestRow> best_per_problem(const Store& store, const BestQuery& query = {});
 
 /// Differences between two databases' best views, keyed by (family, device, problem).

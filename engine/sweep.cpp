@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <fstream>
 #include <iomanip>
+#include <map>
 #include <ostream>
 #include <set>
 #include <sstream>
@@ -180,6 +181,63 @@ SweepFile parse_sweep(const json& j, const std::filesystem::path& base_dir, cons
   return file;
 }
 
+namespace {
+
+/// Evaluations per logged problem when a miss log is swept (a sweep file
+/// naming the same problems chooses its own).
+constexpr int kMissLogBudget = 100;
+
+bool is_miss_entry(const json& entry) {
+  return entry.is_object() && entry.contains("family") && entry.contains("problem") &&
+         !entry.contains("runs");
+}
+
+/// Whether the file's first line is one miss-log entry (JSON with "family" and "problem").
+bool is_miss_log(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::string first;
+  if (!std::getline(in, first)) return false;
+  try {
+    return is_miss_entry(json::parse(first));
+  } catch (const json::parse_error&) {
+    return false;
+  }
+}
+
+json sweep_of_miss_log(const std::filesystem::path& path) {
+  // One run per family, its problems in first-logged order, each once (the
+  // log may name a problem again for another device or process).
+  std::ifstream in(path);
+  json runs = json::array();
+  std::map<std::string, std::size_t> run_of;
+  std::set<std::pair<std::string, std::string>> seen;
+  std::size_t line_no = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    json entry;
+    try {
+      entry = json::parse(line);
+    } catch (const json::parse_error& e) {
+      throw SweepError("miss log '" + path.string() + "' line " + std::to_string(line_no) +
+                       ": not JSON: " + e.what());
+    }
+    if (!entry.is_object() || !entry.contains("family") || !entry["family"].is_string() ||
+        !entry.contains("problem") || !entry["problem"].is_string())
+      throw SweepError("miss log '" + path.string() + "' line " + std::to_string(line_no) +
+                       ": expected {\"family\": ..., \"problem\": ...}");
+    const std::string family = entry["family"], problem = entry["problem"];
+    if (!seen.insert({family, problem}).second) continue;
+    auto [it, fresh] = run_of.try_emplace(family, runs.size());
+    if (fresh) runs.push_back({{"kernel", family}, {"problems", json::array()}});
+    runs[it->second]["problems"].push_back(problem);
+  }
+  if (runs.empty()) throw SweepError("miss log '" + path.string() + "' names no problem");
+  return {{"defaults", {{"budget", kMissLogBudget}}}, {"runs", runs}};
+}
+
+}  // namespace
+
 SweepFile read_sweep(const std::filesystem::path& path) {
   std::ifstream in(path);
   if (!in) throw SweepError("cannot read sweep file '" + path.string() + "'");
@@ -187,8 +245,11 @@ SweepFile read_sweep(const std::filesystem::path& path) {
   try {
     j = json::parse(in);
   } catch (const json::parse_error& e) {
-    throw SweepError("sweep file '" + path.string() + "' is not valid JSON: " + e.what());
+    // A lookup's miss log (Lookup::log_misses: JSON lines) sweeps its problems.
+    if (!is_miss_log(path)) throw SweepError("sweep file '" + path.string() + "' is not valid JSON: " + e.what());
+    j = sweep_of_miss_log(path);
   }
+  if (is_miss_entry(j)) j = sweep_of_miss_log(path);  // a miss log of one line
   SweepFile file = parse_sweep(j, path.parent_path(), path.string());
   file.path = path;
   return file;

@@ -43,7 +43,9 @@ struct SweepFile {
 /// before anything runs. `base_dir` resolves relative "db" and "replay" paths.
 SweepFile parse_sweep(const nlohmann::json& j, const std::filesystem::path& base_dir,
                       const std::string& name = "sweep file");
-/// Reads and parses a sweep file. Throws SweepError.
+/// Reads and parses a sweep file. Throws SweepError. A lookup's miss log
+/// (Lookup::log_misses: JSON lines with "family" and "problem") reads as one
+/// run per family over its logged problems, each once, 100 evaluations each.
 SweepFile read_sweep(const std::filesystem::path& path);
 
 /// A share of the items: index % count == index_of_shard.

@@ -65,6 +65,17 @@ class KernelFamily {
   virtual Space space(const Problem& p, const DeviceSpec& d) const = 0;
   /// A safe configuration for any problem (the lookup's last resort).
   virtual Config default_config(const Problem& p, const DeviceSpec& d) const = 0;
+  /// For the emitted dispatch header: a C++ boolean expression over the shape
+  /// keys (identifiers of type double) under which `c`, valid for `measured`
+  /// on a device, is valid for a problem of the same shape class there; it may
+  /// be stricter than the space, never looser. Default: the measured shape only.
+  virtual std::string dispatch_condition(const Problem& measured, const Config& c) const {
+    (void)c;
+    std::string out;
+    for (const auto& key : shape_keys())
+      out += (out.empty() ? "" : " && ") + key + " == " + to_text(measured.at(key));
+    return out.empty() ? "false" : out;
+  }
 
   virtual double flops(const Problem& p) const = 0;
   virtual double min_bytes(const Problem& p) const = 0;

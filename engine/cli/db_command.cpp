@@ -18,6 +18,7 @@
 #include "engine/cli/command.hpp"
 #include "engine/cubin_rehash.hpp"
 #include "engine/family_hash.hpp"
+#include "engine/lookup_validity.hpp"
 #include "engine/timing.hpp"
 #include "kernels_templated/family.hpp"
 
@@ -327,6 +328,11 @@ int run_emit(const std::string& path, const std::string& kernel, const std::stri
   }
   o.source_label = path;
   o.current = lenient_current_hash();
+  try {
+    o.condition = dispatch_conditions(find_family(kernel));  // each choice carries when it is valid
+  } catch (const std::invalid_argument&) {
+    // not registered in this build: no conditions known
+  }
   std::string header = emit_dispatch_header(store, o);
   if (output.empty() || output == "-") {
     std::cout << header;

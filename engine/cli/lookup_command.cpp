@@ -11,6 +11,7 @@
 #include "engine/cli/command.hpp"
 #include "engine/compiler.hpp"
 #include "engine/device_query.hpp"
+#include "engine/lookup_validity.hpp"
 #include "kernels_templated/family.hpp"
 
 namespace ktune::cli {
@@ -19,6 +20,7 @@ namespace {
 struct LookupOptions {
   std::string kernel, problem, device, db, system_db;
   std::string hash;  ///< serve this template version instead of the current templates'
+  std::string log_misses;  ///< append the problem here when no exact measurement answers it
   bool json = false;
 };
 
@@ -59,10 +61,24 @@ int run_lookup(const LookupOptions& o) {
     throw UsageError("no tuning database: neither '" + o.db + "' nor the system database '" + o.system_db +
                      "' exists");
   Lookup lookup = Lookup::open_layers(layers);
+  std::string miss_log = o.log_misses;
+  if (const char* env = std::getenv("KTUNE_LOOKUP_LOG"); miss_log.empty() && env && *env) miss_log = env;
+  if (!miss_log.empty()) {
+    try {
+      lookup.log_misses(miss_log);
+    } catch (const DatabaseError& e) {
+      throw UsageError(e.what());
+    }
+  }
   if (req.arch.empty()) req.arch = lookup.arch_of(req.device);
   if (family && spec.cc_major == 0 && !req.arch.empty())
     if (auto b = find_builtin_device(req.arch)) spec = *b;
-  if (family && spec.cc_major > 0) req.default_config = family->default_config(req.problem, spec);
+  if (family && spec.cc_major > 0) {
+    // Validity first: only configurations the space accepts for this problem
+    // and device are served (a neighbour's unpredicated tile may not divide M).
+    req.default_config = family->default_config(req.problem, spec);
+    req.fits = space_validator(*family, req.problem, spec);
+  }
   // Served: results of the current text of the kernel path this problem takes
   // on this GPU (an edit to another path leaves them fresh). Without the
   // templates or the GPU's arch, the family's newest-measured version.
@@ -143,6 +159,9 @@ const CommandRegistrar registrar(60, [](CLI::App& app) {
   cmd->add_option("--hash", o->hash,
                   "Serve results of this template hash (`ktune db stats` lists them) instead of the current "
                   "templates' path hash: a replayed recording, or a database measured with other kernel text");
+  cmd->add_option("--log-misses", o->log_misses,
+                  "Append the problem to this file (JSON lines, once each) when no exact measurement answers "
+                  "it; `ktune sweep FILE` tunes them (default $KTUNE_LOOKUP_LOG)");
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->callback([o] { set_exit_code(run_lookup(*o)); });
 });

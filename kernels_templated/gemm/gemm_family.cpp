@@ -11,6 +11,9 @@ namespace {
 
 long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
+/// register_estimate of a configuration with no thread: more than any budget.
+constexpr int kNoRegisterBudget = 1 << 20;
+
 int in_bytes_of(const std::string& dtype) { return dtype == "bf16" || dtype == "fp16" ? 2 : 4; }
 
 /// Largest power of two (<= cap) dividing v.
@@ -259,6 +262,10 @@ int GemmFamily::register_estimate(const GemmProblem& p, const GemmKnobs& k) {
   // wgmma consumers: the accumulators plus addressing and the epilogue.
   if (k.wgmma) return (k.warp_m / 64) * (k.block_n / 2) + 40;
   const int threads = k.threads();
+  // A warp tile larger than the block tile leaves no thread: the constraint
+  // "warp tile divides the block tile" rejects it, but constraints run in any
+  // order (a --require one first), so this one must not divide by zero.
+  if (threads <= 0) return kNoRegisterBudget;
   if (p.simt()) {
     const int tm = simt_thread_m(k.warp_m, k.warp_n), tn = simt_thread_n(k.warp_m, k.warp_n);
     // Prefetched values, plus an address and a predicate per vector load:
@@ -590,6 +597,30 @@ Config GemmFamily::default_config(const Problem& raw, const DeviceSpec& d) const
   if (s.is_valid(c)) return c;
   if (auto repaired = s.repair(c)) return *repaired;
   return c;
+}
+
+std::string GemmFamily::dispatch_condition(const Problem& measured, const Config& c) const {
+  const GemmProblem p = GemmProblem::from(measured);
+  const GemmKnobs k = GemmKnobs::from(c);
+  // The shape class fixes dtype, layout and the narrowest alignment of lda,
+  // ldb and ldc, not each one. Below 16 bytes it cannot tell whether lda or
+  // ldb is misaligned, which decides the space's knobs (REPACK) and vector
+  // widths: no configuration is known to fit another problem of the class.
+  const long long align = std::min({pow2_divisor(p.lda * p.in_bytes(), 16), pow2_divisor(p.ldb * p.in_bytes(), 16),
+                                    pow2_divisor(p.ldc * p.out_bytes(), 16)});
+  if (align < 16) return "false";
+  std::vector<std::string> terms;
+  const std::string bk = std::to_string(k.block_k), sk = std::to_string(k.split_k);
+  if (!k.predicated)
+    terms.push_back("std::fmod(m, " + std::to_string(k.block_m) + ") == 0 && std::fmod(n, " +
+                    std::to_string(k.block_n) + ") == 0 && std::fmod(k, " + std::to_string(k.block_k * k.split_k) +
+                    ") == 0");
+  if (k.split_k > 1)
+    terms.push_back("(" + std::to_string(k.split_k - 1) + " * std::ceil(std::ceil(k / " + bk + ") / " + sk +
+                    ") < std::ceil(k / " + bk + "))");
+  std::string out;
+  for (const auto& t : terms) out += (out.empty() ? "" : " && ") + t;
+  return out.empty() ? "true" : out;
 }
 
 double GemmFamily::flops(const Problem& raw) const {

@@ -114,6 +114,10 @@ class GemmFamily final : public KernelFamily {
   std::string shape_class(const Problem& p) const override;
   Space space(const Problem& p, const DeviceSpec& d) const override;
   Config default_config(const Problem& p, const DeviceSpec& d) const override;
+  /// Divisibility of M, N and K by the tiles for the unpredicated path, every
+  /// K split with a tile; "false" in a class below 16-byte alignment, where
+  /// validity hangs on leading dimensions the shape keys do not carry.
+  std::string dispatch_condition(const Problem& measured, const Config& c) const override;
   double flops(const Problem& p) const override;
   double min_bytes(const Problem& p) const override;
   WorkEstimate estimate(const Problem& p, const Config& c, const DeviceSpec& d) const override;

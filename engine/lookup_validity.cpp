@@ -1,0 +1,26 @@
+// space_validator and dispatch_conditions: the family's space and conditions
+// behind the lookup's and the emitted header's validity.
+#include "engine/lookup_validity.hpp"
+
+#include <memory>
+
+namespace ktune {
+
+std::function<bool(const Config&)> space_validator(const KernelFamily& family,
+                                                   const Problem& normalized,
+                                                   const DeviceSpec& device) {
+  auto space = std::make_shared<const Space>(family.space(normalized, device));
+  return [space](const Config& c) { return space->is_valid(c); };
+}
+
+std::function<std::string(const BestRow&)> dispatch_conditions(const KernelFamily& family) {
+  return [&family](const BestRow& row) {
+    try {
+      return family.dispatch_condition(family.normalize(row.problem), row.config);
+    } catch (const std::exception&) {
+      return std::string("false");
+    }
+  };
+}
+
+}  // namespace ktune
