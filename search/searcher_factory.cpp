@@ -23,10 +23,11 @@ std::string option_text(const SearchContext& context, std::string_view name, std
 }  // namespace detail
 
 std::vector<std::string> searcher_names() {
-  return {"random", "exhaustive", "evolutionary", "bayes", "bayes-lcb", "model"};
+  return {"auto", "random", "exhaustive", "evolutionary", "bayes", "bayes-lcb", "model"};
 }
 
 std::unique_ptr<Searcher> make_searcher(std::string_view name, const SearchContext& context) {
+  if (name == "auto") return detail::make_auto_searcher(context);
   if (name == "random") return detail::make_random_searcher(context);
   if (name == "exhaustive") return detail::make_exhaustive_searcher(context);
   if (name == "evolutionary") return detail::make_evolutionary_searcher(context);

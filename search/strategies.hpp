@@ -14,6 +14,7 @@ std::unique_ptr<Searcher> make_evolutionary_searcher(const SearchContext& contex
 /// acquisition: "ei" or "lcb" (overrides context.options["acquisition"]).
 std::unique_ptr<Searcher> make_bayes_searcher(const SearchContext& context, std::string_view acquisition);
 std::unique_ptr<Searcher> make_model_searcher(const SearchContext& context);
+std::unique_ptr<Searcher> make_auto_searcher(const SearchContext& context);
 
 /// Integer option by name, or the fallback.
 std::int64_t option_int(const SearchContext& context, std::string_view name, std::int64_t fallback);
