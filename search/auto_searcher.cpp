@@ -1,10 +1,11 @@
 // `auto`: the default strategy, a portfolio that needs no choice from the
 // user. The Gaussian process (`bayes`) leads while it still finds better
 // configurations; once it has gone `stall` evaluations without a better best
-// (and at least `gp_min` were made), the evolutionary search takes over,
-// seeded with everything measured: its elite is the GP's best region, and
-// its restarts explore elsewhere when that region is spent. Both see the
-// context's cost model when the family has one.
+// (and at least `gp_min` were made), it and the evolutionary search propose
+// in turn (every `gp_share`-th proposal is the GP's). Both observe
+// everything: the evolutionary elite starts as the GP's best region, its
+// restarts explore elsewhere when that region is spent, and the GP learns
+// from them. Both see the context's cost model when the family has one.
 #include <limits>
 #include <unordered_set>
 
@@ -19,13 +20,16 @@ class AutoSearcher final : public Searcher {
       : gp_(make_bayes_searcher(context, option_text(context, "acquisition", "ei"))),
         evolutionary_(make_evolutionary_searcher(context)),
         stall_(
-            static_cast<std::size_t>(std::max<std::int64_t>(1, option_int(context, "stall", 30)))),
-        gp_min_(static_cast<std::size_t>(
-            std::max<std::int64_t>(0, option_int(context, "gp_min", 50)))) {}
+            static_cast<std::size_t>(std::max<std::int64_t>(1, option_int(context, "stall", 45)))),
+        gp_min_(
+            static_cast<std::size_t>(std::max<std::int64_t>(0, option_int(context, "gp_min", 50)))),
+        share_(static_cast<std::size_t>(
+            std::max<std::int64_t>(0, option_int(context, "gp_share", 2)))) {}
   std::string_view name() const override { return "auto"; }
 
   std::vector<Config> propose(std::size_t count) override {
     Searcher& lead = gp_leads() ? *gp_ : *evolutionary_;
+    ++turns_;
     std::vector<Config> out;
     // The one that does not lead never saw the other's pending proposals:
     // drop any it repeats (a few rounds; an empty round means it is done).
@@ -57,12 +61,12 @@ class AutoSearcher final : public Searcher {
   }
 
  private:
-  /// The GP leads until it stalls; the hand-over is final (the evolutionary
-  /// search has its own restarts for when it stalls in turn).
+  /// The GP leads until it stalls; from then on it has every share_-th turn.
   bool gp_leads() {
-    if (handed_over_) return false;
-    if (observed_ >= gp_min_ && observed_ - last_improvement_ >= stall_) handed_over_ = true;
-    return !handed_over_;
+    if (!handed_over_ && observed_ >= gp_min_ && observed_ - last_improvement_ >= stall_)
+      handed_over_ = true;
+    if (!handed_over_) return true;
+    return share_ > 0 && turns_ % share_ == 0;
   }
 
   std::unique_ptr<Searcher> gp_, evolutionary_;
@@ -71,6 +75,9 @@ class AutoSearcher final : public Searcher {
   std::size_t observed_ = 0, last_improvement_ = 0;
   double best_ = std::numeric_limits<double>::infinity();
   bool handed_over_ = false;
+  std::size_t turns_ = 0;
+  std::size_t
+      share_;  ///< after the hand-over, every share_-th proposal is still the GP's (0: none)
 };
 
 }  // namespace
