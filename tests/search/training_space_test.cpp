@@ -42,5 +42,8 @@ TEST(TrainingSpace, EvolutionaryAtLeastRandomSearchOnPnpoly) {
   expect_at_least_random("evolutionary", 30);
 }
 
+// The default strategy: CI fails if it falls below random search here.
+TEST(TrainingSpace, AutoAtLeastRandomSearchOnPnpoly) { expect_at_least_random("auto", 10); }
+
 }  // namespace
 }  // namespace ktune
