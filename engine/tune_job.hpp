@@ -26,7 +26,7 @@ struct TuneSpec {
   std::string kernel;            ///< family name; may be empty when `replay` names a self-describing file
   std::string problem;           ///< "m=4096,n=4096,..."; may be empty for a self-describing replay
   std::string replay;            ///< a recording to replay instead of the GPU; empty: GPU
-  std::string strategy = "bayes";
+  std::string strategy = "auto";  ///< the default portfolio (search/auto_searcher.cpp)
   TuneOptions options;           ///< budget, time limit, batch, patience, resume, warm start
   std::uint64_t seed = 1;
   bool profile = false;          ///< collect profiler metrics (GPU only)

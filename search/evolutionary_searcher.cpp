@@ -8,7 +8,8 @@
 // when the space is too large to list). With a cost model worth ranking by
 // (a term model calibrated on this run's measurements, or given calibrated),
 // each proposal is the most promising of several children
-// (surrogate-screened offspring).
+// (surrogate-screened offspring). After `patience` children without a better
+// best, the run restarts: a fresh population elsewhere in the space.
 #include <algorithm>
 #include <cmath>
 #include <deque>
@@ -35,14 +36,20 @@ constexpr std::size_t kNearestScanLimit = 100000;
 /// lead out of a broad basin. On the exhaustive H200 recording of
 /// 128x4096x4096, a cap of 0.9 left the rate there after the stall.
 constexpr double kMaxMutationRate = 0.5;
+constexpr double kInitialMutationRate = 0.3;
 
 class EvolutionarySearcher final : public SearcherBase {
  public:
   explicit EvolutionarySearcher(const SearchContext& context)
       : SearcherBase(context),
-        population_(static_cast<std::size_t>(std::max<std::int64_t>(4, option_int(context, "population", 12)))),
-        tournament_(static_cast<std::size_t>(std::max<std::int64_t>(2, option_int(context, "tournament", 4)))),
-        screen_(static_cast<std::size_t>(std::max<std::int64_t>(1, option_int(context, "screen", 16)))),
+        population_(static_cast<std::size_t>(
+            std::max<std::int64_t>(4, option_int(context, "population", 12)))),
+        tournament_(static_cast<std::size_t>(
+            std::max<std::int64_t>(2, option_int(context, "tournament", 4)))),
+        screen_(
+            static_cast<std::size_t>(std::max<std::int64_t>(1, option_int(context, "screen", 16)))),
+        patience_(static_cast<std::size_t>(std::max<std::int64_t>(
+            1, option_int(context, "patience", 2 * static_cast<std::int64_t>(population_))))),
         online_(this->context()) {}
   std::string_view name() const override { return "evolutionary"; }
 
@@ -52,7 +59,7 @@ class EvolutionarySearcher final : public SearcherBase {
     // Initial population: prior hints first, then a space-filling design,
     // until a population has been measured (or while there are fewer than 2
     // parents).
-    const std::size_t measured_or_pending = history().size() + pending_.size();
+    const std::size_t measured_or_pending = history().size() - epoch_start_ + pending_.size();
     std::size_t initial = measured_or_pending < population_ ? population_ - measured_or_pending : 0;
     if (elite.size() < 2) initial = count;
     initial = std::min(initial, count);
@@ -90,29 +97,52 @@ class EvolutionarySearcher final : public SearcherBase {
     mark_seen(r.config);
     const std::string key = r.config.key();
     pending_.erase(key);
+    if (r.ok() && r.time.median_s < epoch_best_) {
+      epoch_best_ = r.time.median_s;
+      stale_ = 0;
+    }
     if (!children_.erase(key)) return;
+    if (++stale_ > patience_) {
+      restart();
+      return;
+    }
     // Success = the child would enter the elite.
     const auto elite = elite_indices();
     bool success = false;
     if (r.ok()) {
-      success = elite.size() < population_ ||
-                r.time.median_s <= history()[elite.back()].time.median_s;
+      success =
+          elite.size() < population_ || r.time.median_s <= history()[elite.back()].time.median_s;
     }
     outcomes_.push_back(success);
     if (outcomes_.size() > 10) outcomes_.pop_front();
     if (outcomes_.size() >= 5) {
-      const double ratio = static_cast<double>(std::count(outcomes_.begin(), outcomes_.end(), true)) /
-                           static_cast<double>(outcomes_.size());
+      const double ratio =
+          static_cast<double>(std::count(outcomes_.begin(), outcomes_.end(), true)) /
+          static_cast<double>(outcomes_.size());
       // 1/5 rule: frequent successes -> exploit (smaller steps), rare -> explore.
       mutation_rate_ *= ratio > 0.2 ? 0.85 : (ratio < 0.2 ? 1.15 : 1.0);
       mutation_rate_ = std::clamp(mutation_rate_, 0.05, kMaxMutationRate);
     }
   }
 
-  /// The fastest `population_` ok results (indices into history()).
+  /// A new epoch: the elite forgets everything measured so far and a fresh
+  /// space-filling population is drawn. Without it a run whose elite sits
+  /// in one basin keeps placing children there and stops improving
+  /// (measured on the Kernel Tuner spaces: pnpoly flat from 50 to 200
+  /// evaluations); the overall best is the caller's to keep.
+  void restart() {
+    epoch_start_ = history().size();
+    epoch_best_ = std::numeric_limits<double>::infinity();
+    stale_ = 0;
+    mutation_rate_ = kInitialMutationRate;
+    outcomes_.clear();
+  }
+
+  /// The fastest `population_` ok results of this epoch (indices into history()).
   std::vector<std::size_t> elite_indices() const {
-    auto idx = ok_by_time();
-    if (idx.size() > population_) idx.resize(population_);
+    std::vector<std::size_t> idx;
+    for (std::size_t i : ok_by_time())
+      if (i >= epoch_start_ && idx.size() < population_) idx.push_back(i);
     return idx;
   }
 
@@ -140,7 +170,9 @@ class EvolutionarySearcher final : public SearcherBase {
     if (children.empty()) return std::nullopt;
     std::size_t best = 0;
     if (children.size() > 1) {
-      auto score = [&](const Config& c) { return model ? online_.log_time(c) : neighbourhood_log_time(c); };
+      auto score = [&](const Config& c) {
+        return model ? online_.log_time(c) : neighbourhood_log_time(c);
+      };
       double best_lt = score(children[0]);
       for (std::size_t i = 1; i < children.size(); ++i) {
         const double lt = score(children[i]);
@@ -165,7 +197,8 @@ class EvolutionarySearcher final : public SearcherBase {
     std::vector<std::pair<double, double>> near;  // (distance, log time)
     for (std::size_t i = 0; i < hist.size(); ++i) {
       while (encoded_.size() <= i) encoded_.push_back(space().encode(hist[encoded_.size()].config));
-      near.emplace_back((encoded_[i] - x).norm(), hist[i].ok() ? std::log(hist[i].time.median_s) : worst + std::log(2.0));
+      near.emplace_back((encoded_[i] - x).norm(),
+                        hist[i].ok() ? std::log(hist[i].time.median_s) : worst + std::log(2.0));
     }
     const std::size_t k = std::min<std::size_t>(3, near.size());
     if (k == 0) return 0;
@@ -198,8 +231,9 @@ class EvolutionarySearcher final : public SearcherBase {
         if (p.ordinal()) {
           const int step = far(rng_) ? 2 : 1;
           const bool up = at == 0 || (at + 1 < p.size() && coin(rng_));
-          to = up ? std::min(p.size() - 1, at + static_cast<std::size_t>(step))
-                  : (at >= static_cast<std::size_t>(step) ? at - static_cast<std::size_t>(step) : 0);
+          to =
+              up ? std::min(p.size() - 1, at + static_cast<std::size_t>(step))
+                 : (at >= static_cast<std::size_t>(step) ? at - static_cast<std::size_t>(step) : 0);
         } else {
           to = std::uniform_int_distribution<std::size_t>(0, p.size() - 2)(rng_);
           if (to >= at) ++to;
@@ -275,22 +309,27 @@ class EvolutionarySearcher final : public SearcherBase {
       }
     }
     if (ties.empty()) return std::nullopt;
-    const std::size_t pick = ties[std::uniform_int_distribution<std::size_t>(0, ties.size() - 1)(rng_)];
+    const std::size_t pick =
+        ties[std::uniform_int_distribution<std::size_t>(0, ties.size() - 1)(rng_)];
     return (*enumerated())[pick];
   }
 
   std::size_t population_;
   std::size_t tournament_;
   std::size_t screen_;
+  std::size_t patience_;  ///< children without a better epoch best before a restart
   OnlineCostModel online_;
-  bool knn_screen_ = option_int(context(), "knn", 1) != 0;
+  bool knn_screen_ = option_int(context(), "knn", 0) != 0;
   std::vector<Eigen::VectorXd> encoded_;  ///< per history() entry, filled lazily
-  double mutation_rate_ = 0.3;
+  std::size_t epoch_start_ = 0;           ///< history() index where the current epoch began
+  double epoch_best_ = std::numeric_limits<double>::infinity();
+  std::size_t stale_ = 0;  ///< children observed since the epoch best improved
+  double mutation_rate_ = kInitialMutationRate;
   std::unordered_set<std::string> pending_;  ///< proposed, not observed yet
   std::unordered_set<std::string> children_;
   std::deque<bool> outcomes_;
   bool listed_tried_ = false;
-  Eigen::MatrixXd features_;                         ///< encoded enumeration, when listed
+  Eigen::MatrixXd features_;  ///< encoded enumeration, when listed
   std::unordered_map<std::string, std::size_t> row_of_;
   std::vector<bool> row_seen_;
 };

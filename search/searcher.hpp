@@ -56,7 +56,8 @@ class Searcher {
   virtual void observe_prior(std::span<const Result> results) { (void)results; }
 };
 
-/// Names: random, exhaustive, evolutionary, bayes (EI), bayes-lcb, model. Throws
+/// Names: auto (the default: bayes, then evolutionary once the GP stalls),
+/// random, exhaustive, evolutionary, bayes (EI), bayes-lcb, model. Throws
 /// std::invalid_argument listing the known names.
 std::unique_ptr<Searcher> make_searcher(std::string_view name, const SearchContext& context);
 std::vector<std::string> searcher_names();

@@ -6,7 +6,8 @@
 namespace ktune {
 namespace detail {
 
-std::int64_t option_int(const SearchContext& context, std::string_view name, std::int64_t fallback) {
+std::int64_t option_int(const SearchContext& context, std::string_view name,
+                        std::int64_t fallback) {
   if (!context.options.contains(name)) return fallback;
   try {
     return context.options.integer(name);
@@ -23,10 +24,13 @@ std::string option_text(const SearchContext& context, std::string_view name, std
 }  // namespace detail
 
 std::vector<std::string> searcher_names() {
-  return {"random", "exhaustive", "evolutionary", "bayes", "bayes-lcb", "model"};
+  return {"auto", "random", "exhaustive", "evolutionary", "bayes", "bayes-lcb", "model"};
 }
 
-std::unique_ptr<Searcher> make_searcher(std::string_view name, const SearchContext& context) {
+namespace {
+
+std::unique_ptr<Searcher> make_named(std::string_view name, const SearchContext& context) {
+  if (name == "auto") return detail::make_auto_searcher(context);
   if (name == "random") return detail::make_random_searcher(context);
   if (name == "exhaustive") return detail::make_exhaustive_searcher(context);
   if (name == "evolutionary") return detail::make_evolutionary_searcher(context);
@@ -36,7 +40,14 @@ std::unique_ptr<Searcher> make_searcher(std::string_view name, const SearchConte
   if (name == "model") return detail::make_model_searcher(context);
   std::string known;
   for (const auto& n : searcher_names()) known += (known.empty() ? "" : ", ") + n;
-  throw std::invalid_argument("unknown search strategy '" + std::string(name) + "' (known: " + known + ")");
+  throw std::invalid_argument("unknown search strategy '" + std::string(name) +
+                              "' (known: " + known + ")");
+}
+
+}  // namespace
+
+std::unique_ptr<Searcher> make_searcher(std::string_view name, const SearchContext& context) {
+  return detail::with_objective(make_named(name, context), context);
 }
 
 }  // namespace ktune

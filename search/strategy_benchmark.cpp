@@ -53,9 +53,10 @@ double quantile(std::vector<double> v, double q) {
 }
 
 /// Best-so-far objective after each counted evaluation of one run.
-std::vector<double> run_once(const RecordedSpace& rec, const ReplayOracle& oracle, const std::string& strategy,
-                             const StrategyBenchmarkOptions& options, std::uint64_t seed, std::size_t max_budget,
-                             double& seconds, std::size_t& proposals) {
+std::vector<double> run_once(const RecordedSpace& rec, const ReplayOracle& oracle,
+                             const std::string& strategy, const StrategyBenchmarkOptions& options,
+                             std::uint64_t seed, std::size_t max_budget, double& seconds,
+                             std::size_t& proposals) {
   SearchContext ctx;
   ctx.space = &rec.space;
   ctx.seed = seed;
@@ -108,16 +109,34 @@ std::vector<double> expected_random_best(std::vector<double> values, std::size_t
   return out;
 }
 
+PairedComparison compare_paired(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size())
+    throw std::invalid_argument("paired comparison: samples of different sizes");
+  PairedComparison c;
+  const auto n = static_cast<double>(a.size());
+  if (a.empty()) return c;
+  for (std::size_t i = 0; i < a.size(); ++i) c.mean_difference += (a[i] - b[i]) / n;
+  if (a.size() < 2) return c;
+  double var = 0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    var += std::pow(a[i] - b[i] - c.mean_difference, 2) / (n - 1);
+  c.stderr_difference = std::sqrt(var / n);
+  return c;
+}
+
 double expected_first_hit(std::size_t total, std::size_t good) {
   if (good == 0) return 0.0;
   return (static_cast<double>(total) + 1.0) / (static_cast<double>(good) + 1.0);
 }
 
-StrategyBenchmarkReport run_strategy_benchmark(const std::vector<std::shared_ptr<const RecordedSpace>>& spaces,
-                                               const StrategyBenchmarkOptions& options) {
+StrategyBenchmarkReport run_strategy_benchmark(
+    const std::vector<std::shared_ptr<const RecordedSpace>>& spaces,
+    const StrategyBenchmarkOptions& options) {
   if (options.budgets.empty()) throw std::invalid_argument("strategy benchmark: no budgets given");
-  if (options.repeats == 0) throw std::invalid_argument("strategy benchmark: repeats must be at least 1");
-  if (options.batch == 0) throw std::invalid_argument("strategy benchmark: batch must be at least 1");
+  if (options.repeats == 0)
+    throw std::invalid_argument("strategy benchmark: repeats must be at least 1");
+  if (options.batch == 0)
+    throw std::invalid_argument("strategy benchmark: batch must be at least 1");
   const auto known = searcher_names();
   for (const auto& s : options.strategies)
     if (std::find(known.begin(), known.end(), s) == known.end())
@@ -131,7 +150,9 @@ StrategyBenchmarkReport run_strategy_benchmark(const std::vector<std::shared_ptr
     const RecordedSpace& rec = *rec_ptr;
     ReplayOracle oracle(rec_ptr);
     const auto opt = rec.optimum();
-    if (!opt) throw std::invalid_argument(rec.source + ": no configuration was measured ok; nothing to find");
+    if (!opt)
+      throw std::invalid_argument(rec.source +
+                                  ": no configuration was measured ok; nothing to find");
     SpaceBenchmark sb;
     sb.source = rec.source;
     sb.family = rec.family;
@@ -172,7 +193,8 @@ StrategyBenchmarkReport run_strategy_benchmark(const std::vector<std::shared_ptr
     const auto random_best = expected_random_best(objective_values, max_budget);
     std::vector<double> sorted_values = objective_values;
     std::sort(sorted_values.begin(), sorted_values.end());
-    const double median_value = sorted_values.empty() ? sb.optimum_s : sorted_values[sorted_values.size() / 2];
+    const double median_value =
+        sorted_values.empty() ? sb.optimum_s : sorted_values[sorted_values.size() / 2];
     const double cutoff_gap = std::max(0.05 * (median_value - sb.optimum_s), 1e-12 * sb.optimum_s);
     {
       // E[fraction] uses the same order statistics, over values sorted by time.
@@ -199,7 +221,8 @@ StrategyBenchmarkReport run_strategy_benchmark(const std::vector<std::shared_ptr
       std::vector<std::size_t> proposals(repeats, 0);
       auto one = [&](std::size_t rep) {
         const std::uint64_t seed = report.options.seed * 1000003ULL + rep * 7919ULL + 1;
-        traces[rep] = run_once(rec, oracle, strategy, report.options, seed, max_budget, seconds[rep], proposals[rep]);
+        traces[rep] = run_once(rec, oracle, strategy, report.options, seed, max_budget,
+                               seconds[rep], proposals[rep]);
       };
       if (report.options.parallel)
         tbb::parallel_for(std::size_t(0), repeats, one);
@@ -231,10 +254,12 @@ StrategyBenchmarkReport run_strategy_benchmark(const std::vector<std::shared_ptr
         bs.budget = budget;
         std::vector<double> fr(repeats);
         for (std::size_t rep = 0; rep < repeats; ++rep) fr[rep] = fraction_at(rep, budget);
-        bs.mean_fraction = std::accumulate(fr.begin(), fr.end(), 0.0) / static_cast<double>(repeats);
+        bs.mean_fraction =
+            std::accumulate(fr.begin(), fr.end(), 0.0) / static_cast<double>(repeats);
         double var = 0;
         for (double f : fr) var += (f - bs.mean_fraction) * (f - bs.mean_fraction);
         bs.stddev_fraction = repeats > 1 ? std::sqrt(var / static_cast<double>(repeats - 1)) : 0;
+        bs.stderr_fraction = bs.stddev_fraction / std::sqrt(static_cast<double>(repeats));
         bs.p10_fraction = quantile(fr, 0.1);
         bs.median_fraction = quantile(fr, 0.5);
         bs.p90_fraction = quantile(fr, 0.9);
@@ -250,7 +275,8 @@ StrategyBenchmarkReport run_strategy_benchmark(const std::vector<std::shared_ptr
           ++points;
         }
         bs.score = points ? sum / static_cast<double>(points) : 0.0;
-        run.budgets.push_back(bs);
+        bs.fractions = std::move(fr);
+        run.budgets.push_back(std::move(bs));
       }
       for (double level : kReachLevels) {
         ReachStats rs;
@@ -269,6 +295,16 @@ StrategyBenchmarkReport run_strategy_benchmark(const std::vector<std::shared_ptr
       }
       sb.runs.push_back(std::move(run));
     }
+    for (std::size_t i = 0; i < sb.runs.size(); ++i)
+      for (std::size_t j = i + 1; j < sb.runs.size(); ++j)
+        for (std::size_t bi = 0; bi < report.options.budgets.size(); ++bi) {
+          PairedComparison c =
+              compare_paired(sb.runs[i].budgets[bi].fractions, sb.runs[j].budgets[bi].fractions);
+          c.a = sb.runs[i].strategy;
+          c.b = sb.runs[j].strategy;
+          c.budget = report.options.budgets[bi];
+          sb.comparisons.push_back(std::move(c));
+        }
     report.spaces.push_back(std::move(sb));
   }
   return report;
@@ -279,33 +315,66 @@ std::string format_table(const StrategyBenchmarkReport& report) {
   char line[512];
   for (const auto& sb : report.spaces) {
     o << "space " << sb.source << (sb.synthetic ? "  [SYNTHETIC]" : "") << "\n";
-    std::snprintf(line, sizeof line,
-                  "  %s, family %s, device %s: %zu proposable configurations (%zu ok), optimum %.4g us\n",
-                  sb.format.c_str(), sb.family.c_str(), sb.device_name.empty() ? "?" : sb.device_name.c_str(),
-                  sb.proposable, sb.ok, sb.optimum_s * 1e6);
+    std::snprintf(
+        line, sizeof line,
+        "  %s, family %s, device %s: %zu proposable configurations (%zu ok), optimum %.4g us\n",
+        sb.format.c_str(), sb.family.c_str(), sb.device_name.empty() ? "?" : sb.device_name.c_str(),
+        sb.proposable, sb.ok, sb.optimum_s * 1e6);
     o << line;
-    std::snprintf(line, sizeof line, "  %-13s %7s  %-17s %-20s %7s %8s\n", "strategy", "budget", "fraction mean+-sd",
-                  "p10 / median / p90", "random", "score");
+    std::snprintf(line, sizeof line, "  %-13s %7s  %-16s %6s  %-20s %7s  %-17s %8s\n", "strategy",
+                  "budget", "fraction mean+-se", "sd", "p10 / median / p90", "random",
+                  "minus random, 95%", "score");
     o << line;
     for (const auto& run : sb.runs)
       for (const auto& b : run.budgets) {
-        std::snprintf(line, sizeof line, "  %-13s %7zu  %6.3f +- %-7.3f %5.3f / %5.3f / %5.3f  %7.3f %8.3f\n",
-                      run.strategy.c_str(), b.budget, b.mean_fraction, b.stddev_fraction, b.p10_fraction,
-                      b.median_fraction, b.p90_fraction, sb.random_fraction_curve[b.budget - 1], b.score);
+        const double random = sb.random_fraction_curve[b.budget - 1];
+        // Random search's value is exact: the interval is the strategy's alone.
+        const double diff = b.mean_fraction - random, half = 1.96 * b.stderr_fraction;
+        std::snprintf(line, sizeof line,
+                      "  %-13s %7zu  %6.3f +- %-6.3f %6.3f  %5.3f / %5.3f / %5.3f  %7.3f  %+6.3f "
+                      "+- %-5.3f%s %7.3f\n",
+                      run.strategy.c_str(), b.budget, b.mean_fraction, b.stderr_fraction,
+                      b.stddev_fraction, b.p10_fraction, b.median_fraction, b.p90_fraction, random,
+                      diff, half, diff - half > 0 ? "+" : (diff + half < 0 ? "-" : " "), b.score);
         o << line;
       }
-    std::snprintf(line, sizeof line, "  %-13s %-18s %-18s %-18s %12s\n", "strategy", "evals to 90%", "evals to 95%",
-                  "evals to 99%", "ms/proposal");
+    if (!sb.comparisons.empty()) {
+      o << "  paired over seeds, a - b: mean +- 1.96 se ('+' a better, '-' worse with 95% "
+           "confidence)\n";
+      std::snprintf(line, sizeof line, "  %-27s", "a - b");
+      o << line;
+      for (std::size_t budget : report.options.budgets) {
+        std::snprintf(line, sizeof line, " %17zu", budget);
+        o << line;
+      }
+      o << "\n";
+      for (std::size_t k = 0; k < sb.comparisons.size(); k += report.options.budgets.size()) {
+        const std::string pair = sb.comparisons[k].a + " - " + sb.comparisons[k].b;
+        std::snprintf(line, sizeof line, "  %-27s", pair.c_str());
+        o << line;
+        for (std::size_t bi = 0; bi < report.options.budgets.size(); ++bi) {
+          const auto& c = sb.comparisons[k + bi];
+          const int v = c.verdict();
+          std::snprintf(line, sizeof line, " %+7.3f +- %5.3f%s", c.mean_difference,
+                        1.96 * c.stderr_difference, v > 0 ? "+" : (v < 0 ? "-" : " "));
+          o << line;
+        }
+        o << "\n";
+      }
+    }
+    std::snprintf(line, sizeof line, "  %-13s %-18s %-18s %-18s %12s\n", "strategy", "evals to 90%",
+                  "evals to 95%", "evals to 99%", "ms/proposal");
     o << line;
     {
       std::string cells[3];
       for (std::size_t i = 0; i < sb.random_reach.size() && i < 3; ++i) {
         char c[64];
-        std::snprintf(c, sizeof c, "%.1f [%zu good]", sb.random_reach[i].mean_evaluations, sb.random_reach[i].reached);
+        std::snprintf(c, sizeof c, "%.1f [%zu good]", sb.random_reach[i].mean_evaluations,
+                      sb.random_reach[i].reached);
         cells[i] = c;
       }
-      std::snprintf(line, sizeof line, "  %-13s %-18s %-18s %-18s %12s\n", "random exact", cells[0].c_str(),
-                    cells[1].c_str(), cells[2].c_str(), "-");
+      std::snprintf(line, sizeof line, "  %-13s %-18s %-18s %-18s %12s\n", "random exact",
+                    cells[0].c_str(), cells[1].c_str(), cells[2].c_str(), "-");
       o << line;
     }
     for (const auto& run : sb.runs) {
@@ -313,14 +382,14 @@ std::string format_table(const StrategyBenchmarkReport& report) {
       for (std::size_t i = 0; i < run.reach.size() && i < 3; ++i) {
         char c[64];
         if (run.reach[i].reached)
-          std::snprintf(c, sizeof c, "%.1f (%zu/%zu)", run.reach[i].mean_evaluations, run.reach[i].reached,
-                        run.reach[i].runs);
+          std::snprintf(c, sizeof c, "%.1f (%zu/%zu)", run.reach[i].mean_evaluations,
+                        run.reach[i].reached, run.reach[i].runs);
         else
           std::snprintf(c, sizeof c, "- (0/%zu)", run.reach[i].runs);
         cells[i] = c;
       }
-      std::snprintf(line, sizeof line, "  %-13s %-18s %-18s %-18s %12.3f\n", run.strategy.c_str(), cells[0].c_str(),
-                    cells[1].c_str(), cells[2].c_str(),
+      std::snprintf(line, sizeof line, "  %-13s %-18s %-18s %-18s %12.3f\n", run.strategy.c_str(),
+                    cells[0].c_str(), cells[1].c_str(), cells[2].c_str(),
                     run.proposals ? 1e3 * run.seconds / static_cast<double>(run.proposals) : 0.0);
       o << line;
     }
@@ -334,7 +403,8 @@ std::string format_table(const StrategyBenchmarkReport& report) {
         double s = 0;
         for (const auto& sb : report.spaces) s += sb.runs[si].budgets[bi].score;
         char c[64];
-        std::snprintf(c, sizeof c, "  @%zu: %.3f", report.options.budgets[bi], s / static_cast<double>(report.spaces.size()));
+        std::snprintf(c, sizeof c, "  @%zu: %.3f", report.options.budgets[bi],
+                      s / static_cast<double>(report.spaces.size()));
         o << c;
       }
       o << "\n";
@@ -352,14 +422,21 @@ nlohmann::json to_json(const StrategyBenchmarkReport& report) {
                   {"batch", report.options.batch},
                   {"search_options", report.options.search_options.to_json()}};
   j["score_definition"] =
-      "mean over evaluations 1..budget of (E[random best] - mean strategy best) / (E[random best] - optimum), "
-      "over the evaluations where E[random best] - optimum > 5% of (median - optimum); failures count as the "
+      "mean over evaluations 1..budget of (E[random best] - mean strategy best) / (E[random best] "
+      "- optimum), "
+      "over the evaluations where E[random best] - optimum > 5% of (median - optimum); failures "
+      "count as the "
       "worst ok time";
   nlohmann::json spaces = nlohmann::json::array();
   for (const auto& sb : report.spaces) {
-    nlohmann::json s{{"source", sb.source},     {"family", sb.family},     {"device", sb.device_name},
-                     {"format", sb.format},     {"synthetic", sb.synthetic}, {"proposable", sb.proposable},
-                     {"ok", sb.ok},             {"optimum_s", sb.optimum_s},
+    nlohmann::json s{{"source", sb.source},
+                     {"family", sb.family},
+                     {"device", sb.device_name},
+                     {"format", sb.format},
+                     {"synthetic", sb.synthetic},
+                     {"proposable", sb.proposable},
+                     {"ok", sb.ok},
+                     {"optimum_s", sb.optimum_s},
                      {"random_fraction_curve", sb.random_fraction_curve}};
     nlohmann::json runs = nlohmann::json::array();
     for (const auto& run : sb.runs) {
@@ -371,6 +448,7 @@ nlohmann::json to_json(const StrategyBenchmarkReport& report) {
         r["budgets"].push_back({{"budget", b.budget},
                                 {"mean_fraction", b.mean_fraction},
                                 {"stddev_fraction", b.stddev_fraction},
+                                {"stderr_fraction", b.stderr_fraction},
                                 {"p10_fraction", b.p10_fraction},
                                 {"median_fraction", b.median_fraction},
                                 {"p90_fraction", b.p90_fraction},
@@ -384,9 +462,17 @@ nlohmann::json to_json(const StrategyBenchmarkReport& report) {
       runs.push_back(std::move(r));
     }
     for (const auto& rs : sb.random_reach)
-      s["random_reach_exact"].push_back(
-          {{"level", rs.level}, {"mean_evaluations", rs.mean_evaluations}, {"configurations_at_level", rs.reached}});
+      s["random_reach_exact"].push_back({{"level", rs.level},
+                                         {"mean_evaluations", rs.mean_evaluations},
+                                         {"configurations_at_level", rs.reached}});
     s["strategies"] = std::move(runs);
+    for (const auto& c : sb.comparisons)
+      s["paired_comparisons"].push_back({{"a", c.a},
+                                         {"b", c.b},
+                                         {"budget", c.budget},
+                                         {"mean_difference", c.mean_difference},
+                                         {"stderr_difference", c.stderr_difference},
+                                         {"ci95", {c.low(), c.high()}}});
     spaces.push_back(std::move(s));
   }
   j["spaces"] = std::move(spaces);
@@ -394,19 +480,25 @@ nlohmann::json to_json(const StrategyBenchmarkReport& report) {
 }
 
 std::string render_svg(const StrategyBenchmarkReport& report) {
-  static const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2"};
+  static const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+                                   "#ff7f0e", "#8c564b", "#e377c2"};
   const double w = 720, panel_h = 340, left = 60, right = 170, top = 40, bottom = 45;
   const double h = panel_h * static_cast<double>(std::max<std::size_t>(1, report.spaces.size()));
   std::ostringstream o;
   o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h
-    << "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+    << "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" "
+       "fill=\"white\"/>\n";
   auto escape = [](const std::string& s) {
     std::string out;
     for (char c : s) {
-      if (c == '<') out += "&lt;";
-      else if (c == '>') out += "&gt;";
-      else if (c == '&') out += "&amp;";
-      else out += c;
+      if (c == '<')
+        out += "&lt;";
+      else if (c == '>')
+        out += "&gt;";
+      else if (c == '&')
+        out += "&amp;";
+      else
+        out += c;
     }
     return out;
   };
@@ -415,29 +507,31 @@ std::string render_svg(const StrategyBenchmarkReport& report) {
     const double y0 = panel_h * static_cast<double>(si);
     const double pw = w - left - right, ph = panel_h - top - bottom;
     const std::size_t n = sb.random_fraction_curve.size();
-    auto px = [&](std::size_t e) { return left + pw * (n > 1 ? static_cast<double>(e - 1) / static_cast<double>(n - 1) : 0.0); };
+    auto px = [&](std::size_t e) {
+      return left + pw * (n > 1 ? static_cast<double>(e - 1) / static_cast<double>(n - 1) : 0.0);
+    };
     auto py = [&](double f) { return y0 + top + ph * (1.0 - std::clamp(f, 0.0, 1.0)); };
     o << "<text x=\"" << left << "\" y=\"" << y0 + 22 << "\" font-size=\"13\">"
       << escape((sb.synthetic ? "[SYNTHETIC] " : "") + sb.family + " on " +
                 (sb.device_name.empty() ? "?" : sb.device_name) + " (" + sb.format + ", " +
                 std::to_string(sb.proposable) + " configs)")
       << "</text>\n";
-    o << "<rect x=\"" << left << "\" y=\"" << y0 + top << "\" width=\"" << pw << "\" height=\"" << ph
-      << "\" fill=\"none\" stroke=\"#444\"/>\n";
+    o << "<rect x=\"" << left << "\" y=\"" << y0 + top << "\" width=\"" << pw << "\" height=\""
+      << ph << "\" fill=\"none\" stroke=\"#444\"/>\n";
     for (int t = 0; t <= 5; ++t) {
       const double f = t / 5.0;
-      o << "<line x1=\"" << left << "\" x2=\"" << left + pw << "\" y1=\"" << py(f) << "\" y2=\"" << py(f)
-        << "\" stroke=\"#ddd\"/><text x=\"" << left - 6 << "\" y=\"" << py(f) + 4 << "\" text-anchor=\"end\">" << f
-        << "</text>\n";
+      o << "<line x1=\"" << left << "\" x2=\"" << left + pw << "\" y1=\"" << py(f) << "\" y2=\""
+        << py(f) << "\" stroke=\"#ddd\"/><text x=\"" << left - 6 << "\" y=\"" << py(f) + 4
+        << "\" text-anchor=\"end\">" << f << "</text>\n";
     }
     for (std::size_t b : report.options.budgets)
       if (b >= 1 && b <= n)
-        o << "<text x=\"" << px(b) << "\" y=\"" << y0 + top + ph + 16 << "\" text-anchor=\"middle\">" << b
-          << "</text>\n";
+        o << "<text x=\"" << px(b) << "\" y=\"" << y0 + top + ph + 16
+          << "\" text-anchor=\"middle\">" << b << "</text>\n";
     o << "<text x=\"" << left + pw / 2 << "\" y=\"" << y0 + panel_h - 8
       << "\" text-anchor=\"middle\">evaluations (failures count)</text>\n";
-    o << "<text x=\"14\" y=\"" << y0 + top + ph / 2 << "\" transform=\"rotate(-90 14 " << y0 + top + ph / 2
-      << ")\" text-anchor=\"middle\">mean t_opt / t_best</text>\n";
+    o << "<text x=\"14\" y=\"" << y0 + top + ph / 2 << "\" transform=\"rotate(-90 14 "
+      << y0 + top + ph / 2 << ")\" text-anchor=\"middle\">mean t_opt / t_best</text>\n";
     auto polyline = [&](const std::vector<double>& curve, const char* colour, bool dashed) {
       o << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"1.8\""
         << (dashed ? " stroke-dasharray=\"6 4\"" : "") << " points=\"";
@@ -446,16 +540,18 @@ std::string render_svg(const StrategyBenchmarkReport& report) {
     };
     polyline(sb.random_fraction_curve, "#777", true);
     double ly = y0 + top + 10;
-    o << "<line x1=\"" << left + pw + 12 << "\" x2=\"" << left + pw + 36 << "\" y1=\"" << ly << "\" y2=\"" << ly
-      << "\" stroke=\"#777\" stroke-dasharray=\"6 4\" stroke-width=\"1.8\"/><text x=\"" << left + pw + 42
-      << "\" y=\"" << ly + 4 << "\">random (exact)</text>\n";
+    o << "<line x1=\"" << left + pw + 12 << "\" x2=\"" << left + pw + 36 << "\" y1=\"" << ly
+      << "\" y2=\"" << ly
+      << "\" stroke=\"#777\" stroke-dasharray=\"6 4\" stroke-width=\"1.8\"/><text x=\""
+      << left + pw + 42 << "\" y=\"" << ly + 4 << "\">random (exact)</text>\n";
     for (std::size_t ri = 0; ri < sb.runs.size(); ++ri) {
       const char* colour = kColours[ri % (sizeof kColours / sizeof *kColours)];
       polyline(sb.runs[ri].mean_fraction_curve, colour, false);
       ly += 18;
-      o << "<line x1=\"" << left + pw + 12 << "\" x2=\"" << left + pw + 36 << "\" y1=\"" << ly << "\" y2=\"" << ly
-        << "\" stroke=\"" << colour << "\" stroke-width=\"1.8\"/><text x=\"" << left + pw + 42 << "\" y=\"" << ly + 4
-        << "\">" << escape(sb.runs[ri].strategy) << "</text>\n";
+      o << "<line x1=\"" << left + pw + 12 << "\" x2=\"" << left + pw + 36 << "\" y1=\"" << ly
+        << "\" y2=\"" << ly << "\" stroke=\"" << colour << "\" stroke-width=\"1.8\"/><text x=\""
+        << left + pw + 42 << "\" y=\"" << ly + 4 << "\">" << escape(sb.runs[ri].strategy)
+        << "</text>\n";
     }
   }
   o << "</svg>\n";

@@ -22,7 +22,7 @@ struct StrategyBenchmarkOptions {
   std::vector<std::size_t> budgets{25, 50, 100, 200, 400};  ///< evaluations (failures count)
   std::size_t repeats = 50;
   std::uint64_t seed = 1;
-  std::size_t batch = 1;  ///< configurations per propose() call
+  std::size_t batch = 1;    ///< configurations per propose() call
   ValueMap search_options;  ///< passed to every strategy (SearchContext::options)
   /// Optional: fills the cost model of a recording into the strategies'
   /// context (predicted_time, work_estimate, roofline) when one exists.
@@ -33,13 +33,30 @@ struct StrategyBenchmarkOptions {
 /// One budget of one strategy on one space.
 struct BudgetStats {
   std::size_t budget = 0;
-  double mean_fraction = 0;    ///< mean over repeats of t_opt / t_best (0 when nothing ran ok)
+  double mean_fraction = 0;  ///< mean over repeats of t_opt / t_best (0 when nothing ran ok)
   double stddev_fraction = 0;
+  double stderr_fraction = 0;  ///< standard error of the mean: stddev / sqrt(repeats)
   double p10_fraction = 0, median_fraction = 0, p90_fraction = 0;
   /// Methodology score: mean over evaluations 1..budget of
   /// (E[random best] - mean strategy best) / (E[random best] - t_opt);
   /// 0 = as good as random search, 1 = the optimum from the first evaluation.
   double score = 0;
+  /// t_opt / t_best of each repeat, in seed order: repeat i of every
+  /// strategy runs with the same seed, so strategies compare pairwise.
+  std::vector<double> fractions;
+};
+
+/// Strategy a minus strategy b at one budget, over paired seeds: the mean
+/// of the per-seed differences and its standard error; the 95% interval is
+/// mean +- 1.96 se (a normal approximation; the repeats are independent).
+struct PairedComparison {
+  std::string a, b;
+  std::size_t budget = 0;
+  double mean_difference = 0, stderr_difference = 0;
+  double low() const { return mean_difference - 1.96 * stderr_difference; }
+  double high() const { return mean_difference + 1.96 * stderr_difference; }
+  /// +1 when a is better with 95% confidence, -1 when worse, 0 otherwise.
+  int verdict() const { return low() > 0 ? 1 : (high() < 0 ? -1 : 0); }
 };
 
 /// Evaluations needed to reach `level` x optimum (t_opt / t_best >= level).
@@ -53,10 +70,10 @@ struct ReachStats {
 struct StrategyRun {
   std::string strategy;
   std::vector<BudgetStats> budgets;
-  std::vector<ReachStats> reach;                ///< levels 0.90, 0.95, 0.99
-  std::vector<double> mean_fraction_curve;      ///< after 1..max budget evaluations
-  double seconds = 0;                           ///< wall time in propose()+observe(), all repeats
-  std::size_t proposals = 0;                    ///< configurations proposed, all repeats
+  std::vector<ReachStats> reach;            ///< levels 0.90, 0.95, 0.99
+  std::vector<double> mean_fraction_curve;  ///< after 1..max budget evaluations
+  double seconds = 0;                       ///< wall time in propose()+observe(), all repeats
+  std::size_t proposals = 0;                ///< configurations proposed, all repeats
 };
 
 struct SpaceBenchmark {
@@ -70,6 +87,8 @@ struct SpaceBenchmark {
   /// proposable configurations at that level (draws without replacement).
   std::vector<ReachStats> random_reach;
   std::vector<StrategyRun> runs;
+  /// Every pair of strategies (a before b in the strategy list) at every budget.
+  std::vector<PairedComparison> comparisons;
 };
 
 struct StrategyBenchmarkReport {
@@ -80,12 +99,16 @@ struct StrategyBenchmarkReport {
 /// Runs every strategy `repeats` times on every recording up to the largest
 /// budget. Throws std::invalid_argument for an unknown strategy, an empty
 /// budget list or a recording with no ok result.
-StrategyBenchmarkReport run_strategy_benchmark(const std::vector<std::shared_ptr<const RecordedSpace>>& spaces,
-                                               const StrategyBenchmarkOptions& options);
+StrategyBenchmarkReport run_strategy_benchmark(
+    const std::vector<std::shared_ptr<const RecordedSpace>>& spaces,
+    const StrategyBenchmarkOptions& options);
 
 /// Expected best (smallest) value after k = 1..max_k uniform draws without
 /// replacement from `values` (computed exactly from order statistics).
 std::vector<double> expected_random_best(std::vector<double> values, std::size_t max_k);
+
+/// Paired difference of two equally long samples (a[i] - b[i]).
+PairedComparison compare_paired(const std::vector<double>& a, const std::vector<double>& b);
 
 /// Expected position of the first of `good` marked items when drawing
 /// without replacement from `total` items: (total + 1) / (good + 1); 0 when

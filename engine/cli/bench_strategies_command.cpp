@@ -17,7 +17,7 @@ namespace {
 
 struct BenchStrategiesArgs {
   std::vector<std::string> spaces;
-  std::vector<std::string> strategies{"random", "evolutionary", "bayes"};
+  std::vector<std::string> strategies{"random", "evolutionary", "bayes", "auto"};
   std::vector<std::size_t> budgets{25, 50, 100, 200, 400};
   std::size_t repeats = 50;
   std::size_t batch = 1;
@@ -137,7 +137,7 @@ const CommandRegistrar registrar(70, [](CLI::App& app) {
                   "(the format is told from the content)")
       ->required();  // a missing file is reported by the reader (exit 2)
   cmd->add_option("--strategies", args->strategies,
-                  "Comma-separated strategies: random, exhaustive, evolutionary, bayes, bayes-lcb, model")
+                  "Comma-separated strategies: auto, random, exhaustive, evolutionary, bayes, bayes-lcb, model")
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--budgets", args->budgets, "Comma-separated evaluation budgets (failures count)")

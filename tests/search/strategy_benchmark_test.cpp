@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "search/strategy_benchmark.hpp"
 #include "ktune_test_paths.hpp"
+#include "search/strategy_benchmark.hpp"
 
 namespace ktune {
 namespace {
@@ -18,7 +18,7 @@ TEST(ExpectedRandomBest, HandComputedOrderStatistics) {
   EXPECT_NEAR(e[0], 2.0, 1e-12);        // mean
   EXPECT_NEAR(e[1], 4.0 / 3.0, 1e-12);  // min over the pairs {1,2},{1,3},{2,3}
   EXPECT_NEAR(e[2], 1.0, 1e-12);
-  EXPECT_NEAR(e[3], 1.0, 1e-12);        // beyond the space: the optimum
+  EXPECT_NEAR(e[3], 1.0, 1e-12);  // beyond the space: the optimum
 }
 
 /// SYNTHETIC recording: 2 knobs of 12 values, time = a bowl with its
@@ -33,7 +33,8 @@ std::shared_ptr<const RecordedSpace> synthetic_recording() {
         r.status = Status::compile_error;
       } else {
         r.status = Status::ok;
-        r.time.median_s = 1e-4 * (1.0 + 0.1 * double((a - 9) * (a - 9)) + 0.2 * double((b - 3) * (b - 3)));
+        r.time.median_s =
+            1e-4 * (1.0 + 0.1 * double((a - 9) * (a - 9)) + 0.2 * double((b - 3) * (b - 3)));
       }
       results.push_back(r);
     }
@@ -98,6 +99,45 @@ TEST(StrategyBenchmark, ResultsDoNotDependOnParallelism) {
   EXPECT_EQ(a.spaces[0].runs[0].mean_fraction_curve, b.spaces[0].runs[0].mean_fraction_curve);
 }
 
+TEST(PairedComparison, HandComputedDifferencesAndVerdicts) {
+  // Differences 0.1, 0.2, 0.3: mean 0.2, sd 0.1, se 0.1 / sqrt(3).
+  const auto c = compare_paired({0.9, 0.8, 0.7}, {0.8, 0.6, 0.4});
+  EXPECT_NEAR(c.mean_difference, 0.2, 1e-12);
+  EXPECT_NEAR(c.stderr_difference, 0.1 / std::sqrt(3.0), 1e-12);
+  EXPECT_EQ(c.verdict(), 1);
+  // A small mean difference with a large spread is no win.
+  const auto tie = compare_paired({0.9, 0.5, 0.9, 0.5}, {0.5, 0.9, 0.5, 0.88});
+  EXPECT_NEAR(tie.mean_difference, 0.005, 1e-12);
+  EXPECT_EQ(tie.verdict(), 0);
+  EXPECT_EQ(compare_paired({0.1, 0.2}, {0.5, 0.7}).verdict(), -1);
+  EXPECT_THROW(compare_paired({0.1}, {0.1, 0.2}), std::invalid_argument);
+}
+
+TEST(StrategyBenchmark, ReportsStandardErrorsAndEveryPairOverSeeds) {
+  StrategyBenchmarkOptions opt;
+  opt.strategies = {"random", "evolutionary", "bayes"};
+  opt.budgets = {10, 30};
+  opt.repeats = 8;
+  const auto report = run_strategy_benchmark({synthetic_recording()}, opt);
+  const auto& sb = report.spaces[0];
+  for (const auto& run : sb.runs)
+    for (const auto& b : run.budgets) {
+      ASSERT_EQ(b.fractions.size(), opt.repeats);
+      EXPECT_NEAR(b.stderr_fraction, b.stddev_fraction / std::sqrt(8.0), 1e-12);
+    }
+  ASSERT_EQ(sb.comparisons.size(), 3u * 2u);  // 3 pairs at 2 budgets
+  const auto& c = sb.comparisons[3];          // random - bayes at 30
+  EXPECT_EQ(c.a, "random");
+  EXPECT_EQ(c.b, "bayes");
+  EXPECT_EQ(c.budget, 30u);
+  EXPECT_NEAR(c.mean_difference,
+              sb.runs[0].budgets[1].mean_fraction - sb.runs[2].budgets[1].mean_fraction, 1e-12);
+  const std::string table = format_table(report);
+  EXPECT_NE(table.find("paired over seeds"), std::string::npos);
+  EXPECT_NE(table.find("random - bayes"), std::string::npos);
+  EXPECT_TRUE(to_json(report)["spaces"][0].contains("paired_comparisons"));
+}
+
 TEST(ExpectedFirstHit, HandComputed) {
   EXPECT_DOUBLE_EQ(expected_first_hit(200, 1), 100.5);  // uniform position of one item
   EXPECT_DOUBLE_EQ(expected_first_hit(200, 2), 67.0);
@@ -110,8 +150,8 @@ TEST(ExpectedFirstHit, HandComputed) {
 // the kernel families), bayes and evolutionary must still beat random search:
 // a small run kept for CI (6 repeats, 60 evaluations).
 TEST(StrategyBenchmark, BeatsRandomSearchOnARecordedH200Space) {
-  const auto path = std::filesystem::path(KTUNE_TEST_DATA_DIR) / ".." / ".." / "tuning_db" / "recorded" /
-                    "gemm_bf16_nt_4096x4096x512_h200.json";
+  const auto path = std::filesystem::path(KTUNE_TEST_DATA_DIR) / ".." / ".." / "tuning_db" /
+                    "recorded" / "gemm_bf16_nt_4096x4096x512_h200.json";
   auto rec = std::make_shared<const RecordedSpace>(read_recorded_space(path));
   StrategyBenchmarkOptions opt;
   opt.strategies = {"random", "evolutionary", "bayes"};

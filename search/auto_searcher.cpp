@@ -1,0 +1,89 @@
+// `auto`: the default strategy, a portfolio that needs no choice from the
+// user. The Gaussian process (`bayes`) leads while it still finds better
+// configurations; once it has gone `stall` evaluations without a better best
+// (and at least `gp_min` were made), it and the evolutionary search propose
+// in turn (every `gp_share`-th proposal is the GP's). Both observe
+// everything: the evolutionary elite starts as the GP's best region, its
+// restarts explore elsewhere when that region is spent, and the GP learns
+// from them. Both see the context's cost model when the family has one.
+#include <limits>
+#include <unordered_set>
+
+#include "search/strategies.hpp"
+
+namespace ktune::detail {
+namespace {
+
+class AutoSearcher final : public Searcher {
+ public:
+  explicit AutoSearcher(const SearchContext& context)
+      : gp_(make_bayes_searcher(context, option_text(context, "acquisition", "ei"))),
+        evolutionary_(make_evolutionary_searcher(context)),
+        stall_(
+            static_cast<std::size_t>(std::max<std::int64_t>(1, option_int(context, "stall", 45)))),
+        gp_min_(
+            static_cast<std::size_t>(std::max<std::int64_t>(0, option_int(context, "gp_min", 50)))),
+        share_(static_cast<std::size_t>(
+            std::max<std::int64_t>(0, option_int(context, "gp_share", 2)))) {}
+  std::string_view name() const override { return "auto"; }
+
+  std::vector<Config> propose(std::size_t count) override {
+    Searcher& lead = gp_leads() ? *gp_ : *evolutionary_;
+    ++turns_;
+    std::vector<Config> out;
+    // The one that does not lead never saw the other's pending proposals:
+    // drop any it repeats (a few rounds; an empty round means it is done).
+    for (int round = 0; round < 4 && out.size() < count; ++round) {
+      auto batch = lead.propose(count - out.size());
+      if (batch.empty()) break;
+      for (auto& c : batch)
+        if (proposed_.insert(c.key()).second) out.push_back(std::move(c));
+    }
+    return out;
+  }
+
+  void observe(std::span<const Result> results) override {
+    for (const auto& r : results) {
+      proposed_.insert(r.config.key());
+      ++observed_;
+      if (r.ok() && r.time.median_s < best_) {
+        best_ = r.time.median_s;
+        last_improvement_ = observed_;
+      }
+    }
+    gp_->observe(results);
+    evolutionary_->observe(results);
+  }
+
+  void observe_prior(std::span<const Result> results) override {
+    gp_->observe_prior(results);
+    evolutionary_->observe_prior(results);
+  }
+
+ private:
+  /// The GP leads until it stalls; from then on it has every share_-th turn.
+  bool gp_leads() {
+    if (!handed_over_ && observed_ >= gp_min_ && observed_ - last_improvement_ >= stall_)
+      handed_over_ = true;
+    if (!handed_over_) return true;
+    return share_ > 0 && turns_ % share_ == 0;
+  }
+
+  std::unique_ptr<Searcher> gp_, evolutionary_;
+  std::size_t stall_, gp_min_;
+  std::unordered_set<std::string> proposed_;
+  std::size_t observed_ = 0, last_improvement_ = 0;
+  double best_ = std::numeric_limits<double>::infinity();
+  bool handed_over_ = false;
+  std::size_t turns_ = 0;
+  std::size_t
+      share_;  ///< after the hand-over, every share_-th proposal is still the GP's (0: none)
+};
+
+}  // namespace
+
+std::unique_ptr<Searcher> make_auto_searcher(const SearchContext& context) {
+  return std::make_unique<AutoSearcher>(context);
+}
+
+}  // namespace ktune::detail
