@@ -18,7 +18,7 @@
 set -euo pipefail
 
 sweep=${1:?usage: sbatch --array=0-N scripts/slurm-sweep.sh SWEEP.json [DATABASE]}
-db=${2:-out/ktune.db}
+db=${2:-${KTUNE_DB:-ktune.db}}
 ktune=${KTUNE:-ktune}
 : "${SLURM_ARRAY_TASK_ID:?run this under sbatch --array=0-N}"
 count=${SLURM_ARRAY_TASK_COUNT:?run this under sbatch --array=0-N}
