@@ -66,9 +66,9 @@ TEST(DispatchEmitter, RefusesWithoutShapeKeys) {
   RunKey key = gemm_key(gemm_problem(8, 8, 8));
   key.shape_keys.clear();
   store.record(key, std::vector<Result>{ok_result(tile_config(8, 8), 1e-6)}, test_provenance());
-  EXPECT_THROW(emit_dispatch_header(store, {"gemm", "sm_90", std::nullopt, {}, ""}), std::invalid_argument);
+  EXPECT_THROW(emit_dispatch_header(store, {"gemm", "sm_90", std::nullopt, {}, "", {}, {}}), std::invalid_argument);
   // Given explicitly, they work.
-  EXPECT_NE(emit_dispatch_header(store, {"gemm", "sm_90", std::nullopt, {"m", "n", "k"}, ""}).find("select"),
+  EXPECT_NE(emit_dispatch_header(store, {"gemm", "sm_90", std::nullopt, {"m", "n", "k"}, "", {}, {}}).find("select"),
             std::string::npos);
 }
 

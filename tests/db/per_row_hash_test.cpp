@@ -155,12 +155,12 @@ TEST(PerRowHash, ALookupPinnedToThePathHashFindsTheRehashedRow) {
     Store store = Store::open(f.path);
     store.record(gemm_key(f.bf16, synthetic_device(), "hash-legacy"), std::vector<Result>{ok_result(f.a, 1e-3)},
                  test_provenance());
-    LookupRequest req{"gemm", f.bf16, "Synthetic GPU A", "", {}, "", "hash-path-a", std::nullopt};
+    LookupRequest req{"gemm", f.bf16, "Synthetic GPU A", "", {}, "", "hash-path-a", std::nullopt, {}};
     EXPECT_FALSE(Lookup::open(f.path).best(req)) << "before the rehash the legacy row is stale";
     rehash_results(store, "gemm", "hash-legacy", synthetic_current(), false);
   }
   Lookup lookup = Lookup::open(f.path);
-  LookupRequest req{"gemm", f.bf16, "Synthetic GPU A", "", {}, "", "hash-path-a", std::nullopt};
+  LookupRequest req{"gemm", f.bf16, "Synthetic GPU A", "", {}, "", "hash-path-a", std::nullopt, {}};
   auto a = lookup.best(req);
   ASSERT_TRUE(a);
   EXPECT_EQ(a->source, LookupSource::exact);
@@ -179,7 +179,7 @@ TEST(PerRowHash, RequestsWithoutAHashSeeEachPathsNewestRows) {
   }
   Lookup lookup = Lookup::open(f.path);
   auto ask = [&](const Problem& p) {
-    return lookup.best(LookupRequest{"gemm", p, "Synthetic GPU A", "", {"m", "n", "k"}, "", "", std::nullopt});
+    return lookup.best(LookupRequest{"gemm", p, "Synthetic GPU A", "", {"m", "n", "k"}, "", "", std::nullopt, {}});
   };
   auto a = ask(f.bf16);
   ASSERT_TRUE(a) << "path A's rows are older than path B's but still current for bf16";

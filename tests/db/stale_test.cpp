@@ -46,7 +46,7 @@ TEST(StaleResults, AreKeptListedNeverServedAndPrunable) {
   }
   {
     Lookup lookup = Lookup::open(path);
-    LookupRequest req{"gemm", p, "Synthetic GPU A", "", {}, "", "", std::nullopt};
+    LookupRequest req{"gemm", p, "Synthetic GPU A", "", {}, "", "", std::nullopt, {}};
     auto a = lookup.best(req);
     ASSERT_TRUE(a);
     EXPECT_EQ(a->config, current);

@@ -129,7 +129,7 @@ TEST_F(EmitLibrary, TheTreeBuildsIntoALibraryAnApplicationLinks) {
   const fs::path prefix = dir_ / "prefix", app = dir_ / "app";
   const std::string log = " >> " + (dir_ / "build.log").string() + " 2>&1";
   ASSERT_EQ(std::system(("cmake --install " + std::string(KTUNE_BINARY_DIR) + " --prefix " +
-                         prefix.string() + " --component ktune_runtime" + log)
+                         prefix.string() + log)
                             .c_str()),
             0);
   fs::create_directories(app);
