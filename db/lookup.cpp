@@ -98,6 +98,7 @@ std::uint64_t request_hash(const LookupRequest& r) {
   h = mix(h, text_hash(r.family_hash));
   for (const auto& k : r.shape_keys) h = mix(h, text_hash(k));
   h = mix(h, r.fits ? 1 : 0);
+  h = mix(h, r.deterministic_only ? 1 : 0);
   for (const auto& [name, value] : r.problem) {
     h = mix(h, text_hash(name));
     std::uint64_t v = 0;
@@ -114,11 +115,21 @@ std::uint64_t request_hash(const LookupRequest& r) {
   return h;
 }
 
+// Verification stores metrics.verification.deterministic after running a
+// configuration twice on the same input; an absent key means it was not checked.
+bool proven_deterministic(const Result& r) {
+  const auto v = r.metrics.find("verification");
+  if (v == r.metrics.end() || !v->is_object()) return false;
+  const auto d = v->find("deterministic");
+  return d != v->end() && d->is_boolean() && d->get<bool>();
+}
+
 bool same_request(const LookupRequest& a, const LookupRequest& b) {
   return a.family == b.family && a.device == b.device && a.arch == b.arch &&
          a.shape_class == b.shape_class && a.family_hash == b.family_hash &&
          a.shape_keys == b.shape_keys && a.problem == b.problem &&
-         static_cast<bool>(a.fits) == static_cast<bool>(b.fits);
+         static_cast<bool>(a.fits) == static_cast<bool>(b.fits) &&
+         a.deterministic_only == b.deterministic_only;
 }
 
 struct GroupKey {
@@ -226,6 +237,7 @@ struct Lookup::Impl {
         return false;
       if (failed_on(req.family, hash, e.arch, e.problem_key, cand.config_key)) return false;
     }
+    if (req.deterministic_only && !proven_deterministic(cand.result)) return false;
     return !req.fits || req.fits(cand.config);
   }
 };

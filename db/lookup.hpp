@@ -54,6 +54,10 @@ struct LookupRequest {
   /// request. Unset: every measured configuration is taken to fit, which is
   /// right only for the problems measured themselves.
   std::function<bool(const Config&)> fits;
+  /// Serve only results whose verification ran the configuration twice and
+  /// found the same bits (metrics.verification.deterministic true); results
+  /// never checked, and atomics-based split-K, are stepped over.
+  bool deterministic_only = false;
 };
 
 struct LookupAnswer {

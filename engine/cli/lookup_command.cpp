@@ -22,11 +22,13 @@ struct LookupOptions {
   std::string hash;  ///< serve this template version instead of the current templates'
   std::string log_misses;  ///< append the problem here when no exact measurement answers it
   bool json = false;
+  bool deterministic = false;  ///< serve only results verified bit-for-bit repeatable
 };
 
 int run_lookup(const LookupOptions& o) {
   LookupRequest req;
   req.family = o.kernel;
+  req.deterministic_only = o.deterministic;
   const KernelFamily* family = nullptr;
   try {
     family = &find_family(o.kernel);
@@ -162,6 +164,9 @@ const CommandRegistrar registrar(60, [](CLI::App& app) {
   cmd->add_option("--log-misses", o->log_misses,
                   "Append the problem to this file (JSON lines, once each) when no exact measurement answers "
                   "it; `ktune sweep FILE` tunes them (default $KTUNE_LOOKUP_LOG)");
+  cmd->add_flag("--deterministic", o->deterministic,
+                "Serve only results whose verification found two runs bit-for-bit equal (else the next "
+                "candidate, or the family's default)");
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->callback([o] { set_exit_code(run_lookup(*o)); });
 });

@@ -211,5 +211,34 @@ TEST(DeterministicBest, EqualMediansAndMinsRankBySpreadThenByConfigurationKey) {
   EXPECT_EQ(rows[2].config, k3);
 }
 
+// `ktune lookup --deterministic`: only results whose verification found two
+// runs bit-for-bit equal; a faster unchecked or non-repeatable one is passed over.
+TEST(LookupDeterministic, ServesOnlyResultsVerifiedRepeatable) {
+  TempDir dir;
+  const std::string path = dir.file("det.db");
+  const Problem p = gemm_problem(4096, 4096, 4096);
+  const Config kMid = tile_config(64, 64);
+  {
+    Result fastest = ok_result(kFast, 1e-3);
+    fastest.metrics["verification"]["deterministic"] = false;
+    Result unchecked = ok_result(kMid, 1.5e-3);
+    Result repeatable = ok_result(kSlow, 2e-3);
+    repeatable.metrics["verification"]["deterministic"] = true;
+    Store s = Store::open(path);
+    s.record(gemm_key(p, kA), std::vector<Result>{fastest, unchecked, repeatable}, test_provenance());
+  }
+  Lookup lookup = Lookup::open(path);
+  LookupRequest any = request(p, "Synthetic GPU A");
+  auto a = lookup.best(any);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->config, kFast);
+  LookupRequest det = any;
+  det.deterministic_only = true;
+  auto d = lookup.best(det);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->config, kSlow);
+  EXPECT_EQ(lookup.best(any)->config, kFast) << "the cache keeps the two requests apart";
+}
+
 }  // namespace
 }  // namespace ktune
