@@ -25,19 +25,6 @@ std::string identifier(const std::string& s) {
   return out;
 }
 
-std::string c_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
-
 std::string real(double d) {
   char buf[64];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, d);
@@ -51,6 +38,19 @@ ResultRank rank_of(const BestRow& row) {
 }
 
 }  // namespace
+
+std::string cpp_string_literal(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
 
 std::string emit_dispatch_header(const Store& store, const DispatchOptions& options) {
   if (options.family.empty() || options.device.empty())
@@ -176,10 +176,11 @@ std::string emit_dispatch_header(const Store& store, const DispatchOptions& opti
        "default).\n";
   h << "struct Choice {\n  const char* config;\n  const char* how;\n  double median_s;\n};\n\n";
   h << "inline constexpr const char* kShapeKeys[] = {";
-  for (std::size_t i = 0; i < n; ++i) h << (i ? ", " : "") << c_string(keys[i]);
+  for (std::size_t i = 0; i < n; ++i) h << (i ? ", " : "") << cpp_string_literal(keys[i]);
   h << "};\n";
   h << "inline constexpr const char* kDefaultConfig = "
-    << (options.default_config ? c_string(options.default_config->key()) : "nullptr") << ";\n\n";
+    << (options.default_config ? cpp_string_literal(options.default_config->key()) : "nullptr")
+    << ";\n\n";
   h << "namespace detail {\n";
   h << "struct Exact {\n  const char* shape_class;\n  double shape[" << n
     << "];\n  int config;\n  int condition;\n  double median_s;\n};\n";
@@ -187,20 +188,20 @@ std::string emit_dispatch_header(const Store& store, const DispatchOptions& opti
     << "];\n  int config;\n  int condition;\n  double median_s;\n};\n";
   std::ostringstream exact_rows, bucket_rows;
   for (const auto& p : points) {
-    exact_rows << "    {" << c_string(p.shape_class) << ", {";
+    exact_rows << "    {" << cpp_string_literal(p.shape_class) << ", {";
     for (std::size_t i = 0; i < n; ++i) exact_rows << (i ? ", " : "") << real(p.shape[i]);
     exact_rows << "}, " << config_of(*p.row) << ", " << condition_of(*p.row) << ", "
                << real(p.row->median_s) << "},\n";
   }
   for (const auto& [key, picks] : buckets)
     for (const auto& pick : picks) {
-      bucket_rows << "    {" << c_string(key.first) << ", {";
+      bucket_rows << "    {" << cpp_string_literal(key.first) << ", {";
       for (std::size_t i = 0; i < n; ++i) bucket_rows << (i ? ", " : "") << key.second[i];
       bucket_rows << "}, " << config_of(*pick.point->row) << ", " << condition_of(*pick.point->row)
                   << ", " << real(pick.point->row->median_s) << "},\n";
     }
   h << "inline constexpr const char* kConfigs[] = {\n";
-  for (const auto& c : configs) h << "    " << c_string(c) << ",\n";
+  for (const auto& c : configs) h << "    " << cpp_string_literal(c) << ",\n";
   if (configs.empty()) h << "    \"\",\n";
   h << "};\n";
   h << "inline constexpr Exact kExact[] = {\n" << exact_rows.str();

@@ -40,4 +40,7 @@ struct DispatchOptions {
 /// keys are unknown.
 std::string emit_dispatch_header(const Store& store, const DispatchOptions& options);
 
+/// `s` as a C++ string literal (quotes, backslashes and newlines escaped), for generated sources.
+std::string cpp_string_literal(const std::string& s);
+
 }  // namespace ktune

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "db/dispatch_emitter.hpp"
 #include "db/query.hpp"
 #include "db/store.hpp"
 #include "engine/compiler.hpp"
@@ -29,19 +30,6 @@ struct Source {
   std::string family, config, hash;
   KernelSource source;
 };
-
-std::string cpp_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
 
 void write_file(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());
@@ -68,7 +56,8 @@ std::string cu_text(const Source& s, int index) {
   for (const std::string& k : s.source.kernels)
     t << "    reinterpret_cast<const void*>(&" << k << "),\n";
   t << "};\n}  // namespace\n\nextern const ktune::EmittedKernel ktune_emitted_kernel_" << index
-    << " = {" << cpp_string(s.hash) << ", kFunctions, " << s.source.kernels.size() << "};\n";
+    << " = {" << cpp_string_literal(s.hash) << ", kFunctions, " << s.source.kernels.size()
+    << "};\n";
   return t.str();
 }
 
@@ -84,14 +73,14 @@ std::string router_text(const std::vector<Route>& routes, const std::vector<Sour
     << "// a route runs only where the family's space accepts its configuration for the problem.\n"
     << "const ktune::EmittedRoute kRoutes[] = {\n";
   for (const Route& r : routes)
-    t << "    {" << cpp_string(r.family) << ", " << cpp_string(r.how) << ", " << cpp_string(r.match)
-      << ", " << cpp_string(r.config) << "},\n";
+    t << "    {" << cpp_string_literal(r.family) << ", " << cpp_string_literal(r.how) << ", "
+      << cpp_string_literal(r.match) << ", " << cpp_string_literal(r.config) << "},\n";
   t << "};\n\nconst ktune::EmittedKernel* const kKernels[] = {\n";
   for (std::size_t i = 0; i < sources.size(); ++i) t << "    &ktune_emitted_kernel_" << i << ",\n";
   t << "};\n\n}  // namespace\n\nconst ktune::EmittedTables& ktune_emitted_tables() {\n"
-    << "  static const ktune::EmittedTables tables{" << cpp_string(o.database) << ", "
-    << cpp_string(hashes) << ", " << cpp_string(o.device) << ", kRoutes, " << routes.size()
-    << ", kKernels, " << sources.size() << "};\n"
+    << "  static const ktune::EmittedTables tables{" << cpp_string_literal(o.database) << ", "
+    << cpp_string_literal(hashes) << ", " << cpp_string_literal(o.device) << ", kRoutes, "
+    << routes.size() << ", kKernels, " << sources.size() << "};\n"
     << "  return tables;\n}\n";
   return t.str();
 }

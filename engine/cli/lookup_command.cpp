@@ -164,9 +164,10 @@ const CommandRegistrar registrar(60, [](CLI::App& app) {
   cmd->add_option("--log-misses", o->log_misses,
                   "Append the problem to this file (JSON lines, once each) when no exact measurement answers "
                   "it; `ktune sweep FILE` tunes them (default $KTUNE_LOOKUP_LOG)");
-  cmd->add_flag("--deterministic", o->deterministic,
-                "Serve only results whose verification found two runs bit-for-bit equal (else the next "
-                "candidate, or the family's default)");
+  cmd->add_flag(
+      "--deterministic", o->deterministic,
+      "Serve only results whose verification found two runs bit-for-bit equal (else the next "
+      "candidate, or the family's default)");
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->callback([o] { set_exit_code(run_lookup(*o)); });
 });

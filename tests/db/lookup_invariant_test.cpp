@@ -225,7 +225,8 @@ TEST(LookupDeterministic, ServesOnlyResultsVerifiedRepeatable) {
     Result repeatable = ok_result(kSlow, 2e-3);
     repeatable.metrics["verification"]["deterministic"] = true;
     Store s = Store::open(path);
-    s.record(gemm_key(p, kA), std::vector<Result>{fastest, unchecked, repeatable}, test_provenance());
+    s.record(gemm_key(p, kA), std::vector<Result>{fastest, unchecked, repeatable},
+             test_provenance());
   }
   Lookup lookup = Lookup::open(path);
   LookupRequest any = request(p, "Synthetic GPU A");
