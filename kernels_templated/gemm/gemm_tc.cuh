@@ -269,7 +269,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MIN_BLOCKS)
     // through the memory instruction queue, and ldmatrix queued behind a burst
     // of copies delays the fragments the next k-step waits for (2% at 4096^3
     // and 8192^3 on the H200; spreading the copies over the k-steps lost 3%,
-    // see bench/results/gemm-hopper-2026-12-01-v7.md).
+    // both measured on the H200).
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
       if (s < k_tiles) load_stage(s);
@@ -314,8 +314,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MIN_BLOCKS)
     // The fragments' stores each cover 8 rows x 16 bytes of C, half of every
     // 32-byte sector they touch, and the tensor cores idle while they drain
     // (a block owns its SM): staging C through the ring turns them into
-    // whole-sector row segments (5-7% at 4096^3 on the H200,
-    // bench/results/gemm-hopper-2026-12-04-v18.md). C's old values are not
+    // whole-sector row segments (5-7% faster at 4096^3 on the
+    // H200). C's old values are not
     // staged: with beta != 0 the direct stores below serve.
     static_assert(SPLIT_MODE == kSplitNone, "a staged C tile is a finished one (the space allows no K split)");
     static_assert(static_cast<long long>(BM) * StagedC<TOut, BN>::kStride * sizeof(TOut) <=

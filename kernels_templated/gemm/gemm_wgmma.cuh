@@ -162,7 +162,7 @@ __device__ __forceinline__ bool c_rows_aligned(const GemmParams& p) {
 /// that its rows are 16-byte aligned (c_rows_aligned) and that beta is 0, so
 /// no element is checked, C is not read, and every segment is one store. That
 /// is the common case, and it runs about a fifth of the instructions of the
-/// general one, which counts at small K (bench/results/gemm-hopper-2026-12-01-v7.md).
+/// general one, which counts at small K (measured on the H200).
 /// Otherwise elements past M or N are skipped, and segments of unaligned rows
 /// or cut by N go element-wise.
 ///
