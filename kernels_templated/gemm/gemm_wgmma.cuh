@@ -296,7 +296,7 @@ __device__ __forceinline__ void release_stage(unsigned long long* empty_bar, int
 /// Named barriers (0 is __syncthreads) that hand the ring from one pingpong
 /// consumer to the other: the consumer that finished waiting on an item's
 /// stages arrives, the other one syncs before its next item.
-constexpr unsigned kHandoffBarrier[2] = {1, 2};
+__device__ constexpr unsigned kHandoffBarrier[2] = {1, 2};
 __device__ __forceinline__ void named_barrier_arrive(unsigned id, unsigned threads) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }

@@ -334,8 +334,15 @@ __device__ __forceinline__ float exp2_ftz(float x) {
   return y;
 }
 __device__ __forceinline__ float fast_exp(float x) { return exp2_ftz(x * kLog2e); }
-/// exp(x - m) given mlog2e = m * log2(e): one FFMA and one EX2.
-__device__ __forceinline__ float exp_shifted(float x, float mlog2e) { return exp2_ftz(fmaf(x, kLog2e, -mlog2e)); }
+/// exp(x - m) as 2^((x - m) log2(e)): the difference first, so that large
+/// logits keep their digits (x log2(e) - m log2(e) at |x| = 6e4 carries
+/// m log2(e)'s rounding, ulp(8.7e4) = 0.008, into a 0.3% error). A row whose
+/// maximum so far is -inf must not reach here: -inf - -inf is NaN.
+__device__ __forceinline__ float exp_shifted(float x, float m) { return exp2_ftz((x - m) * kLog2e); }
+/// exp(x - m) / s as 2^((x - m) log2(e) - log2(s)): the division folded in.
+__device__ __forceinline__ float exp_shifted_scaled(float x, float m, float log2_s) {
+  return exp2_ftz(fmaf(x - m, kLog2e, -log2_s));
+}
 __device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
 
 struct SumOp {

@@ -57,7 +57,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) softmax_kernel(
           st.s *= fast_exp(st.m - mv);
           st.m = mv;
         }
-        const float ml = st.m * kLog2e;
+        if (st.m == neg_inf()) return;  // only -inf so far: every term is 0
         float part[G];
 #pragma unroll
         for (int u = 0; u < G; ++u) {
@@ -66,7 +66,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) softmax_kernel(
             float v[VEC];
             widen<typename Cfg::T, VEC>(w[u], v);
 #pragma unroll
-            for (int i = 0; i < VEC; ++i) part[u] += exp_shifted(v[i], ml);
+            for (int i = 0; i < VEC; ++i) part[u] += exp_shifted(v[i], st.m);
           }
         }
 #pragma unroll
@@ -88,9 +88,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) softmax_kernel(
           st.s *= fast_exp(st.m - mv);
           st.m = mv;
         }
-        const float ml = st.m * kLog2e;
+        if (st.m == neg_inf()) return;  // only -inf so far: every term is 0
 #pragma unroll
-        for (int i = 0; i < VEC; ++i) st.s += exp_shifted(v[i], ml);
+        for (int i = 0; i < VEC; ++i) st.s += exp_shifted(v[i], st.m);
       });
       stat = group_reduce<MaxSumOp, RPB, TPR, Cfg::RED>(st, red_p);
     } else {
@@ -104,10 +104,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) softmax_kernel(
       if constexpr (!ONLINE) m = group_reduce<MaxOp, RPB, TPR, Cfg::RED>(m, red_f);
       float sum = 0.f;
       if (m != neg_inf()) {
-        const float ml = m * kLog2e;
         row.visit([&](long long, const float(&v)[VEC]) {
 #pragma unroll
-          for (int i = 0; i < VEC; ++i) sum += exp_shifted(v[i], ml);
+          for (int i = 0; i < VEC; ++i) sum += exp_shifted(v[i], m);
         });
       }
       if constexpr (ONLINE)
@@ -125,19 +124,19 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) softmax_kernel(
         a.ws[2 * s.vrow + 1] = stat.s;
       }
     } else {
-      // 16-bit outputs: exp(x - m) / s = 2^(x log2(e) - (m log2(e) + log2(s))),
-      // one FFMA and one EX2 per element, no multiply. Folding log2(s) into
-      // the exponent adds an absolute error of about ulp(30) = 2e-6 to an
-      // argument of magnitude <= ~30, a relative error of ~1.5e-6 in the
-      // result: a thousandth of bf16's rounding (2e-3) and of fp16's
-      // tolerance. fp32 outputs (tolerance 1e-5) keep the exact reciprocal.
+      // 16-bit outputs: exp(x - m) / s = 2^((x - m) log2(e) - log2(s)), no
+      // multiply. Folding log2(s) into the exponent adds an absolute error of
+      // about ulp(30) = 2e-6 to an argument of magnitude <= ~30, a relative
+      // error of ~1.5e-6 in the result: a thousandth of bf16's rounding
+      // (2e-3) and of fp16's tolerance. fp32 outputs keep the exact reciprocal.
       constexpr bool kFoldScale = sizeof(typename Cfg::T) == 2;
       const float inv = 1.f / stat.s;
-      const float ml = kFoldScale ? fmaf(stat.m, kLog2e, __log2f(stat.s)) : stat.m * kLog2e;
+      const float log2_s = __log2f(stat.s);
       auto write = [&](long long offset, const float(&v)[VEC]) {
         float o[VEC];
 #pragma unroll
-        for (int i = 0; i < VEC; ++i) o[i] = kFoldScale ? exp_shifted(v[i], ml) : exp_shifted(v[i], ml) * inv;
+        for (int i = 0; i < VEC; ++i)
+          o[i] = kFoldScale ? exp_shifted_scaled(v[i], stat.m, log2_s) : exp_shifted(v[i], stat.m) * inv;
         store_vec<typename Cfg::T, VEC, Cfg::CACHE>(y + offset, o);
       };
       if constexpr (kRefill) {
