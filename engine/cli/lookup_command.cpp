@@ -46,7 +46,11 @@ int run_lookup(const LookupOptions& o) {
   if (!o.device.empty()) {
     if (o.device.rfind("sm_", 0) == 0) req.arch = o.device;
     else req.device = o.device;
-    if (auto b = find_builtin_device(o.device)) spec = *b;
+    // A known GPU's short name ('h200') asks for what its full name measured.
+    if (auto b = find_builtin_device(o.device)) {
+      spec = *b;
+      if (!req.device.empty()) req.device = spec.name, req.arch = spec.arch();
+    }
   } else {
     DeviceQuery q = query_devices();
     if (q.devices.empty())
