@@ -30,48 +30,11 @@ double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-}  // namespace
-
-int energy_launch_count(double launch_s, const EnergyOptions& o) {
-  const int lo = std::max(1, o.min_launches);
-  const int hi = std::max(lo, o.max_launches);
-  if (!(launch_s > 0)) return hi;
-  const double wanted = std::ceil(o.min_window_s / launch_s);
-  return static_cast<int>(std::clamp(wanted, static_cast<double>(lo), static_cast<double>(hi)));
-}
-
-void store_energy(nlohmann::json& metrics, const EnergyReading& reading) {
-  const nlohmann::json facts = {
-      {"method", "nvml_total_energy_counter"}, {"launches", reading.launches},
-      {"window_s", reading.window_s},          {"counted_s", reading.counted_s},
-      {"counter_mj", reading.counter_mj},      {"l2_flushed", false}};
-  if (reading.counter_mj == 0 || reading.launches <= 0 || !(reading.window_s > 0)) {
-    store_energy_unavailable(metrics, "the energy counter did not advance over " +
-                                          std::to_string(reading.launches) + " launches");
-    metrics["energy"].update(facts);
-    return;
-  }
-  const double joules = static_cast<double>(reading.counter_mj) * 1e-3;
-  metrics["energy_j"] = joules / reading.launches;
-  metrics["power_w"] = joules / reading.window_s;
-  metrics["energy"] = facts;
-}
-
-void store_energy_unavailable(nlohmann::json& metrics, const std::string& why) {
-  metrics.erase("energy_j");
-  metrics.erase("power_w");
-  metrics["energy"] = {{"unavailable", why}};
-}
-
-EnergyMeasurement measure_energy(const LaunchFn& launch, double launch_s, cudaStream_t stream,
-                                 const EnergyOptions& o, const EnergyCounter& counter,
-                                 const WaitFn& wait, double kernel_timeout_s) {
+/// One gated window of `n` launches between two refreshes of the counter.
+EnergyMeasurement one_window(int n, const LaunchFn& launch, double launch_s, cudaStream_t stream,
+                             const EnergyOptions& o, const EnergyCounter& counter,
+                             const WaitFn& wait, double kernel_timeout_s) {
   EnergyMeasurement out;
-  if (!counter()) {
-    out.unavailable = "the energy counter cannot be read";
-    return out;
-  }
-  const int n = energy_launch_count(launch_s, o);
   cudaEvent_t begin = nullptr, end = nullptr;
   if (cudaError_t err = cudaEventCreate(&begin); err != cudaSuccess) {
     out.error = err;
@@ -130,6 +93,61 @@ EnergyMeasurement measure_energy(const LaunchFn& launch, double launch_s, cudaSt
   if (cudaEventElapsedTime(&ms, begin, end) == cudaSuccess) reading.window_s = ms * 1e-3;
   out.reading = reading;
   return out;
+}
+
+}  // namespace
+
+int energy_launch_count(double launch_s, const EnergyOptions& o) {
+  const int lo = std::max(1, o.min_launches);
+  const int hi = std::max(lo, o.max_launches);
+  if (!(launch_s > 0)) return hi;
+  const double wanted = std::ceil(o.min_window_s / launch_s);
+  return static_cast<int>(std::clamp(wanted, static_cast<double>(lo), static_cast<double>(hi)));
+}
+
+void store_energy(nlohmann::json& metrics, const EnergyReading& reading) {
+  const nlohmann::json facts = {
+      {"method", "nvml_total_energy_counter"}, {"launches", reading.launches},
+      {"window_s", reading.window_s},          {"counted_s", reading.counted_s},
+      {"counter_mj", reading.counter_mj},      {"l2_flushed", false}};
+  if (reading.counter_mj == 0 || reading.launches <= 0 || !(reading.window_s > 0)) {
+    store_energy_unavailable(metrics, "the energy counter did not advance over " +
+                                          std::to_string(reading.launches) + " launches");
+    metrics["energy"].update(facts);
+    return;
+  }
+  const double joules = static_cast<double>(reading.counter_mj) * 1e-3;
+  metrics["energy_j"] = joules / reading.launches;
+  metrics["power_w"] = joules / reading.window_s;
+  metrics["energy"] = facts;
+}
+
+void store_energy_unavailable(nlohmann::json& metrics, const std::string& why) {
+  metrics.erase("energy_j");
+  metrics.erase("power_w");
+  metrics["energy"] = {{"unavailable", why}};
+}
+
+EnergyMeasurement measure_energy(const LaunchFn& launch, double launch_s, cudaStream_t stream,
+                                 const EnergyOptions& o, const EnergyCounter& counter,
+                                 const WaitFn& wait, double kernel_timeout_s) {
+  if (!counter()) {
+    EnergyMeasurement out;
+    out.unavailable = "the energy counter cannot be read";
+    return out;
+  }
+  EnergyMeasurement m = one_window(energy_launch_count(launch_s, o), launch, launch_s, stream, o,
+                                   counter, wait, kernel_timeout_s);
+  // Back to back, with a warm L2, a launch may be much faster than its timed
+  // (cold-L2) median: a window that fell well short is measured again with
+  // as many launches as its own speed needs.
+  if (m.reading && m.reading->window_s > 0 && m.reading->window_s < 0.5 * o.min_window_s) {
+    const double measured_s = m.reading->window_s / m.reading->launches;
+    const int n = energy_launch_count(measured_s, o);
+    if (n > m.reading->launches)
+      m = one_window(n, launch, measured_s, stream, o, counter, wait, kernel_timeout_s);
+  }
+  return m;
 }
 
 }  // namespace ktune

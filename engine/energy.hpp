@@ -61,6 +61,8 @@ struct EnergyMeasurement {
 /// Runs `launch` back to back (no L2 flush: the steady state of a kernel
 /// called repeatedly) behind a gate, with the counter read at a refresh just
 /// before the gate opens and at the first refresh after the stream drained.
+/// A window shorter than half the minimum (a launch faster with a warm L2
+/// than its timed median) is measured again with enough launches.
 EnergyMeasurement measure_energy(const LaunchFn& launch, double launch_s, cudaStream_t stream,
                                  const EnergyOptions& o, const EnergyCounter& counter,
                                  const WaitFn& wait, double kernel_timeout_s);
