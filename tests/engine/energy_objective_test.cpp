@@ -7,8 +7,8 @@
 #include <map>
 
 #include "engine/sweep.hpp"
-#include "ktune_test_paths.hpp"
 #include "engine/tune_job.hpp"
+#include "ktune_test_paths.hpp"
 #include "search/searcher.hpp"
 #include "tests/db/db_test_support.hpp"
 #include "tuner_fakes.hpp"
