@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <cmath>
@@ -27,9 +28,13 @@
 namespace ktune {
 namespace {
 
-// Fastest few configurations kept per (device, problem): enough to step past
-// the ones a caller's device has seen fail, small enough for a million results.
+// Best few configurations kept per (device, problem) and objective: enough to
+// step past the ones a caller's device has seen fail, small enough for a
+// million results.
 constexpr std::size_t kCandidatesPerEntry = 8;
+constexpr std::size_t kObjectives = 3;  // time, energy, edp: the index of Objective
+
+std::size_t index_of(Objective o) { return static_cast<std::size_t>(o); }
 constexpr std::size_t kMaxCachedAnswers = 1 << 20;
 constexpr char kSep = '\x1f';
 
@@ -49,7 +54,8 @@ struct Entry {
   std::string shape_class;
   std::vector<std::string> shape_keys;
   std::vector<double> log_shape;  // log2 of shape_keys' values; empty if any is missing or <= 0
-  std::vector<std::shared_ptr<const LookupAnswer>> candidates;  // fastest first
+  // Per objective (index_of), best first; energy and edp hold only results with energy.
+  std::array<std::vector<std::shared_ptr<const LookupAnswer>>, kObjectives> candidates;
 };
 
 struct FamilyIndex {
@@ -99,6 +105,7 @@ std::uint64_t request_hash(const LookupRequest& r) {
   for (const auto& k : r.shape_keys) h = mix(h, text_hash(k));
   h = mix(h, r.fits ? 1 : 0);
   h = mix(h, r.deterministic_only ? 1 : 0);
+  h = mix(h, index_of(r.objective));
   for (const auto& [name, value] : r.problem) {
     h = mix(h, text_hash(name));
     std::uint64_t v = 0;
@@ -129,7 +136,7 @@ bool same_request(const LookupRequest& a, const LookupRequest& b) {
          a.shape_class == b.shape_class && a.family_hash == b.family_hash &&
          a.shape_keys == b.shape_keys && a.problem == b.problem &&
          static_cast<bool>(a.fits) == static_cast<bool>(b.fits) &&
-         a.deterministic_only == b.deterministic_only;
+         a.deterministic_only == b.deterministic_only && a.objective == b.objective;
 }
 
 struct GroupKey {
@@ -155,6 +162,17 @@ struct FailedKeyHash {
 
 ResultRank rank_of(const LookupAnswer& a) {
   return {a.result.time.median_s, a.result.time.min_s, a.result.time.spread, a.config_key};
+}
+
+/// The order of answers under an objective: its value (candidates always
+/// have one), then the order of result_order.hpp.
+bool answers_before(const LookupAnswer& a, const LookupAnswer& b, Objective o) {
+  if (o != Objective::time) {
+    const double va = objective_value(a.result, o).value_or(0);
+    const double vb = objective_value(b.result, o).value_or(0);
+    if (va != vb) return va < vb;
+  }
+  return ranks_before(rank_of(a), rank_of(b));
 }
 
 }  // namespace
@@ -318,30 +336,39 @@ void Lookup::Impl::load(const std::string& path) {
   }
   // Fastest verified configurations per (family, device name, problem), in
   // the order of result_order.hpp.
+  // Under energy and edp, only results with a positive energy_j are picked.
   struct Pick {
     double median_s, min_s, spread;
+    double energy_j;  // 0: none recorded
     std::string config_key, measured_at;
     std::int64_t config_id;
     std::int64_t row_id;
     ResultRank rank() const { return {median_s, min_s, spread, config_key}; }
-    bool before(const Pick& o) const {
-      if (ranks_before(rank(), o.rank())) return true;
-      if (ranks_before(o.rank(), rank())) return false;
-      return measured_at < o.measured_at;  // one configuration measured twice alike: the older row
+    double value(Objective o) const {
+      return o == Objective::time     ? median_s
+             : o == Objective::energy ? energy_j
+                                      : energy_j * median_s;
+    }
+    bool before(const Pick& other, Objective o) const {
+      if (value(o) != other.value(o)) return value(o) < other.value(o);
+      if (ranks_before(rank(), other.rank())) return true;
+      if (ranks_before(other.rank(), rank())) return false;
+      // One configuration measured twice alike: the older row.
+      return measured_at < other.measured_at;
     }
   };
   struct Group {
     std::int64_t family_id;
     const DeviceRow* device;
     std::int64_t problem_id;
-    std::vector<Pick> picks;
+    std::array<std::vector<Pick>, kObjectives> picks;  // per objective (index_of)
   };
   std::unordered_map<GroupKey, Group, GroupKeyHash> groups;
   {
     SQLite::Statement q(
         db,
         "SELECT r.id, r.device_id, r.family_id, r.problem_id, r.config_id, r.median_s, "
-        "r.min_s, r.spread, c.key, r.measured_at "
+        "r.min_s, r.spread, c.key, r.measured_at, json_extract(r.metrics, '$.energy_j') "
         "FROM results r JOIN configs c ON c.id = r.config_id WHERE r.status = 'ok'");
     while (q.executeStep()) {
       std::int64_t row_id = q.getColumn(0).getInt64();
@@ -352,13 +379,16 @@ void Lookup::Impl::load(const std::string& path) {
       if (!failed_ids.empty() &&
           failed_ids.count({arch_id(dev.arch), family_id, problem_id, config_id}))
         continue;
-      Pick pick{q.getColumn(5).getDouble(),
-                q.getColumn(6).getDouble(),
-                q.getColumn(7).getDouble(),
-                q.getColumn(8).getString(),
-                q.getColumn(9).getString(),
-                config_id,
-                row_id};
+      const SQLite::Column energy = q.getColumn(10);
+      const double energy_j = energy.isInteger() || energy.isFloat() ? energy.getDouble() : 0;
+      const Pick pick{q.getColumn(5).getDouble(),
+                      q.getColumn(6).getDouble(),
+                      q.getColumn(7).getDouble(),
+                      energy_j > 0 ? energy_j : 0,
+                      q.getColumn(8).getString(),
+                      q.getColumn(9).getString(),
+                      config_id,
+                      row_id};
       auto [it, fresh] = groups.try_emplace(GroupKey{dev.index, family_id, problem_id});
       Group& g = it->second;
       if (fresh) {
@@ -366,16 +396,21 @@ void Lookup::Impl::load(const std::string& path) {
         g.device = &dev;
         g.problem_id = problem_id;
       }
-      auto same = std::find_if(g.picks.begin(), g.picks.end(),
-                               [&](const Pick& p) { return p.config_id == config_id; });
-      if (same != g.picks.end()) {
-        if (pick.before(*same)) *same = std::move(pick);
-      } else if (g.picks.size() < kCandidatesPerEntry) {
-        g.picks.push_back(std::move(pick));
-      } else {
-        auto worst = std::max_element(g.picks.begin(), g.picks.end(),
-                                      [](const Pick& a, const Pick& b) { return a.before(b); });
-        if (pick.before(*worst)) *worst = std::move(pick);
+      for (Objective o : {Objective::time, Objective::energy, Objective::edp}) {
+        if (o != Objective::time && pick.energy_j == 0) continue;
+        std::vector<Pick>& picks = g.picks[index_of(o)];
+        auto same = std::find_if(picks.begin(), picks.end(),
+                                 [&](const Pick& p) { return p.config_id == config_id; });
+        if (same != picks.end()) {
+          if (pick.before(*same, o)) *same = pick;
+        } else if (picks.size() < kCandidatesPerEntry) {
+          picks.push_back(pick);
+        } else {
+          auto worst =
+              std::max_element(picks.begin(), picks.end(),
+                               [o](const Pick& a, const Pick& b) { return a.before(b, o); });
+          if (pick.before(*worst, o)) *worst = pick;
+        }
       }
     }
   }
@@ -397,12 +432,13 @@ void Lookup::Impl::load(const std::string& path) {
     e->shape_class = prob.shape_class;
     e->log_shape = log_shape_of(e->problem, e->shape_keys);
     if (fi.shape_keys.empty()) fi.shape_keys = e->shape_keys;
-    std::sort(g.picks.begin(), g.picks.end(),
-              [](const Pick& a, const Pick& b) { return a.before(b); });
-    for (const Pick& p : g.picks) {
+    // One answer per result row, shared by the objectives that picked it.
+    std::unordered_map<std::int64_t, std::shared_ptr<const LookupAnswer>> answers;
+    auto answer_of = [&](const Pick& p) -> std::shared_ptr<const LookupAnswer> {
+      if (auto it = answers.find(p.row_id); it != answers.end()) return it->second;
       detail.reset();
       detail.bind(1, p.row_id);
-      if (!detail.executeStep()) continue;
+      if (!detail.executeStep()) return nullptr;
       auto a = std::make_shared<LookupAnswer>();
       a->config = ValueMap::from_json(nlohmann::json::parse(detail.getColumn(0).getString()));
       a->config_key = detail.getColumn(1).getString();
@@ -413,10 +449,17 @@ void Lookup::Impl::load(const std::string& path) {
       a->measured_problem = e->problem;
       a->family_hash = fam.hash;
       a->database = path;
-      e->candidates.push_back(std::move(a));
+      return answers[p.row_id] = std::move(a);
+    };
+    for (Objective o : {Objective::time, Objective::energy, Objective::edp}) {
+      std::vector<Pick>& picks = g.picks[index_of(o)];
+      std::sort(picks.begin(), picks.end(),
+                [o](const Pick& a, const Pick& b) { return a.before(b, o); });
+      for (const Pick& p : picks)
+        if (auto a = answer_of(p)) e->candidates[index_of(o)].push_back(std::move(a));
     }
     fi.by_problem[e->problem_key].push_back(e.get());
-    for (const auto& c : e->candidates) {
+    for (const auto& c : e->candidates[index_of(Objective::time)]) {
       auto& newest = newest_by_class[fam.name + kSep + e->shape_class + kSep + e->arch];
       if (c->provenance.measured_at > newest.first) newest = {c->provenance.measured_at, fam.hash};
     }
@@ -486,7 +529,7 @@ std::shared_ptr<const LookupAnswer> Lookup::Impl::compute(const LookupRequest& r
     return a;
   };
   auto first_usable = [&](const Entry& e) -> const LookupAnswer* {
-    for (const auto& c : e.candidates)
+    for (const auto& c : e.candidates[index_of(req.objective)])
       if (usable(*c, e, req, hash, arch, problem_key)) return c.get();
     return nullptr;
   };
@@ -506,7 +549,7 @@ std::shared_ptr<const LookupAnswer> Lookup::Impl::compute(const LookupRequest& r
       for (const Entry* e : it->second) {
         if (req.device.empty() ? e->arch != arch : e->device != req.device) continue;
         const LookupAnswer* c = first_usable(*e);
-        if (c && (!best || ranks_before(rank_of(*c), rank_of(*best)))) best = c;
+        if (c && (!best || answers_before(*c, *best, req.objective))) best = c;
       }
       if (best) return answer(*best, LookupSource::exact, 0);
     }
@@ -536,7 +579,7 @@ std::shared_ptr<const LookupAnswer> Lookup::Impl::compute(const LookupRequest& r
           if (d2 > best_d2) return;
           const LookupAnswer* c = first_usable(*e);
           if (!c) return;
-          if (d2 < best_d2 || ranks_before(rank_of(*c), rank_of(*best))) {
+          if (d2 < best_d2 || answers_before(*c, *best, req.objective)) {
             best_d2 = d2;
             best = c;
           }
@@ -596,7 +639,7 @@ std::shared_ptr<const LookupAnswer> Lookup::Impl::compute(const LookupRequest& r
           bool better = !best || gap < best_gap ||
                         (gap == best_gap && e->arch_num < arch_number(best->measured_arch)) ||
                         (gap == best_gap && e->arch_num == arch_number(best->measured_arch) &&
-                         ranks_before(rank_of(*c), rank_of(*best)));
+                         answers_before(*c, *best, req.objective));
           if (better) {
             best = c;
             best_gap = gap;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "db/store.hpp"
+#include "space/objective.hpp"
 
 namespace ktune {
 
@@ -58,6 +59,10 @@ struct LookupRequest {
   /// found the same bits (metrics.verification.deterministic true); results
   /// never checked, and atomics-based split-K, are stepped over.
   bool deterministic_only = false;
+  /// What "best" means: the fastest (time), the lowest energy per launch
+  /// (energy) or the lowest energy x time (edp). Under energy and edp only
+  /// verified results that carry energy (metrics.energy_j) are served.
+  Objective objective = Objective::time;
 };
 
 struct LookupAnswer {
@@ -92,7 +97,8 @@ class Lookup {
   Lookup& operator=(Lookup&&) noexcept;
   ~Lookup();
 
-  /// The best verified configuration with its provenance; null only when
+  /// The best verified configuration under the request's objective, with its
+  /// provenance; null only when
   /// nothing fits and the request carries no default. Repeated requests are
   /// answered from a cache. Safe to call from many threads.
   std::shared_ptr<const LookupAnswer> best(const LookupRequest& request) const;

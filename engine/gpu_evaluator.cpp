@@ -452,6 +452,38 @@ struct GpuEvaluator::Impl {
     r.time = timed.stats.front();
     r.metrics["timing"] =
         timing_json(r.time, options.timing, timed.noisy, flush ? flush->bytes() : 0);
+    return measure_energy_of(c, launch, r);
+  }
+
+  // Energy per launch and mean power into r.metrics (engine/energy.hpp), or
+  // why there is none; a Result when the launches themselves failed.
+  std::optional<Result> measure_energy_of(const Config& c, const LaunchFn& launch, Result& r) {
+    if (!options.energy.enabled) {
+      store_energy_unavailable(r.metrics,
+                               "not measured (energy disabled in the evaluator's options)");
+      return std::nullopt;
+    }
+    const Nvml& nvml = Nvml::instance();
+    if (!nvml.available()) {
+      store_energy_unavailable(
+          r.metrics, "NVML is not available (libnvidia-ml.so.1 missing or nvmlInit failed)");
+      return std::nullopt;
+    }
+    const EnergyCounter counter = [&] { return nvml.total_energy_mj(live.pci_bus_id); };
+    if (!counter()) {
+      store_energy_unavailable(r.metrics,
+                               "NVML has no total energy counter for this GPU "
+                               "(nvmlDeviceGetTotalEnergyConsumption missing or not supported)");
+      return std::nullopt;
+    }
+    const EnergyMeasurement m = measure_energy(
+        launch, r.time.median_s, stream, options.energy, counter,
+        [this](double limit) { return wait(limit); }, options.kernel_timeout_s);
+    if (m.error != cudaSuccess) return failed_wait(c, m.error, "energy runs", m.failed_limit_s);
+    if (m.reading)
+      store_energy(r.metrics, *m.reading);
+    else
+      store_energy_unavailable(r.metrics, m.unavailable);
     return std::nullopt;
   }
 };

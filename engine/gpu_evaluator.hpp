@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/compiler.hpp"
+#include "engine/energy.hpp"
 #include "engine/evaluator.hpp"
 #include "engine/timing.hpp"
 #include "kernels_templated/family.hpp"
@@ -26,6 +27,11 @@ struct GpuEvaluatorOptions {
   /// configuration of a problem is timed under the same condition
   /// (metrics.l2_flushed records it).
   TimingOptions timing;
+  /// After timing, energy per launch and mean board power over a window of
+  /// back-to-back launches (engine/energy.hpp): metrics.energy_j,
+  /// metrics.power_w, metrics.energy; or metrics.energy.unavailable saying
+  /// why not (no NVML, no counter). Whatever the run's objective.
+  EnergyOptions energy;
   /// Run the configuration once more on the same input and compare the output
   /// bitwise: metrics.verification.deterministic.
   bool check_determinism = true;

@@ -1,4 +1,4 @@
-// Nvml: dlopen-based access to NVML's clock, temperature, power and driver queries.
+// Nvml: dlopen-based access to NVML's clock, temperature, power, energy and driver queries.
 #include "engine/nvml.hpp"
 
 #include <dlfcn.h>
@@ -41,6 +41,7 @@ struct Nvml::Functions {
   // Optional: a driver without them still serves the queries above.
   int (*power_usage)(nvmlDevice, unsigned*) = nullptr;
   int (*clock_reasons)(nvmlDevice, unsigned long long*) = nullptr;
+  int (*total_energy)(nvmlDevice, unsigned long long*) = nullptr;
 };
 
 Nvml& Nvml::instance() {
@@ -64,6 +65,7 @@ Nvml::Nvml() {
             load(fn_->temperature, "nvmlDeviceGetTemperature");
   available_ = ok && fn_->init() == kNvmlSuccess;
   load(fn_->power_usage, "nvmlDeviceGetPowerUsage");
+  load(fn_->total_energy, "nvmlDeviceGetTotalEnergyConsumption");
   // Renamed in newer drivers; the older name is still exported.
   if (!load(fn_->clock_reasons, "nvmlDeviceGetCurrentClocksEventReasons"))
     load(fn_->clock_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
@@ -106,6 +108,10 @@ std::optional<unsigned> Nvml::power_mw(const std::string& pci_bus_id) const {
 
 std::optional<unsigned long long> Nvml::clock_event_reasons(const std::string& pci_bus_id) const {
   return optional_query<unsigned long long>(device(pci_bus_id), fn_ ? fn_->clock_reasons : nullptr);
+}
+
+std::optional<unsigned long long> Nvml::total_energy_mj(const std::string& pci_bus_id) const {
+  return optional_query<unsigned long long>(device(pci_bus_id), fn_ ? fn_->total_energy : nullptr);
 }
 
 }  // namespace ktune

@@ -22,6 +22,11 @@ class Nvml {
   /// Why the clocks are below their maximum now: NVML's clock-event bit mask
   /// (0x4 software power cap, 0x8 hardware slowdown, 0x20/0x40 thermal, ...).
   std::optional<unsigned long long> clock_event_reasons(const std::string& pci_bus_id) const;
+  /// The board's energy since the driver was loaded, in millijoules
+  /// (nvmlDeviceGetTotalEnergyConsumption, Volta and later). The driver
+  /// refreshes it every few milliseconds, not per call: engine/energy.hpp
+  /// measures over a window long enough for that not to matter.
+  std::optional<unsigned long long> total_energy_mj(const std::string& pci_bus_id) const;
 
  private:
   Nvml();

@@ -1,6 +1,8 @@
 // Progress lines and the final results table of a tuning run.
 #include "engine/progress.hpp"
 
+#include "space/objective.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -135,10 +137,14 @@ void print_results_table(std::ostream& out, const std::vector<ResultRow>& rows, 
     if (it == r.metrics.end() || !it->is_object() || !it->contains("class") || !(*it)["class"].is_string()) return "";
     return (*it)["class"].get<std::string>();
   };
-  bool profiled = false;
-  for (const ResultRow& row : rows) profiled = profiled || !bound_of(row.result).empty();
+  bool profiled = false, with_energy = false;
+  for (const ResultRow& row : rows) {
+    profiled = profiled || !bound_of(row.result).empty();
+    with_energy = with_energy || energy_per_launch(row.result).has_value();
+  }
   out << std::left << std::setw(5) << "#" << std::setw(15) << "status" << std::right << std::setw(12)
       << "time";
+  if (with_energy) out << std::setw(12) << "J/call" << std::setw(8) << "W";
   if (metric != Throughput::none) out << std::setw(10) << metric_head;
   out << std::setw(10) << "roofline";
   if (profiled) out << std::setw(10) << "bound";
@@ -148,6 +154,16 @@ void print_results_table(std::ostream& out, const std::vector<ResultRow>& rows, 
     const Result& r = row.result;
     out << std::left << std::setw(5) << rank++ << std::setw(15) << std::string(to_string(r.status))
         << std::right << std::setw(12) << (r.ok() ? format_duration(r.time.median_s) : "-");
+    if (with_energy) {
+      const std::optional<double> joules = r.ok() ? energy_per_launch(r) : std::nullopt;
+      const auto watts = r.metrics.is_object() ? r.metrics.find("power_w") : r.metrics.end();
+      std::ostringstream j;
+      if (joules) j << std::setprecision(4) << *joules;
+      out << std::setw(12) << (joules ? j.str() : "-") << std::setw(8)
+          << (joules && watts != r.metrics.end() && watts->is_number()
+                  ? fixed(watts->get<double>(), 0)
+                  : "-");
+    }
     if (metric != Throughput::none) {
       double v = metric == Throughput::tflops ? r.tflops : r.gbps;
       out << std::setw(10) << (r.ok() && v > 0 ? fixed(v, 1) : "-");

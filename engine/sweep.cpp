@@ -19,9 +19,9 @@ namespace {
 using nlohmann::json;
 
 // Keys a run and "defaults" share (the tuning options).
-const std::vector<std::string> kOptionKeys = {"strategy", "budget", "time",   "batch",  "patience", "seed",
-                                              "resume",   "warm_start", "source", "profile", "device", "require",
-                                              "start",    "comment"};
+const std::vector<std::string> kOptionKeys = {
+    "strategy", "budget",  "time",   "batch",   "patience", "seed",      "resume", "warm_start",
+    "source",   "profile", "device", "require", "start",    "objective", "comment"};
 const std::vector<std::string> kRunOnlyKeys = {"kernel", "problems", "replay"};
 const std::vector<std::string> kTopKeys = {"db", "defaults", "runs", "comment"};
 
@@ -88,8 +88,16 @@ class Checker {
       else if (key == "warm_start") spec.options.warm_start = flag(v, at);
       else if (key == "profile") spec.profile = flag(v, at);
       else if (key == "source") spec.source = text(v, at);
+      else if (key == "objective") {
+        try {
+          spec.options.objective = objective_from_string(text(v, at));
+        } catch (const std::invalid_argument& e) {
+          fail(at, e.what());
+        }
+      }
       // A run's list replaces the defaults'; both are checked against each problem's space.
-      else if (key == "require") spec.require = strings(v, at, "expressions (strings such as \"VEC == 8\")");
+      else if (key == "require")
+        spec.require = strings(v, at, "expressions (strings such as \"VEC == 8\")");
       else if (key == "start") spec.start = strings(v, at, "configuration keys (strings such as \"BLOCK_M=128,...\")");
       else if (key == "time") {
         if (v.is_number() && v.get<double>() > 0) {

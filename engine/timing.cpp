@@ -5,42 +5,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
-#include <mutex>
+
+#include "engine/stream_gate.hpp"
 
 namespace ktune {
 namespace {
-
-// Holds the stream at a host function until every launch of a round is
-// queued, so the GPU never waits for the CPU between timed launches (the
-// events would otherwise time the launch overhead of small kernels).
-class StreamGate {
- public:
-  explicit StreamGate(cudaStream_t stream) { cudaLaunchHostFunc(stream, &StreamGate::wait, this); }
-  ~StreamGate() { release(); }
-  StreamGate(const StreamGate&) = delete;
-  StreamGate& operator=(const StreamGate&) = delete;
-  void release() {
-    {
-      std::lock_guard lock(mutex_);
-      open_ = true;
-    }
-    cv_.notify_all();
-  }
-  // The host function must not outlive the gate: callers synchronise the
-  // stream (or know it passed the gate) before the gate is destroyed.
-
- private:
-  static void CUDART_CB wait(void* self) {
-    auto* gate = static_cast<StreamGate*>(self);
-    std::unique_lock lock(gate->mutex_);
-    // Bounded: a gate is never held longer than the queueing of one round.
-    gate->cv_.wait_for(lock, std::chrono::seconds(30), [gate] { return gate->open_; });
-  }
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  bool open_ = false;
-};
 
 double percentile(const std::vector<double>& sorted, double q) {
   if (sorted.empty()) return 0;

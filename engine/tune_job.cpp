@@ -14,6 +14,7 @@
 #include "engine/cost_context.hpp"
 #include "engine/device_query.hpp"
 #include "engine/isolated_evaluator.hpp"
+#include "engine/nvml.hpp"
 #include "engine/replay_evaluator.hpp"
 #include "engine/version.hpp"
 #include "search/cost_model.hpp"
@@ -103,6 +104,31 @@ class SubSpaceLog final : public ResultLog {
   ResultLog& whole_;
   const Space& sub_space_;
 };
+
+/// Energy and EDP need energy in the results: a recording that carries none
+/// (metrics.energy_j of its ok results) cannot answer them.
+void check_recording_has_energy(const RecordedSpace& rec, const TuneSpec& spec) {
+  if (spec.options.objective == Objective::time) return;
+  for (const auto& [key, r] : rec.results)
+    if (energy_per_launch(r)) return;
+  throw std::invalid_argument("objective " + std::string(to_string(spec.options.objective)) +
+                              ": replay file '" + spec.replay +
+                              "' records no energy (metrics.energy_j of its ok results)");
+}
+
+/// Energy and EDP on a GPU need NVML's total energy counter for it.
+void check_energy_counter(const LiveDevice& device, Objective objective) {
+  if (objective == Objective::time) return;
+  const Nvml& nvml = Nvml::instance();
+  if (!nvml.available())
+    throw std::invalid_argument("objective " + std::string(to_string(objective)) +
+                                " needs NVML (libnvidia-ml.so.1), which is not available here");
+  if (!nvml.total_energy_mj(device.pci_bus_id))
+    throw std::invalid_argument("objective " + std::string(to_string(objective)) + ": " +
+                                device.spec.name +
+                                " has no NVML total energy counter "
+                                "(nvmlDeviceGetTotalEnergyConsumption)");
+}
 
 void check_bounded(const TuneSpec& spec) {
   if (spec.options.budget == 0 && spec.options.time_limit_s <= 0)
@@ -203,6 +229,7 @@ void validate_tune_spec(const TuneSpec& spec) {
   if (!spec.replay.empty()) {
     // Reading it is the only way to know its format; prepare_tune reads it again.
     std::shared_ptr<const RecordedSpace> rec = read_recording(spec.replay);
+    check_recording_has_energy(*rec, spec);
     Space sub_space = rec->space;  // the recorded space is known: check the sub-space now
     restrict_space(sub_space, spec.require);
     if (!spec.kernel.empty() && spec.kernel != rec->family) {
@@ -280,6 +307,7 @@ std::unique_ptr<PreparedTune> prepare_tune(const TuneSpec& spec, const PrepareHo
       if (live == query.devices.end())
         throw std::invalid_argument("no GPU with ordinal " + std::to_string(spec.device) + " (" +
                                     std::to_string(query.devices.size()) + " visible)");
+      check_energy_counter(*live, spec.options.objective);
       job->device = live->spec;
     }
     apply_stored_ceilings(spec.ceilings_db, job->device);
@@ -303,6 +331,7 @@ std::unique_ptr<PreparedTune> prepare_tune(const TuneSpec& spec, const PrepareHo
   SearchContext context;
   context.space = job->space.get();
   context.seed = spec.seed;
+  context.options.set("objective", std::string(to_string(spec.options.objective)));
   if (job->family) attach_cost_model(context, *job->family, job->problem, job->device);
   job->searcher = make_searcher(spec.strategy, context);
   if (hooks.evaluator) job->evaluator = hooks.evaluator(*job);
@@ -329,7 +358,9 @@ TuneReport run_prepared_tune(PreparedTune& job, Store& store, ProgressSink* prog
 std::vector<ResultRow> top_results(const PreparedTune& job, const TuneReport& report, std::size_t limit) {
   std::vector<Result> all = report.reused;
   all.insert(all.end(), report.measured.begin(), report.measured.end());
-  std::stable_sort(all.begin(), all.end(), better_result);
+  std::stable_sort(all.begin(), all.end(), [&](const Result& a, const Result& b) {
+    return better_result(a, b, job.spec.options.objective);
+  });
   if (all.size() > limit) all.resize(limit);
 
   // The ideal roofline: the ceilings themselves, no efficiency loss, no launch cost.

@@ -123,7 +123,7 @@ void apply_stored_ceilings(const std::string& db_path, DeviceSpec& device);
 /// Runs the loop against `store` under the prepared key.
 TuneReport run_prepared_tune(PreparedTune& job, Store& store, ProgressSink* progress);
 
-/// The best `limit` results (reused and measured; ok by time, then failures),
+/// The best `limit` results (reused and measured; ok by the run's objective, then failures),
 /// with their roofline fraction when the family is known.
 std::vector<ResultRow> top_results(const PreparedTune& job, const TuneReport& report, std::size_t limit);
 /// TFLOP/s for compute-bound problems, GB/s for memory-bound ones (by the

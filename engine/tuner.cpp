@@ -20,11 +20,30 @@ std::string_view to_string(StopReason r) {
   return "unknown";
 }
 
-bool better_result(const Result& a, const Result& b) {
-  if (a.ok() != b.ok()) return a.ok();
-  if (!a.ok()) return false;
-  return a.time.median_s < b.time.median_s;
+bool better_result(const Result& a, const Result& b) { return better_under(a, b, Objective::time); }
+
+bool better_result(const Result& a, const Result& b, Objective objective) {
+  return better_under(a, b, objective);
 }
+
+namespace {
+
+/// What the searcher observes under the objective: an ok result without the
+/// objective's value (no energy measured) as a failure, so that the search
+/// goes on without it instead of being handed a figure that does not exist.
+std::vector<Result> searcher_view(std::span<const Result> results, Objective objective) {
+  std::vector<Result> view(results.begin(), results.end());
+  if (objective == Objective::time) return view;
+  for (Result& r : view)
+    if (r.ok() && !objective_value(r, objective)) {
+      r.status = Status::launch_error;
+      r.message = "no energy measured (metrics.energy_j), needed by objective " +
+                  std::string(to_string(objective));
+    }
+  return view;
+}
+
+}  // namespace
 
 void fill_throughput(Result& r, const KernelFamily& family, const Problem& problem) {
   if (!r.ok() || !(r.time.median_s > 0)) return;
@@ -63,8 +82,8 @@ TuneReport Tuner::run() {
   std::size_t since_improvement = 0;
 
   auto consider_best = [&](const Result& r) {
-    if (!r.ok()) return false;
-    if (report.best && !better_result(r, *report.best)) return false;
+    if (!objective_value(r, opt_.objective)) return false;
+    if (report.best && !better_result(r, *report.best, opt_.objective)) return false;
     report.best = r;
     return true;
   };
@@ -82,7 +101,10 @@ TuneReport Tuner::run() {
   };
 
   if (opt_.resume) {
-    report.reused = in_.log->stored();
+    // Under energy or edp, an ok result stored without energy is no answer:
+    // it stays stored, and the configuration may be measured again.
+    for (Result& r : in_.log->stored())
+      if (!r.ok() || objective_value(r, opt_.objective)) report.reused.push_back(std::move(r));
     for (Result& r : report.reused) {
       if (in_.family) fill_throughput(r, *in_.family, in_.problem);
       measured_keys.insert(r.config.key());
@@ -190,12 +212,14 @@ TuneReport Tuner::run() {
     // database do not.
     std::vector<Result> measurements;
     measurements.reserve(results.size());
-    for (const Result& r : results) {
+    for (Result& r : results) {
       measured_keys.insert(r.config.key());
-      if (r.status == Status::invalid_config)
+      if (r.status == Status::invalid_config) {
         ++report.skipped_invalid;
-      else
-        measurements.push_back(r);
+        continue;
+      }
+      r.metrics["objective"] = std::string(to_string(opt_.objective));
+      measurements.push_back(r);
     }
 
     // Stored before anything else learns of it: a kill loses at most this batch.
@@ -209,7 +233,7 @@ TuneReport Tuner::run() {
         ++since_improvement;
       report.measured.push_back(r);
     }
-    in_.searcher->observe(results);
+    in_.searcher->observe(searcher_view(results, opt_.objective));
     if (in_.progress) in_.progress->batch_done(state());
   }
 

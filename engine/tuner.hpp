@@ -17,6 +17,7 @@
 #include "engine/progress.hpp"
 #include "kernels_templated/family.hpp"
 #include "search/searcher.hpp"
+#include "space/objective.hpp"
 #include "space/result.hpp"
 #include "space/space.hpp"
 
@@ -70,6 +71,12 @@ struct TuneOptions {
   /// count against the budget and the searcher observes them like its own.
   std::vector<Config> start_configs;
   std::string label;            ///< shown on the progress line
+  /// What the best is and patience waits for: time, energy per launch or
+  /// their product. Stored with every result this run measures
+  /// (metrics.objective). Under energy or edp, stored results without energy
+  /// are not reused (they are measured again, with it), and a new ok result
+  /// without energy is shown to the searcher as a failure.
+  Objective objective = Objective::time;
 };
 
 enum class StopReason { budget, time_limit, patience, exhausted };
@@ -85,7 +92,7 @@ struct TuneReport {
   /// Prior results (other shapes or devices, mapped onto this space) the
   /// searcher accepted through observe_prior; they are hints, not measurements.
   std::size_t warm_started = 0;
-  std::optional<Result> best;     ///< fastest ok result among reused and measured
+  std::optional<Result> best;  ///< best ok result by the objective (reused or measured)
   StopReason stop = StopReason::exhausted;
   double elapsed_s = 0;
 };
@@ -125,5 +132,8 @@ void fill_throughput(Result& r, const KernelFamily& family, const Problem& probl
 
 /// True when `a` is a better result than `b` (ok beats failure; then lower median time).
 bool better_result(const Result& a, const Result& b);
+/// The same under `objective` (space/objective.hpp: a result with the
+/// objective's value beats one without, then the lower value).
+bool better_result(const Result& a, const Result& b, Objective objective);
 
 }  // namespace ktune

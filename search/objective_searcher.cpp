@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "search/strategies.hpp"
+#include "space/objective.hpp"
 
 namespace ktune::detail {
 namespace {
@@ -40,13 +41,13 @@ class ObjectiveSearcher final : public Searcher {
 }  // namespace
 
 double objective_value(const Result& r, std::string_view objective) {
-  if (objective == "time") return r.time.median_s;
-  const auto it = r.metrics.find("energy_j");
-  if (it == r.metrics.end() || !it->is_number() || !(it->get<double>() > 0))
+  const Objective o = objective_from_string(objective);
+  if (o == Objective::time) return r.time.median_s;
+  const std::optional<double> value = ktune::objective_value(r, o);
+  if (!value)
     throw std::invalid_argument("objective " + std::string(objective) + ": the result of " +
                                 r.config.key() + " carries no energy (metrics.energy_j)");
-  const double energy = it->get<double>();
-  return objective == "energy" ? energy : energy * r.time.median_s;
+  return *value;
 }
 
 std::unique_ptr<Searcher> with_objective(std::unique_ptr<Searcher> inner,

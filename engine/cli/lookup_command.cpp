@@ -23,12 +23,14 @@ struct LookupOptions {
   std::string log_misses;  ///< append the problem here when no exact measurement answers it
   bool json = false;
   bool deterministic = false;  ///< serve only results verified bit-for-bit repeatable
+  std::string objective = "time";  ///< time, energy or edp: what "best" means
 };
 
 int run_lookup(const LookupOptions& o) {
   LookupRequest req;
   req.family = o.kernel;
   req.deterministic_only = o.deterministic;
+  req.objective = objective_from_string(o.objective);
   const KernelFamily* family = nullptr;
   try {
     family = &find_family(o.kernel);
@@ -112,6 +114,7 @@ int run_lookup(const LookupOptions& o) {
                      {"device", req.device},
                      {"arch", req.arch},
                      {"source", to_string(a->source)},
+                     {"objective", to_string(req.objective)},
                      {"config", a->config.to_json()},
                      {"config_key", a->config_key}};
     if (a->source != LookupSource::default_config) {
@@ -130,7 +133,8 @@ int run_lookup(const LookupOptions& o) {
   }
   std::printf("%s  (%s)\n", a->config_key.c_str(), std::string(to_string(a->source)).c_str());
   if (a->source == LookupSource::default_config) {
-    std::printf("  the family's safe default: nothing measured fits this problem and device\n");
+    std::printf("  the family's safe default: nothing measured fits this problem and device%s\n",
+                req.objective == Objective::time ? "" : " with energy (metrics.energy_j)");
     return 0;
   }
   const Result& r = a->result;
@@ -140,6 +144,12 @@ int run_lookup(const LookupOptions& o) {
   std::printf("  median %.4g ms (min %.4g, max %.4g, spread %.3f, %d repetitions), %.2f TFLOP/s, %.1f GB/s\n",
               r.time.median_s * 1e3, r.time.min_s * 1e3, r.time.max_s * 1e3, r.time.spread, r.time.repetitions,
               r.tflops, r.gbps);
+  if (const std::optional<double> joules = energy_per_launch(r)) {
+    std::printf("  energy %.4g J per launch", *joules);
+    if (const auto w = r.metrics.find("power_w"); w != r.metrics.end() && w->is_number())
+      std::printf(" (%.0f W mean board power)", w->get<double>());
+    std::printf("; best by %s\n", std::string(to_string(req.objective)).c_str());
+  }
   std::printf("  verified: relative error %.3g, max abs error %.3g\n", r.error, r.max_abs_error);
   std::printf("  provenance: host %s, %s, source '%s', measured %s\n", a->provenance.host.c_str(),
               a->provenance.tool_version.c_str(), a->provenance.source.c_str(), a->provenance.measured_at.c_str());
@@ -172,6 +182,12 @@ const CommandRegistrar registrar(60, [](CLI::App& app) {
       "--deterministic", o->deterministic,
       "Serve only results whose verification found two runs bit-for-bit equal (else the next "
       "candidate, or the family's default)");
+  cmd->add_option(
+         "--objective", o->objective,
+         "Best by time (median per launch), energy (joules per launch) or edp (energy x time); "
+         "energy and edp consider only verified results that carry energy")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"time", "energy", "edp"}));
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->callback([o] { set_exit_code(run_lookup(*o)); });
 });

@@ -24,6 +24,7 @@ struct TuneArgs {
   std::size_t top = 10;
   bool no_resume = false;
   bool no_warm_start = false;
+  std::string objective = "time";
 };
 
 void print_plan(const PreparedTune& job, const std::string& db) {
@@ -49,6 +50,12 @@ void print_plan(const PreparedTune& job, const std::string& db) {
   if (s.options.time_limit_s > 0) std::cout << ", time limit " << format_clock(s.options.time_limit_s);
   if (s.options.patience) std::cout << ", patience " << s.options.patience;
   std::cout << ", batch " << s.options.batch_size << "\n";
+  if (s.options.objective != Objective::time)
+    std::cout
+        << "  objective " << to_string(s.options.objective)
+        << (s.options.objective == Objective::energy ? " (joules per launch"
+                                                     : " (joules x seconds per launch")
+        << ", NVML's total energy counter; stored results without energy are measured again)\n";
   std::cout << "  database " << db << (s.options.resume ? " (resuming)" : " (not resuming)") << std::endl;
 }
 
@@ -75,6 +82,7 @@ int run_tune(TuneArgs& args) {
   spec.options.resume = !args.no_resume;
   spec.options.warm_start = !args.no_warm_start;
   spec.ceilings_db = args.db;
+  spec.options.objective = objective_from_string(args.objective);
 
   std::unique_ptr<PreparedTune> job;
   try {
@@ -126,6 +134,13 @@ const CommandRegistrar registrar(20, [](CLI::App& app) {
                   "Evaluate this configuration first (a canonical key, e.g. from `ktune lookup` or a bench; "
                   "repeatable, in order; must be valid in the space; counts against the budget)")
       ->allow_extra_args(false);
+  cmd->add_option(
+         "--objective", args->objective,
+         "What to minimise: time (median per launch), energy (board joules per launch, NVML's "
+         "total energy counter) or edp (energy x time); energy is stored with every GPU result "
+         "whatever the objective")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"time", "energy", "edp"}));
   cmd->add_option("--batch", args->spec.options.batch_size, "Configurations per batch (one DB transaction each)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
