@@ -15,7 +15,10 @@
 namespace ktune {
 
 struct EnergyOptions {
-  bool enabled = true;
+  /// Off unless asked for: the window costs each configuration at least
+  /// min_window_s of GPU time, several times a fast kernel's timing. `ktune
+  /// tune` turns it on for the energy and edp objectives, or with --energy.
+  bool enabled = false;
   /// Back-to-back launches for at least this long (GPU time). NVML refreshes
   /// the counter every few milliseconds, and the figure may include up to one
   /// refresh period of the idle board after the last launch: 0.2 s keeps

@@ -79,6 +79,7 @@ std::unique_ptr<Evaluator> make_gpu_evaluator(const KernelFamily& family, const 
   options.gpu.device = spec.device;
   options.gpu.compiler.cache_dir = default_compile_cache_dir();
   options.gpu.profile = spec.profile;
+  options.gpu.energy.enabled = spec.energy || spec.options.objective != Objective::time;
   return std::make_unique<IsolatedEvaluator>(family, problem, options);
 }
 

@@ -30,6 +30,7 @@ struct TuneSpec {
   TuneOptions options;           ///< budget, time limit, batch, patience, resume, warm start
   std::uint64_t seed = 1;
   bool profile = false;          ///< collect profiler metrics (GPU only)
+  bool energy = false;           ///< measure energy under objective time too (GPU only)
   std::string source;            ///< provenance label; replays default to "replay:<file name>"
   int device = 0;                ///< CUDA ordinal (GPU only)
   /// A tuning database whose measured ceilings for this GPU (`ktune db

@@ -19,7 +19,8 @@ nlohmann::json gpu_options_to_json(const GpuEvaluatorOptions& o) {
           {"check_determinism", o.check_determinism},
           {"kernel_timeout_s", o.kernel_timeout_s},
           {"compile_chunk", o.compile_chunk},
-          {"profile", o.profile}};
+          {"profile", o.profile},
+          {"energy", {{"enabled", o.energy.enabled}, {"min_window_s", o.energy.min_window_s}}}};
 }
 
 GpuEvaluatorOptions gpu_options_from_json(const nlohmann::json& j) {
@@ -46,6 +47,11 @@ GpuEvaluatorOptions gpu_options_from_json(const nlohmann::json& j) {
     o.kernel_timeout_s = j.value("kernel_timeout_s", o.kernel_timeout_s);
     o.compile_chunk = j.value("compile_chunk", o.compile_chunk);
     o.profile = j.value("profile", o.profile);
+    if (j.contains("energy")) {
+      const auto& e = j.at("energy");
+      o.energy.enabled = e.value("enabled", o.energy.enabled);
+      o.energy.min_window_s = e.value("min_window_s", o.energy.min_window_s);
+    }
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument(std::string("malformed worker options: ") + e.what());
   }

@@ -137,10 +137,14 @@ const CommandRegistrar registrar(20, [](CLI::App& app) {
   cmd->add_option(
          "--objective", args->objective,
          "What to minimise: time (median per launch), energy (board joules per launch, NVML's "
-         "total energy counter) or edp (energy x time); energy is stored with every GPU result "
-         "whatever the objective")
+         "total energy counter) or edp (energy x time); energy and edp store each result's "
+         "energy (see --energy)")
       ->capture_default_str()
       ->check(CLI::IsMember({"time", "energy", "edp"}));
+  cmd->add_flag("--energy", args->spec.energy,
+               "Store each result's energy under objective time too (NVML's counter over a window of "
+               "at least 0.2 s of back-to-back launches per configuration: GPU time the timing does "
+               "not need)");
   cmd->add_option("--batch", args->spec.options.batch_size, "Configurations per batch (one DB transaction each)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);

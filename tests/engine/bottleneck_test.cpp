@@ -219,3 +219,14 @@ TEST(KernelProfilerPlan, AnUnknownMetricIsLeftOutNotFatal) {
   EXPECT_NE(plan.notes.front().find("no_such__metric.sum"), std::string::npos) << plan.notes.front();
   EXPECT_GT(plan.passes, 0u);
 }
+
+TEST(EnergyOption, OffByDefaultAndTravelsToTheWorker) {
+  GpuEvaluatorOptions o;
+  EXPECT_FALSE(o.energy.enabled);  // the window costs GPU time the timing does not need
+  EXPECT_FALSE(gpu_options_from_json(gpu_options_to_json(o)).energy.enabled);
+  o.energy.enabled = true;
+  o.energy.min_window_s = 0.3;
+  const GpuEvaluatorOptions back = gpu_options_from_json(gpu_options_to_json(o));
+  EXPECT_TRUE(back.energy.enabled);
+  EXPECT_DOUBLE_EQ(back.energy.min_window_s, 0.3);
+}

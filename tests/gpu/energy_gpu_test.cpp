@@ -15,6 +15,7 @@ TEST(EnergyGpu, AVerifiedConfigurationCarriesEnergyAndPower) {
   const DeviceQuery q = query_devices();
   if (q.devices.empty()) GTEST_SKIP() << "no GPU: " << q.none_reason;
   GpuEvaluatorOptions options;
+  options.energy.enabled = true;
   options.energy.min_window_s = 0.2;
   // 128 MiB read and written per launch: far beyond L2, a steady DRAM stream.
   GpuEvaluator ev(find_family("test_faulty"), Problem{{"n", std::int64_t{1} << 25}}, options);
