@@ -1,0 +1,250 @@
+// UserHarness: prepare, launch, poison and verify a user kernel's arguments.
+#include "kernels_user/gpu/user_harness.hpp"
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <stdexcept>
+
+#include "kernels_user/buffer_data.hpp"
+#include "kernels_user/gpu/reference_kernel.hpp"
+#include "kernels_user/user_family.hpp"
+#include "space/expression.hpp"
+
+namespace ktune::user {
+namespace {
+
+void check(cudaError_t e, const std::string& what) {
+  if (e != cudaSuccess) throw std::runtime_error(what + ": " + cudaGetErrorString(e));
+}
+
+/// A scalar argument's value, stored as its dtype for the launch.
+struct ScalarSlot {
+  alignas(8) unsigned char bytes[8] = {};
+};
+
+ScalarSlot scalar_value(const Argument& a, const ValueMap& names) {
+  const std::optional<Value> v = Expression::compile(a.expression, names).evaluate();
+  if (!v) throw DescriptionError("argument " + a.name + ": '" + a.expression + "' divides by zero");
+  const double x = as_number(*v);
+  ScalarSlot s;
+  auto put = [&s](auto t) { std::memcpy(s.bytes, &t, sizeof t); };
+  if (a.dtype == "float32")
+    put(static_cast<float>(x));
+  else if (a.dtype == "float64")
+    put(x);
+  else if (a.dtype == "int32")
+    put(static_cast<std::int32_t>(std::get<std::int64_t>(*v)));
+  else if (a.dtype == "int64")
+    put(std::get<std::int64_t>(*v));
+  else
+    put(static_cast<std::uint32_t>(std::get<std::int64_t>(*v)));
+  return s;
+}
+
+DeviceSpec live_device(int& ordinal) {
+  check(cudaGetDevice(&ordinal), "cudaGetDevice");
+  cudaDeviceProp p{};
+  check(cudaGetDeviceProperties(&p, ordinal), "cudaGetDeviceProperties");
+  DeviceSpec d;
+  d.name = p.name;
+  d.cc_major = p.major;
+  d.cc_minor = p.minor;
+  d.sm_count = p.multiProcessorCount;
+  d.max_threads_per_block = p.maxThreadsPerBlock;
+  d.smem_per_block_optin = static_cast<int>(p.sharedMemPerBlockOptin);
+  return d;
+}
+
+class UserHarness final : public FamilyHarness {
+ public:
+  explicit UserHarness(const UserFamily& family) : family_(family), d_(family.spec()) {}
+  ~UserHarness() override { release(); }
+
+  void prepare(const Problem& problem, std::uint64_t) override {
+    release();
+    sizes_ = family_.normalize(problem);
+    device_ = live_device(ordinal_);
+    const ValueMap constants = space_constants(d_, sizes_, device_);
+    for (const Argument& a : d_.arguments) {
+      Buffer b;
+      if (a.is_buffer) {
+        const std::int64_t count =
+            evaluate_integer(a.count, constants, "argument " + a.name + ".count");
+        if (count < 1)
+          throw DescriptionError("argument " + a.name + ": count " + std::to_string(count) +
+                                 " < 1");
+        b.host = fill_buffer(a, count);
+        check(cudaMalloc(&b.device, b.host.size()), "cudaMalloc " + a.name);
+        check(cudaMemcpy(b.device, b.host.data(), b.host.size(), cudaMemcpyHostToDevice),
+              "copy " + a.name);
+      }
+      buffers_.push_back(std::move(b));
+    }
+    reference_.assign(d_.arguments.size(), {});
+    if (d_.verification.by == VerifyBy::reference_file) read_reference_file();
+    if (d_.verification.by == VerifyBy::reference_kernel) run_reference_kernel();
+  }
+
+  cudaError_t launch(const Config& config, std::span<const cudaKernel_t> kernels,
+                     cudaStream_t stream) override {
+    if (kernels.size() != 1) return cudaErrorInvalidValue;
+    try {
+      return launch_with(kernels[0], d_.launch, expression_names(d_, sizes_, device_, config),
+                         false, stream);
+    } catch (const DescriptionError&) {
+      return cudaErrorInvalidConfiguration;  // a launch shape that does not evaluate for this
+                                             // configuration
+    }
+  }
+
+  void poison_outputs(cudaStream_t stream) override {
+    for (std::size_t i = 0; i < d_.arguments.size(); ++i)
+      if (d_.arguments[i].output)
+        check(cudaMemsetAsync(buffers_[i].device, 0xFF, buffers_[i].host.size(), stream), "poison");
+  }
+
+  ktune::Verification verify(const Config&, cudaStream_t stream) override {
+    check(cudaStreamSynchronize(stream), "synchronize before verification");
+    ktune::Verification v;
+    v.passed = true;
+    const bool take_reference = d_.verification.by == VerifyBy::first_valid && !have_reference_;
+    for (std::size_t i = 0; i < d_.arguments.size(); ++i) {
+      const Argument& a = d_.arguments[i];
+      if (!a.output) continue;
+      std::vector<unsigned char> out(buffers_[i].host.size());
+      check(cudaMemcpy(out.data(), buffers_[i].device, out.size(), cudaMemcpyDeviceToHost),
+            "copy " + a.name);
+      if (take_reference) {
+        reference_[i] = std::move(out);
+        continue;
+      }
+      const Comparison c = compare_buffer(a, out, reference_[i]);
+      v.max_abs_error = std::max(v.max_abs_error, c.max_abs_error);
+      v.rel_l2_error = std::max(v.rel_l2_error, c.rel_l2_error);
+      v.nan_or_inf += c.non_finite;
+      v.unwritten += c.unwritten;
+      if (!c.passed && v.passed) v.detail = c.detail;
+      v.passed &= c.passed;
+    }
+    if (take_reference) {
+      have_reference_ = true;
+      v.detail = "the reference: the first configuration verified in this worker";
+    }
+    return v;
+  }
+
+ private:
+  struct Buffer {
+    std::vector<unsigned char> host;  ///< the filled input (outputs: their initial contents)
+    void* device = nullptr;
+  };
+
+  cudaError_t launch_with(cudaKernel_t kernel, const LaunchShape& shape, const ValueMap& names,
+                          bool into_reference, cudaStream_t stream) {
+    const LaunchDims dims = evaluate_launch(shape, names);
+    std::vector<ScalarSlot> scalars(d_.arguments.size());
+    std::vector<void*> pointers(d_.arguments.size());
+    std::vector<void*> args(d_.arguments.size());
+    for (std::size_t i = 0; i < d_.arguments.size(); ++i) {
+      const Argument& a = d_.arguments[i];
+      if (a.is_buffer) {
+        pointers[i] = into_reference && a.output ? reference_device_[i] : buffers_[i].device;
+        args[i] = &pointers[i];
+      } else {
+        scalars[i] = scalar_value(a, names);
+        args[i] = scalars[i].bytes;
+      }
+    }
+    if (dims.shared_memory > 48 * 1024)
+      if (cudaError_t e =
+              cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              static_cast<int>(dims.shared_memory), ordinal_);
+          e != cudaSuccess)
+        return e;
+    auto u = [](std::int64_t x) { return static_cast<unsigned>(x); };
+    return cudaLaunchKernel(reinterpret_cast<const void*>(kernel),
+                            dim3(u(dims.grid[0]), u(dims.grid[1]), u(dims.grid[2])),
+                            dim3(u(dims.block[0]), u(dims.block[1]), u(dims.block[2])), args.data(),
+                            static_cast<std::size_t>(dims.shared_memory), stream);
+  }
+
+  void read_reference_file() {
+    std::ifstream in(d_.verification.file, std::ios::binary);
+    if (!in)
+      throw DescriptionError("verification.reference_file: cannot read '" + d_.verification.file +
+                             "'");
+    for (std::size_t i = 0; i < d_.arguments.size(); ++i) {
+      if (!d_.arguments[i].output) continue;
+      reference_[i].resize(buffers_[i].host.size());
+      in.read(reinterpret_cast<char*>(reference_[i].data()),
+              static_cast<std::streamsize>(reference_[i].size()));
+      if (!in)
+        throw DescriptionError("verification.reference_file: '" + d_.verification.file +
+                               "' is shorter than the outputs it must hold");
+    }
+    have_reference_ = true;
+  }
+
+  void run_reference_kernel() {
+    const Verification& v = d_.verification;
+    const std::string source = read_text(v.source.empty() ? d_.sources.front() : v.source);
+    std::vector<std::string> options;  // the sources' folders, for their headers
+    for (const auto& f : family_.template_files())
+      options.push_back("-I" + std::filesystem::path(f).parent_path().string());
+    const ReferenceKernel ref(source, v.kernel, device_.cc_major * 10 + device_.cc_minor, options);
+    ValueMap names = space_constants(d_, sizes_, device_);
+    const Space space = family_.space(sizes_, device_);
+    for (const auto& [k, value] : space.default_config()) names.set(k, value);
+    reference_device_.assign(d_.arguments.size(), nullptr);
+    for (std::size_t i = 0; i < d_.arguments.size(); ++i)
+      if (d_.arguments[i].output) {
+        check(cudaMalloc(&reference_device_[i], buffers_[i].host.size()), "cudaMalloc reference");
+        check(cudaMemcpy(reference_device_[i], buffers_[i].host.data(), buffers_[i].host.size(),
+                         cudaMemcpyHostToDevice),
+              "copy reference");
+      }
+    check(launch_with(ref.kernel(), v.launch ? *v.launch : d_.launch, names, true, nullptr),
+          "reference launch");
+    check(cudaDeviceSynchronize(), "reference kernel");
+    for (std::size_t i = 0; i < d_.arguments.size(); ++i)
+      if (d_.arguments[i].output) {
+        reference_[i].resize(buffers_[i].host.size());
+        check(cudaMemcpy(reference_[i].data(), reference_device_[i], reference_[i].size(),
+                         cudaMemcpyDeviceToHost),
+              "copy reference");
+        cudaFree(reference_device_[i]);
+        reference_device_[i] = nullptr;
+      }
+    have_reference_ = true;
+  }
+
+  void release() {
+    for (Buffer& b : buffers_)
+      if (b.device) cudaFree(b.device);
+    for (void* p : reference_device_)
+      if (p) cudaFree(p);
+    buffers_.clear();
+    reference_device_.clear();
+    have_reference_ = false;
+  }
+
+  const UserFamily& family_;
+  const KernelDescription& d_;
+  Problem sizes_;
+  DeviceSpec device_;
+  int ordinal_ = 0;
+  std::vector<Buffer> buffers_;                        ///< one per argument (scalars: empty)
+  std::vector<std::vector<unsigned char>> reference_;  ///< per output argument
+  std::vector<void*> reference_device_;                ///< the reference kernel's outputs
+  bool have_reference_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<FamilyHarness> make_user_harness(const UserFamily& family) {
+  return std::make_unique<UserHarness>(family);
+}
+
+}  // namespace ktune::user
