@@ -56,10 +56,13 @@ int run_compile_only(const TuneSpec& spec, const std::string& arch, bool as_json
     throw UsageError("--compile-only needs --kernel FAMILY (or --spec FILE)");
   if (spec.profile) throw UsageError("--compile-only runs nothing on a GPU: it takes no --profile");
   const KernelFamily& family = find_family(spec.kernel);
-  if (spec.problem.empty())
-    throw UsageError("--kernel " + spec.kernel + " needs --problem (" +
-                     std::string(family.problem_help()) + ")");
-  const Problem problem = parse_problem(family, spec.problem);
+  Problem problem;
+  try {
+    problem = parse_problem(family, spec.problem);  // a user kernel's sizes may all have defaults
+  } catch (const ProblemError&) {
+    if (!spec.problem.empty()) throw;
+    throw UsageError(spec.kernel + " needs --problem (" + std::string(family.problem_help()) + ")");
+  }
   const CompileTarget target = resolve_compile_target(arch);
   Space space = family.space(problem, target.device);
   try {
