@@ -77,7 +77,15 @@ void print_outcome(const PreparedTune& job, const TuneReport& report, std::size_
 
 int run_tune(TuneArgs& args) {
   TuneSpec& spec = args.spec;
-  if (!args.spec_file.empty()) spec.kernel = user_family_name(spec.kernel, args.spec_file);
+  if (!args.spec_file.empty()) {
+    spec.kernel = user_family_name(spec.kernel, args.spec_file);
+    // A description's default sizes make --problem optional.
+    if (spec.problem.empty()) try {
+        spec.problem = find_family(spec.kernel).normalize({}).key();
+      } catch (const ProblemError&) {
+        // Some size has no default: validate_tune_spec names the missing problem.
+      }
+  }
   if (args.compile_only) return run_compile_only(spec, args.arch.empty() ? "sm_90" : args.arch, args.as_json);
   if (!args.arch.empty() || args.as_json) throw UsageError("--arch and --json go with --compile-only");
   if (!args.time.empty()) spec.options.time_limit_s = parse_duration_s(args.time);
