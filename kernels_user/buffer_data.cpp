@@ -1,6 +1,7 @@
 // Filling and comparing typed buffers of user kernels.
 #include "kernels_user/buffer_data.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -60,6 +61,15 @@ std::vector<unsigned char> fill_buffer(const Argument& a, std::int64_t count) {
   else
     fill_typed<std::uint32_t>(a, count, bytes.data());
   return bytes;
+}
+
+std::int64_t count_unwritten(const Argument& a, const std::vector<unsigned char>& bytes) {
+  const std::size_t width = dtype_bytes(a.dtype);
+  std::int64_t n = 0;
+  for (std::size_t i = 0; i + width <= bytes.size(); i += width)
+    n += std::all_of(bytes.begin() + i, bytes.begin() + i + width,
+                     [](unsigned char b) { return b == 0xFF; });
+  return n;
 }
 
 Comparison compare_buffer(const Argument& a, const std::vector<unsigned char>& out,

@@ -34,4 +34,7 @@ struct Comparison {
 Comparison compare_buffer(const Argument& a, const std::vector<unsigned char>& out,
                           const std::vector<unsigned char>& ref);
 
+/// Elements of `bytes` (of the argument's dtype) still all 0xFF bytes: never written.
+std::int64_t count_unwritten(const Argument& a, const std::vector<unsigned char>& bytes);
+
 }  // namespace ktune::user

@@ -116,6 +116,7 @@ class UserHarness final : public FamilyHarness {
     ktune::Verification v;
     v.passed = true;
     const bool take_reference = d_.verification.by == VerifyBy::first_valid && !have_reference_;
+    std::vector<std::vector<unsigned char>> candidate(d_.arguments.size());
     for (std::size_t i = 0; i < d_.arguments.size(); ++i) {
       const Argument& a = d_.arguments[i];
       if (!a.output) continue;
@@ -123,7 +124,14 @@ class UserHarness final : public FamilyHarness {
       check(cudaMemcpy(out.data(), buffers_[i].device, out.size(), cudaMemcpyDeviceToHost),
             "copy " + a.name);
       if (take_reference) {
-        reference_[i] = std::move(out);
+        // A reference must be whole: a configuration leaving elements unwritten is not one.
+        if (const std::int64_t unwritten = count_unwritten(a, out); unwritten > 0) {
+          v.passed = false;
+          v.unwritten += unwritten;
+          v.detail = a.name + ": " + std::to_string(unwritten) + " elements never written";
+          return v;
+        }
+        candidate[i] = std::move(out);
         continue;
       }
       const Comparison c = compare_buffer(a, out, reference_[i]);
@@ -135,6 +143,7 @@ class UserHarness final : public FamilyHarness {
       v.passed &= c.passed;
     }
     if (take_reference) {
+      reference_ = std::move(candidate);
       have_reference_ = true;
       v.detail = "the reference: the first configuration verified in this worker";
     }

@@ -108,6 +108,8 @@ TEST(UserBuffers, CompareFindsMismatchesAndUnwrittenElements) {
   EXPECT_EQ(c.mismatches, 2);
   EXPECT_EQ(c.unwritten, 1);
   EXPECT_NE(c.detail.find("y[1]"), std::string::npos) << c.detail;
+  EXPECT_EQ(count_unwritten(a, out), 1);
+  EXPECT_EQ(count_unwritten(a, ref), 0);
 }
 
 }  // namespace
