@@ -75,6 +75,18 @@ TEST(UserKernelCliErrors, BadDescriptionsExitTwoNamingTheField) {
   EXPECT_NE(problem.output.find("depth"), std::string::npos) << problem.output;
 }
 
+TEST(UserKernelCliLookup, ANewUserFamilyAnswersWithItsDefault) {
+  testing::TempDir dir;  // the user database does not exist yet: the shipped one answers
+  auto run = ktune("lookup --spec " + example("transpose") +
+                   " --problem rows=64,cols=64 --device sm_90 --db " + quote(dir.file("mine.db")) +
+                   " --json");
+  ASSERT_EQ(run.code, 0) << run.output;
+  EXPECT_NE(run.output.find("\"config_key\": \"BLOCK_ROWS=8,PAD=true,TILE=32\""), std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("\"source\": \"default\""), std::string::npos) << run.output;
+  EXPECT_EQ(ktune("lookup --problem rows=64 --device sm_90").code, 2);
+}
+
 TEST(UserKernelCliSweep, RunsNameDescriptionsWithSpec) {
   testing::TempDir dir;
   const std::string transpose =

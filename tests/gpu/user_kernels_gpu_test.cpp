@@ -101,5 +101,21 @@ __global__ void scale_ref(float* y, const float* x, float a, int n) {
   EXPECT_EQ(failed, 2) << run.output;  // BLOCK 32 with UNROLL 1 and 2
 }
 
+TEST(UserKernelGpuFaults, AnOutOfBoundsWriteCostsOneResultEach) {
+  if (!no_gpu_reason().empty()) GTEST_SKIP() << "no GPU: " << no_gpu_reason();
+  testing::TempDir dir;
+  // BLOCK 64 writes 4 GiB past y: a fault the isolated worker survives.
+  std::string source = test::kScaleSource;
+  source.replace(source.find("y[i] = a * x[i];"), 16,
+                 "y[i + (BLOCK == 64 ? (1ll << 30) : 0)] = a * x[i];");
+  const std::string spec = test::write_scale(dir.path(), test::scale_description(), source);
+  auto run = ktune("tune --spec " + quote(spec) + " --strategy exhaustive --budget 10 --db " +
+                   quote(dir.file("user.db")));
+  ASSERT_EQ(run.code, 0) << run.output;
+  const auto [evaluated, failed] = evaluated_and_failed(run.output);
+  EXPECT_EQ(evaluated, 5) << run.output;
+  EXPECT_EQ(failed, 2) << run.output;  // BLOCK 64 with UNROLL 1 and 2
+}
+
 }  // namespace
 }  // namespace ktune
