@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <stdexcept>
 
@@ -72,51 +73,30 @@ std::int64_t count_unwritten(const Argument& a, const std::vector<unsigned char>
   return n;
 }
 
-Comparison compare_buffer(const Argument& a, const std::vector<unsigned char>& out,
-                          const std::vector<unsigned char>& ref) {
-  Comparison c;
-  if (out.size() != ref.size()) {
-    c.passed = false;
-    c.detail = a.name + ": " + std::to_string(out.size()) + " bytes, reference " +
-               std::to_string(ref.size());
-    return c;
-  }
+verify::Tolerances tolerances_of(const Argument& a) {
+  verify::Tolerances t;
+  t.element = {a.atol, a.rtol, 0};
+  t.rel_l2 = std::numeric_limits<double>::max();  // finite: the bound is stored with the result
+  return t;
+}
+
+verify::CheckStats compare_buffer(const Argument& a, const std::vector<unsigned char>& out,
+                                  const std::vector<unsigned char>& ref) {
+  if (out.size() != ref.size())
+    throw std::invalid_argument(a.name + ": " + std::to_string(out.size()) + " bytes, reference " +
+                                std::to_string(ref.size()));
   const std::size_t width = dtype_bytes(a.dtype);
-  const auto count = static_cast<std::int64_t>(out.size() / width);
-  double diff2 = 0, ref2 = 0;
-  for (std::int64_t i = 0; i < count; ++i) {
-    const double o = element_of(a.dtype, out, i), r = element_of(a.dtype, ref, i);
-    bool poisoned = true;
-    for (std::size_t b = 0; b < width && poisoned; ++b) poisoned = out[i * width + b] == 0xFF;
-    const bool reference_poisoned =
-        poisoned && std::memcmp(&out[i * width], &ref[i * width], width) == 0;
-    const double err = std::fabs(o - r);
-    bool bad;
-    if (poisoned && !reference_poisoned) {
-      ++c.unwritten;
-      bad = true;
-    } else if (!std::isfinite(o) && std::isfinite(r)) {
-      ++c.non_finite;
-      bad = true;
-    } else {
-      bad = std::isfinite(r) && !(err <= a.atol + a.rtol * std::fabs(r));
-      if (std::isfinite(err)) {
-        c.max_abs_error = std::max(c.max_abs_error, err);
-        diff2 += err * err;
-        ref2 += r * r;
-      }
-    }
-    if (bad && c.mismatches++ == 0)
-      c.detail = a.name + "[" + std::to_string(i) + "] = " + std::to_string(o) + ", reference " +
-                 std::to_string(r) + (poisoned ? " (never written)" : "");
+  verify::Checker checker(tolerances_of(a).element);
+  for (std::size_t i = 0; i * width < out.size(); ++i) {
+    const unsigned char* o = out.data() + i * width;
+    const bool poisoned = std::all_of(o, o + width, [](unsigned char b) { return b == 0xFF; });
+    const auto index = static_cast<long long>(i);
+    if (poisoned && std::memcmp(o, ref.data() + i * width, width) != 0)
+      checker.add_unwritten(index);
+    else
+      checker.add(index, element_of(a.dtype, out, index), element_of(a.dtype, ref, index));
   }
-  c.rel_l2_error = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
-  c.passed = c.mismatches == 0;
-  if (!c.passed)
-    c.detail = std::to_string(c.mismatches) + " of " + std::to_string(count) +
-               " elements outside atol " + std::to_string(a.atol) + " + rtol " +
-               std::to_string(a.rtol) + " (first: " + c.detail + ")";
-  return c;
+  return checker.finish();
 }
 
 }  // namespace ktune::user

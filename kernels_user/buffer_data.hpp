@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels_templated/verify/tolerance.hpp"
 #include "kernels_user/description.hpp"
 
 namespace ktune::user {
@@ -18,21 +19,15 @@ std::size_t dtype_bytes(const std::string& dtype);
 /// its seed in [lo, hi), a constant, or the element index).
 std::vector<unsigned char> fill_buffer(const Argument& a, std::int64_t count);
 
-/// One output compared with its reference.
-struct Comparison {
-  bool passed = true;
-  std::int64_t mismatches = 0;
-  std::int64_t non_finite = 0;  ///< NaN or infinity where the reference is finite
-  std::int64_t unwritten = 0;   ///< elements still all 0xFF bytes (the poison pattern)
-  double max_abs_error = 0;
-  double rel_l2_error = 0;
-  std::string detail;  ///< the first mismatch: index, value, reference
-};
+/// The bounds an output is checked with: |out - ref| <= atol + rtol |ref|
+/// per element; no relative L2 bound beyond that.
+verify::Tolerances tolerances_of(const Argument& a);
 
-/// Compares `out` with `ref` (same dtype and size) element by element:
-/// |out - ref| <= atol + rtol * |ref|.
-Comparison compare_buffer(const Argument& a, const std::vector<unsigned char>& out,
-                          const std::vector<unsigned char>& ref);
+/// Compares `out` with `ref` (the argument's dtype) element by element under
+/// tolerances_of(a); an element still all 0xFF bytes where the reference
+/// differs counts as unwritten. Throws std::invalid_argument when the sizes differ.
+verify::CheckStats compare_buffer(const Argument& a, const std::vector<unsigned char>& out,
+                                  const std::vector<unsigned char>& ref);
 
 /// Elements of `bytes` (of the argument's dtype) still all 0xFF bytes: never written.
 std::int64_t count_unwritten(const Argument& a, const std::vector<unsigned char>& bytes);

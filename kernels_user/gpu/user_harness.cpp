@@ -117,6 +117,8 @@ class UserHarness final : public FamilyHarness {
     v.passed = true;
     const bool take_reference = d_.verification.by == VerifyBy::first_valid && !have_reference_;
     std::vector<std::vector<unsigned char>> candidate(d_.arguments.size());
+    bool first_output = true;
+    std::string failed;
     for (std::size_t i = 0; i < d_.arguments.size(); ++i) {
       const Argument& a = d_.arguments[i];
       if (!a.output) continue;
@@ -134,18 +136,30 @@ class UserHarness final : public FamilyHarness {
         candidate[i] = std::move(out);
         continue;
       }
-      const Comparison c = compare_buffer(a, out, reference_[i]);
-      v.max_abs_error = std::max(v.max_abs_error, c.max_abs_error);
-      v.rel_l2_error = std::max(v.rel_l2_error, c.rel_l2_error);
-      v.nan_or_inf += c.non_finite;
-      v.unwritten += c.unwritten;
-      if (!c.passed && v.passed) v.detail = c.detail;
-      v.passed &= c.passed;
+      // Each output is judged under its own bounds; the summary merges them.
+      const verify::CheckStats c = compare_buffer(a, out, reference_[i]);
+      if (const std::string why = verify::failure_reason(c, tolerances_of(a));
+          !why.empty() && failed.empty())
+        failed = a.name + ": " + why + " (first bad element " + std::to_string(c.first_bad) + ")";
+      if (first_output) {
+        v.stats = c;
+        v.tolerances = tolerances_of(a);
+        first_output = false;
+      } else {
+        v.stats.merge(c);
+      }
     }
     if (take_reference) {
       reference_ = std::move(candidate);
       have_reference_ = true;
+      v.passed = true;
       v.detail = "the reference: the first configuration verified in this worker";
+      return v;
+    }
+    conclude(v);
+    if (!failed.empty()) {
+      v.passed = false;
+      v.detail = failed;
     }
     return v;
   }
