@@ -6,6 +6,8 @@
 #include <fstream>
 #include <set>
 
+#include "kernels_user/t1_format.hpp"
+
 namespace ktune::user {
 namespace {
 
@@ -194,7 +196,8 @@ json parse_file(const std::string& path) {
 void check_description(KernelDescription& d);  // description_checks.cpp
 
 KernelDescription load_description(const std::string& path) {
-  const json j = parse_file(path);
+  json j = parse_file(path);
+  if (is_t1(j)) j = t1_to_description(j, path);
   const Reader r{path, fs::absolute(path).parent_path()};
   if (!j.is_object()) r.fail("", "must be a JSON object");
   r.only_keys(j, "",
