@@ -138,4 +138,16 @@ KernelSource UserFamily::source(const Problem& p, const Config& c) const {
   return s;
 }
 
+KernelSource UserFamily::reference_source(const Problem& p, const DeviceSpec& d) const {
+  const Verification& v = d_.verification;
+  KernelSource s = source(p, default_config(p, d));
+  const std::string file = v.source.empty() ? d_.sources.front() : v.source;
+  s.program_name = std::filesystem::path(file).filename().string();
+  s.source = read_text(file);
+  s.kernels = {v.kernel};
+  if (!v.source.empty())
+    s.options.push_back("-I" + std::filesystem::path(v.source).parent_path().string());
+  return s;
+}
+
 }  // namespace ktune::user

@@ -31,6 +31,11 @@ class UserFamily final : public KernelFamily {
   WorkEstimate estimate(const Problem& p, const Config& c, const DeviceSpec& d) const override;
   KernelSource source(const Problem& p, const Config& c) const override;
 
+  /// What the harness compiles for a reference_kernel verification: its
+  /// file, its (plain) name, and the options of the default configuration
+  /// (its #defines: a file whose tuned kernel reads them must compile too).
+  KernelSource reference_source(const Problem& p, const DeviceSpec& d) const;
+
   /// The kernel's name expression for `c`: "kernel<32, cub::X>" with template parameters.
   std::string name_expression(const Config& c) const;
 

@@ -2,7 +2,6 @@
 #include "kernels_user/gpu/user_harness.hpp"
 
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <stdexcept>
@@ -228,14 +227,12 @@ class UserHarness final : public FamilyHarness {
 
   void run_reference_kernel() {
     const Verification& v = d_.verification;
-    const std::string source = read_text(v.source.empty() ? d_.sources.front() : v.source);
-    std::vector<std::string> options;  // the sources' folders, for their headers
-    for (const auto& f : family_.template_files())
-      options.push_back("-I" + std::filesystem::path(f).parent_path().string());
-    const ReferenceKernel ref(source, v.kernel, device_.cc_major * 10 + device_.cc_minor, options);
-    ValueMap names = space_constants(d_, sizes_, device_);
-    const Space space = family_.space(sizes_, device_);
-    for (const auto& [k, value] : space.default_config()) names.set(k, value);
+    const KernelSource src = family_.reference_source(sizes_, device_);
+    const ReferenceKernel ref(src.source, src.kernels.front(),
+                              device_.cc_major * 10 + device_.cc_minor, src.options);
+    // Launched with the default configuration's values, as it was compiled.
+    const ValueMap names =
+        expression_names(d_, sizes_, device_, family_.default_config(sizes_, device_));
     reference_device_.assign(d_.arguments.size(), nullptr);
     for (std::size_t i = 0; i < d_.arguments.size(); ++i)
       if (d_.arguments[i].output) {

@@ -68,6 +68,19 @@ TEST_F(UserFamilyTest, ComputeCapabilityBelowTheRequiredOneIsRefused) {
   EXPECT_NO_THROW(f.space(f.normalize({}), *find_builtin_device("sm_90")));
 }
 
+// The harness compiles the reference kernel from this source on the GPU; a
+// file whose tuned kernel reads #define parameters must compile there too.
+TEST(UserReference, ReferenceKernelsOfTheExamplesCompile) {
+  for (const char* name : {"transpose/transpose.json", "conv2d/conv2d.json"}) {
+    const UserFamily f(load_description((test::user_examples_dir() / name).string()));
+    const DeviceSpec h200 = *find_builtin_device("h200");
+    const KernelSource src = f.reference_source(f.normalize({}), h200);
+    ASSERT_EQ(src.kernels.size(), 1u);
+    const CompileOutput out = Compiler(CompilerOptions{}).compile(src);
+    EXPECT_TRUE(out.ok) << name << ": " << out.log;
+  }
+}
+
 TEST(UserBuffers, FillsAsDescribed) {
   Argument a;
   a.dtype = "int32";
