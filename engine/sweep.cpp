@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "kernels_templated/family.hpp"
+#include "kernels_user/description.hpp"
+#include "kernels_user/user_kernels.hpp"
 
 namespace ktune {
 namespace {
@@ -22,7 +24,7 @@ using nlohmann::json;
 const std::vector<std::string> kOptionKeys = {
     "strategy", "budget",  "time",   "batch",   "patience", "seed",      "resume", "warm_start",
     "source",   "profile", "device", "require", "start",    "objective", "comment"};
-const std::vector<std::string> kRunOnlyKeys = {"kernel", "problems", "replay"};
+const std::vector<std::string> kRunOnlyKeys = {"kernel", "spec", "problems", "replay"};
 const std::vector<std::string> kTopKeys = {"db", "defaults", "runs", "comment"};
 
 std::string join(const std::vector<std::string>& items) {
@@ -152,9 +154,17 @@ SweepFile parse_sweep(const json& j, const std::filesystem::path& base_dir, cons
     TuneSpec spec = defaults;
     check.apply_options(run, where, spec);
     if (run.contains("kernel")) spec.kernel = check.text(run["kernel"], where + ".kernel");
+    if (run.contains("spec")) {
+      if (run.contains("kernel")) check.fail(where, "give \"kernel\" or \"spec\", not both");
+      try {
+        spec.kernel = user::load_user_kernel(resolve(base_dir, check.text(run["spec"], where + ".spec"))).name();
+      } catch (const user::DescriptionError& e) {
+        check.fail(where + ".spec", e.what());
+      }
+    }
     if (run.contains("replay")) spec.replay = resolve(base_dir, check.text(run["replay"], where + ".replay"));
     if (spec.kernel.empty() && spec.replay.empty())
-      check.fail(where, "needs \"kernel\" (with \"problems\") or \"replay\"");
+      check.fail(where, "needs \"kernel\" or \"spec\" (with \"problems\") or \"replay\"");
 
     std::vector<std::string> problems;
     if (run.contains("problems")) {

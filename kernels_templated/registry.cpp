@@ -4,6 +4,7 @@
 #include <string>
 
 #include "kernels_templated/family.hpp"
+#include "kernels_templated/runtime_registry.hpp"
 #include "kernels_templated/faulty/faulty_family.hpp"
 #include "kernels_templated/reduce/reduce_family.hpp"
 #include "kernels_templated/rmsnorm/rmsnorm_family.hpp"
@@ -30,15 +31,29 @@ bool test_families_on() {
   return v && std::string(v) == "1";
 }
 
+// Families registered at run time (register_family), after the built-in ones.
+std::vector<const KernelFamily*>& runtime_families() {
+  static std::vector<const KernelFamily*> all;
+  return all;
+}
+
 std::vector<const KernelFamily*> families() {
   std::vector<const KernelFamily*> all;
   if (test_families_on()) all.push_back(&faulty_family());
   const auto& users = user_families();
   all.insert(all.end(), users.begin(), users.end());
+  all.insert(all.end(), runtime_families().begin(), runtime_families().end());
   return all;
 }
 
 }  // namespace
+
+void register_family(const KernelFamily& family) {
+  for (const KernelFamily* f : families())
+    if (f->name() == family.name())
+      throw std::invalid_argument("a kernel family named '" + std::string(family.name()) + "' is already known");
+  runtime_families().push_back(&family);
+}
 
 const KernelFamily& find_family(std::string_view name) {
   for (const KernelFamily* f : families())

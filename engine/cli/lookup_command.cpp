@@ -9,6 +9,7 @@
 
 #include "db/lookup.hpp"
 #include "engine/cli/command.hpp"
+#include "engine/cli/user_kernel_option.hpp"
 #include "engine/compiler.hpp"
 #include "engine/device_query.hpp"
 #include "engine/lookup_validity.hpp"
@@ -19,6 +20,7 @@ namespace {
 
 struct LookupOptions {
   std::string kernel, problem, device, db, system_db;
+  std::string spec;  ///< a user kernel's description, in place of --kernel
   std::string hash;  ///< serve this template version instead of the current templates'
   std::string log_misses;  ///< append the problem here when no exact measurement answers it
   bool json = false;
@@ -26,7 +28,9 @@ struct LookupOptions {
   std::string objective = "time";  ///< time, energy or edp: what "best" means
 };
 
-int run_lookup(const LookupOptions& o) {
+int run_lookup(LookupOptions o) {
+  if (!o.spec.empty()) o.kernel = user_family_name(o.kernel, o.spec);
+  if (o.kernel.empty()) throw UsageError("give --kernel FAMILY or --spec FILE");
   LookupRequest req;
   req.family = o.kernel;
   req.deterministic_only = o.deterministic;
@@ -163,7 +167,8 @@ const CommandRegistrar registrar(60, [](CLI::App& app) {
   o->system_db = default_system_db_path();
   auto* cmd = app.add_subcommand("lookup", "Best tuned configuration for a problem on a GPU: exact, nearest "
                                            "shape, another device of the arch, or the family's default");
-  cmd->add_option("--kernel", o->kernel, "Kernel family, e.g. gemm")->required();
+  cmd->add_option("--kernel", o->kernel, "Kernel family, e.g. gemm");
+  cmd->add_option("--spec", o->spec, "A user kernel's JSON description (docs/user-kernels.md), in place of --kernel");
   cmd->add_option("--problem", o->problem, "Problem, e.g. 'm=4096,n=4096,k=4096,dtype=bf16'")->required();
   cmd->add_option("--device", o->device, "GPU name ('NVIDIA H200') or arch (sm_90); default: this machine's GPU 0");
   cmd->add_option("--db", o->db,

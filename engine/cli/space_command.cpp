@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/cli/command.hpp"
+#include "engine/cli/user_kernel_option.hpp"
 #include "engine/tune_job.hpp"
 #include "kernels_templated/family.hpp"
 #include "space/device_spec.hpp"
@@ -25,6 +26,7 @@ struct SpaceArgs {
   std::string problem;
   std::string device = "sm_90";
   std::string space_file;
+  std::string spec_file;  ///< a user kernel's description
   std::vector<std::string> require;
   std::size_t sample = 0;
   std::uint64_t seed = 1;
@@ -70,9 +72,10 @@ Space load_space_file(const std::string& path, const ValueMap& extra_constants) 
   return Space::from_json(j, extra_constants);
 }
 
-int run_space(const SpaceArgs& args) {
+int run_space(SpaceArgs args) {
+  if (!args.spec_file.empty()) args.kernel = user_family_name(args.kernel, args.spec_file);
   if (args.kernel.empty() == args.space_file.empty())
-    throw UsageError("give either --kernel FAMILY (with --problem) or --space FILE.json");
+    throw UsageError("give either --kernel FAMILY (with --problem), --spec FILE.json or --space FILE.json");
 
   std::string title;
   std::optional<Space> space;
@@ -88,7 +91,7 @@ int run_space(const SpaceArgs& args) {
       title = "space from " + args.space_file;
     } else {
       const KernelFamily& family = find_family(args.kernel);
-      if (args.problem.empty())
+      if (args.problem.empty() && args.spec_file.empty())
         throw UsageError("--kernel " + args.kernel + " needs --problem (" +
                          std::string(family.problem_help()) + ")");
       const Problem problem = parse_problem(family, args.problem);
@@ -165,6 +168,8 @@ const CommandRegistrar registrar(30, [](CLI::App& app) {
                   "Built-in device whose limits shape the space: arch (sm_90, sm_80, ...), name or "
                   "a fragment of it (h200)")
       ->capture_default_str();
+  cmd->add_option("--spec", args->spec_file,
+                  "A user kernel's JSON description (docs/user-kernels.md); --problem defaults to its sizes");
   cmd->add_option("--space", args->space_file, "Read the space from a JSON file (see space/README.md) "
                                                "instead of a kernel family");
   cmd->add_option("--require", args->require,

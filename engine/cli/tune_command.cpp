@@ -6,6 +6,8 @@
 
 #include "db/store.hpp"
 #include "engine/cli/command.hpp"
+#include "engine/cli/compile_only_command.hpp"
+#include "engine/cli/user_kernel_option.hpp"
 #include "engine/tune_job.hpp"
 
 namespace ktune::cli {
@@ -25,6 +27,10 @@ struct TuneArgs {
   bool no_resume = false;
   bool no_warm_start = false;
   std::string objective = "time";
+  std::string spec_file;  ///< a user kernel's description (instead of --kernel)
+  bool compile_only = false;
+  std::string arch;  ///< --compile-only's target: an arch or a built-in device name
+  bool as_json = false;
 };
 
 void print_plan(const PreparedTune& job, const std::string& db) {
@@ -78,6 +84,17 @@ void print_outcome(const PreparedTune& job, const TuneReport& report, std::size_
 
 int run_tune(TuneArgs& args) {
   TuneSpec& spec = args.spec;
+  if (!args.spec_file.empty()) {
+    spec.kernel = user_family_name(spec.kernel, args.spec_file);
+    // A description's default sizes make --problem optional.
+    if (spec.problem.empty()) try {
+        spec.problem = find_family(spec.kernel).normalize({}).key();
+      } catch (const ProblemError&) {
+        // Some size has no default: validate_tune_spec names the missing problem.
+      }
+  }
+  if (args.compile_only) return run_compile_only(spec, args.arch.empty() ? "sm_90" : args.arch, args.as_json);
+  if (!args.arch.empty() || args.as_json) throw UsageError("--arch and --json go with --compile-only");
   if (!args.time.empty()) spec.options.time_limit_s = parse_duration_s(args.time);
   spec.options.resume = !args.no_resume;
   spec.options.warm_start = !args.no_warm_start;
@@ -109,6 +126,8 @@ const CommandRegistrar registrar(20, [](CLI::App& app) {
   cmd->add_option("--kernel", args->spec.kernel,
                   "Kernel family (" + join_names(family_names()) +
                       "); optional with --replay of a file that defines its space");
+  cmd->add_option("--spec", args->spec_file,
+                  "A user kernel: its JSON description (docs/user-kernels.md), instead of --kernel");
   cmd->add_option("--problem", args->spec.problem,
                   "Problem keys, e.g. \"m=4096,n=4096,k=4096,dtype=bf16,layout=nt\"");
   cmd->add_option("--strategy", args->spec.strategy,
@@ -158,6 +177,14 @@ const CommandRegistrar registrar(20, [](CLI::App& app) {
                 "Do not give the searcher the best results of related shapes or devices as hints");
   cmd->add_option("--source", args->spec.source, "Provenance label stored with every result (team, machine)");
   cmd->add_option("--device", args->spec.device, "CUDA device ordinal (GPU only)")->capture_default_str();
+  cmd->add_flag("--compile-only", args->compile_only,
+                "Only compile, with NVRTC and no GPU: --budget N sampled configurations (seeded), or the whole "
+                "sub-space given by --require; report registers, spills, shared memory and compile errors "
+                "(exit 0: all compiled, 1: some failed). Nothing is stored");
+  cmd->add_option("--arch", args->arch,
+                  "--compile-only's target: an architecture (sm_90a, sm_90, sm_80) or a built-in device's name "
+                  "(h200); default sm_90");
+  cmd->add_flag("--json", args->as_json, "With --compile-only: print the report as JSON");
   cmd->add_option("--top", args->top, "Rows of the final table")->capture_default_str();
   cmd->callback([args] { set_exit_code(run_tune(*args)); });
 });

@@ -6,6 +6,7 @@
 
 #include "engine/cli/command.hpp"
 #include "engine/worker_protocol.hpp"
+#include "kernels_user/user_kernels.hpp"
 
 namespace ktune::cli {
 namespace {
@@ -17,6 +18,7 @@ int run_worker_command() {
   if (protocol_fd < 0) return 1;
   ::dup2(STDERR_FILENO, STDOUT_FILENO);
   std::ios::sync_with_stdio(false);
+  user::load_user_kernels_from_env();  // the parent's user kernels (a description it read)
   return run_worker(std::cin, protocol_fd);
 }
 
