@@ -34,7 +34,7 @@ std::string real(double d) {
 }
 
 ResultRank rank_of(const BestRow& row) {
-  return {row.median_s, row.min_s, row.spread, row.config_key};
+  return {row.median_s, row.min_s, row.spread, row.config_key, row.noisy};
 }
 
 }  // namespace

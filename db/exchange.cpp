@@ -393,8 +393,59 @@ json measurement_to_json(const Measurement& m) {
   };
 }
 
+namespace {
+
+// The JSON type of each field is the type export writes it with: the written
+// form of a measurement is the schema, so a field added to the writer is
+// checked on import too. A value of another type is refused naming its field
+// (a bare JSON type error would name neither field nor value).
+const json& written_form() {
+  static const json form = [] {
+    Measurement m;
+    m.key.shape_keys = {"m"};       // an element to type the array's elements by
+    m.result.deterministic = true;  // written as true or false (null, unknown, is accepted too)
+    return measurement_to_json(m);
+  }();
+  return form;
+}
+
+const char* kind_text(const json& written) {
+  if (written.is_string()) return "a string";
+  if (written.is_number()) return "a number";
+  if (written.is_boolean()) return "true or false";
+  if (written.is_array()) return "an array";
+  return "an object";
+}
+
+bool same_kind(const json& given, const json& written) {
+  return (written.is_string() && given.is_string()) || (written.is_number() && given.is_number()) ||
+         (written.is_boolean() && given.is_boolean()) || (written.is_array() && given.is_array()) ||
+         (written.is_object() && given.is_object());
+}
+
+void check_types(const json& given, const json& written, const std::string& path) {
+  for (auto it = written.begin(); it != written.end(); ++it) {
+    if (!given.contains(it.key())) continue;  // absent fields: the readers' defaults or errors
+    const json& v = given.at(it.key());
+    const std::string field = path.empty() ? it.key() : path + "." + it.key();
+    if (v.is_null() && field == "result.deterministic") continue;
+    if (!same_kind(v, *it))
+      throw std::invalid_argument("'" + field + "': " + v.dump() + " is not " + kind_text(*it));
+    // problem, result.config and result.metrics are free-form maps, read by their own readers.
+    if (it->is_object() && !it->empty()) check_types(v, *it, field);
+    if (it->is_array())
+      for (std::size_t i = 0; i < v.size(); ++i)
+        if (!same_kind(v[i], it->front()))
+          throw std::invalid_argument("'" + field + "[" + std::to_string(i) + "]': " + v[i].dump() +
+                                      " is not " + kind_text(it->front()));
+  }
+}
+
+}  // namespace
+
 Measurement measurement_from_json(const json& j) {
   if (!j.is_object()) throw std::invalid_argument("expected a JSON object");
+  check_types(j, written_form(), "");
   if (j.value("ktune", "") != kJsonlTag)
     throw std::invalid_argument(std::string("not a ktune measurement (no \"ktune\": \"") +
                                 kJsonlTag + "\")");

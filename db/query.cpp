@@ -15,7 +15,7 @@ std::vector<BestRow> best_per_problem(const Store& store, const BestQuery& query
   SQLite::Database& db = store.impl().db;
   // current: per family, the given hash, else the one with the newest measurement.
   // Never a configuration with a failed result (any status but ok) for the
-  // same family version, problem and arch; ties ranked by result_order.hpp.
+  // same family version, problem and arch; ranked by result_order.hpp.
   SQLite::Statement q(db, std::string(R"sql(
 WITH per_hash AS (
   SELECT f.id AS family_id, f.name AS name, f.source_hash AS hash,
@@ -34,6 +34,7 @@ ok AS (
   SELECT d.name AS dname, d.arch AS arch, r.id AS rid, r.family_id, r.problem_id, r.config_id,
          r.median_s AS median_s, r.min_s AS min_s, r.spread AS spread, c.key AS config_key,
          r.measured_at AS measured_at, r.host AS host, r.source AS source,
+         )sql") + kNoisySql + R"sql( AS noisy,
          count(*) OVER (PARTITION BY d.name, r.family_id, r.problem_id) AS n
   FROM results r JOIN devices d ON d.id = r.device_id JOIN configs c ON c.id = r.config_id
   WHERE r.status = 'ok' AND r.family_id IN (SELECT family_id FROM current)
@@ -42,7 +43,7 @@ ok AS (
                     AND w.problem_id = r.problem_id AND w.config_id = r.config_id)),
 per_config AS (
   SELECT ok.*, row_number() OVER (PARTITION BY dname, family_id, problem_id, config_id
-                                  ORDER BY )sql") +
+                                  ORDER BY )sql" +
                               kResultRankSql + R"sql(, measured_at, host, source) AS nth
   FROM ok),
 ranked AS (
@@ -52,7 +53,7 @@ ranked AS (
   FROM per_config WHERE nth = 1)
 SELECT f.name, f.source_hash, ok.dname, ok.arch, p.json, p.key, p.shape_class, p.shape_keys,
        c.json, c.key, r.median_s, r.tflops, r.gbps, ok.n, r.host, r.tool_version, r.source, r.measured_at, ok.rn,
-       r.min_s, r.spread
+       r.min_s, r.spread, ok.noisy
 FROM ranked ok JOIN results r ON r.id = ok.rid
 JOIN families f ON f.id = ok.family_id JOIN problems p ON p.id = ok.problem_id
 JOIN configs c ON c.id = ok.config_id
@@ -98,6 +99,7 @@ ORDER BY f.name, ok.dname, p.key, ok.rn)sql");
     row.rank = q.getColumn(18).getInt();
     row.min_s = q.getColumn(19).getDouble();
     row.spread = q.getColumn(20).getDouble();
+    row.noisy = q.getColumn(21).getInt() != 0;
     if (per_row) {
       std::string now = query.current(row.family, row.problem, row.device, row.arch);
       if (now.empty()) now = newest[row.family];

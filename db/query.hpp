@@ -23,6 +23,7 @@ struct BestRow {
   Config config;
   std::string config_key;
   double median_s = 0, min_s = 0, spread = 0, tflops = 0, gbps = 0;
+  bool noisy = false;  ///< metrics.timing.noisy of the chosen measurement (result_order.hpp)
   std::int64_t ok_measurements =
       0;                  ///< ok measurements of this (device, problem), all configurations
   int rank = 1;           ///< 1 = fastest configuration of this (device, problem), 2 = next, ...

@@ -5,6 +5,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "engine/device_properties.hpp"
 #include "engine/nvml.hpp"
 
 namespace ktune {
@@ -51,22 +52,11 @@ DeviceQuery query_devices() {
     cudaDeviceGetPCIBusId(bus, sizeof bus, i);
     live.pci_bus_id = bus;
 
-    DeviceSpec spec = find_builtin_device(prop.name).value_or(DeviceSpec{});
-    spec.name = prop.name;
-    spec.cc_major = prop.major;
-    spec.cc_minor = prop.minor;
+    DeviceSpec spec =
+        spec_from_properties(prop, find_builtin_device(prop.name).value_or(DeviceSpec{}));
     spec.driver = nvml.driver_version().value_or("");
     spec.cuda_runtime = version_text(runtime);
-    spec.sm_count = prop.multiProcessorCount;
     spec.sm_clock_mhz = attribute(cudaDevAttrClockRate, i) / 1000.0;
-    spec.max_threads_per_block = prop.maxThreadsPerBlock;
-    spec.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
-    spec.max_blocks_per_sm = prop.maxBlocksPerMultiProcessor;
-    spec.smem_per_sm = static_cast<int>(prop.sharedMemPerMultiprocessor);
-    spec.smem_per_block_optin = static_cast<int>(prop.sharedMemPerBlockOptin);
-    spec.regs_per_sm = prop.regsPerMultiprocessor;
-    spec.l2_bytes = prop.l2CacheSize;
-    spec.global_memory_bytes = static_cast<long long>(prop.totalGlobalMem);
     live.memory_clock_mhz = attribute(cudaDevAttrMemoryClockRate, i) / 1000.0;
     live.current_sm_clock_mhz = nvml.sm_clock_mhz(live.pci_bus_id).value_or(0);
     live.spec = std::move(spec);

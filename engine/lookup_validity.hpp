@@ -18,6 +18,15 @@ std::function<bool(const Config&)> space_validator(const KernelFamily& family,
                                                    const Problem& normalized,
                                                    const DeviceSpec& device);
 
+/// space_validator for results of another template version (`ktune lookup
+/// --hash`): a parameter the configuration lacks is a knob added since, which
+/// that text did not have, and is judged at its default (the knob's behaviour
+/// before it existed). Every parameter the configuration names must still be
+/// one of the space's, with a listed value.
+std::function<bool(const Config&)> other_version_validator(const KernelFamily& family,
+                                                           const Problem& normalized,
+                                                           const DeviceSpec& device);
+
 /// KernelFamily::dispatch_condition of a best row; "false" (served to no
 /// other problem) for a row the family cannot read, e.g. a configuration
 /// stored before one of its knobs existed.

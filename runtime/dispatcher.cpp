@@ -5,6 +5,7 @@
 #include <mutex>
 #include <utility>
 
+#include "engine/device_properties.hpp"
 #include "kernels_templated/rowwise/rowwise_family.hpp"
 
 namespace ktune::rt {
@@ -48,23 +49,14 @@ CallStatus live_device(int ordinal, int* used, DeviceSpec* out) {
     return CallStatus::error("ktune runtime: device " + std::to_string(dev) + ": " +
                              cudaGetErrorString(e));
   const std::string arch = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
-  DeviceSpec d;
+  // An unknown name takes its architecture's first row for what the
+  // properties do not report (ceilings, clock, registers per thread).
+  DeviceSpec base;
   if (auto known = find_builtin_device(prop.name))
-    d = *known;
+    base = *known;
   else if (auto same_arch = find_builtin_device(arch))
-    d = *same_arch;
-  d.name = prop.name;
-  d.cc_major = prop.major;
-  d.cc_minor = prop.minor;
-  d.sm_count = prop.multiProcessorCount;
-  d.max_threads_per_block = prop.maxThreadsPerBlock;
-  d.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
-  d.max_blocks_per_sm = prop.maxBlocksPerMultiProcessor;
-  d.smem_per_sm = static_cast<int>(prop.sharedMemPerMultiprocessor);
-  d.smem_per_block_optin = static_cast<int>(prop.sharedMemPerBlockOptin);
-  d.regs_per_sm = prop.regsPerMultiprocessor;
-  d.l2_bytes = prop.l2CacheSize;
-  d.global_memory_bytes = static_cast<long long>(prop.totalGlobalMem);
+    base = *same_arch;
+  DeviceSpec d = spec_from_properties(prop, std::move(base));
   *used = dev;
   *out = std::move(d);
   return CallStatus::success();

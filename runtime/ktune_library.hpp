@@ -46,22 +46,12 @@ struct EmittedTables {
   int kernel_count;
 };
 
-/// Same calls, same threading and workspace rules as ktune::Runtime.
-class Library {
+/// The calls of ktune::Calls, with the threading and workspace rules of
+/// ktune::Runtime; configurations come from the routes, kernels are compiled in.
+class Library : public Calls {
  public:
   static CallStatus open(const EmittedTables& tables, std::unique_ptr<Library>* out,
                          int device = -1);
-
-  CallStatus gemm(const GemmDesc& desc, const GemmTensors& tensors, cudaStream_t stream);
-  CallStatus rmsnorm(const RmsnormDesc& desc, const void* x, const void* w, void* y,
-                     cudaStream_t stream);
-  CallStatus softmax(const SoftmaxDesc& desc, const void* x, void* y, cudaStream_t stream);
-  CallStatus reduce(const ReduceDesc& desc, const void* x, void* y, cudaStream_t stream);
-
-  CallStatus explain(const GemmDesc& desc, Explanation* out);
-  CallStatus explain(const RmsnormDesc& desc, Explanation* out);
-  CallStatus explain(const SoftmaxDesc& desc, Explanation* out);
-  CallStatus explain(const ReduceDesc& desc, Explanation* out);
 
   const char* database() const;
   const char* template_hashes() const;

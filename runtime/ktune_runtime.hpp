@@ -41,22 +41,12 @@ struct RuntimeCounts {
 /// allocates on the first call that needs it and keeps; the same shape called
 /// again allocates nothing and synchronizes nothing, so once a shape has been
 /// called on a stream, calls of it may be captured into a CUDA graph.
-class Runtime {
+/// The calls (ktune::Calls) look each problem up and compile its kernel on first use.
+class Runtime : public Calls {
  public:
   /// Opens the databases and the device. A status, never a throw.
   static CallStatus open(const RuntimeOptions& options, std::unique_ptr<Runtime>* out);
 
-  CallStatus gemm(const GemmDesc& desc, const GemmTensors& tensors, cudaStream_t stream);
-  CallStatus rmsnorm(const RmsnormDesc& desc, const void* x, const void* w, void* y,
-                     cudaStream_t stream);
-  CallStatus softmax(const SoftmaxDesc& desc, const void* x, void* y, cudaStream_t stream);
-  CallStatus reduce(const ReduceDesc& desc, const void* x, void* y, cudaStream_t stream);
-
-  /// The configuration a call of this problem runs (compiles it if needed).
-  CallStatus explain(const GemmDesc& desc, Explanation* out);
-  CallStatus explain(const RmsnormDesc& desc, Explanation* out);
-  CallStatus explain(const SoftmaxDesc& desc, Explanation* out);
-  CallStatus explain(const ReduceDesc& desc, Explanation* out);
   RuntimeCounts counts() const;
 
   ~Runtime();

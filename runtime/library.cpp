@@ -92,7 +92,7 @@ struct Library::Impl {
   rt::Dispatcher dispatcher;
 };
 
-Library::Library(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Library::Library(std::unique_ptr<Impl> impl) : Calls(impl->dispatcher), impl_(std::move(impl)) {}
 Library::~Library() = default;
 
 CallStatus Library::open(const EmittedTables& tables, std::unique_ptr<Library>* out, int device) {
@@ -105,32 +105,6 @@ CallStatus Library::open(const EmittedTables& tables, std::unique_ptr<Library>* 
   } catch (const std::exception& e) {
     return CallStatus::error(std::string("ktune library: ") + e.what());
   }
-}
-
-CallStatus Library::gemm(const GemmDesc& d, const GemmTensors& t, cudaStream_t stream) {
-  return impl_->dispatcher.call(rt::key_of(d), {t.a, t.b, t.c, t.bias}, stream);
-}
-CallStatus Library::rmsnorm(const RmsnormDesc& d, const void* x, const void* w, void* y,
-                            cudaStream_t stream) {
-  return impl_->dispatcher.call(rt::key_of(d), {x, w, y, nullptr}, stream);
-}
-CallStatus Library::softmax(const SoftmaxDesc& d, const void* x, void* y, cudaStream_t stream) {
-  return impl_->dispatcher.call(rt::key_of(d), {x, nullptr, y, nullptr}, stream);
-}
-CallStatus Library::reduce(const ReduceDesc& d, const void* x, void* y, cudaStream_t stream) {
-  return impl_->dispatcher.call(rt::key_of(d), {x, nullptr, y, nullptr}, stream);
-}
-CallStatus Library::explain(const GemmDesc& d, Explanation* out) {
-  return impl_->dispatcher.explain(rt::key_of(d), out);
-}
-CallStatus Library::explain(const RmsnormDesc& d, Explanation* out) {
-  return impl_->dispatcher.explain(rt::key_of(d), out);
-}
-CallStatus Library::explain(const SoftmaxDesc& d, Explanation* out) {
-  return impl_->dispatcher.explain(rt::key_of(d), out);
-}
-CallStatus Library::explain(const ReduceDesc& d, Explanation* out) {
-  return impl_->dispatcher.explain(rt::key_of(d), out);
 }
 
 const char* Library::database() const { return impl_->tables.database; }

@@ -75,7 +75,7 @@ Runtime::Impl::Impl(DeviceSpec device, std::shared_ptr<const Lookup> lookup,
                  make_supplier(std::move(compiler), std::move(loader), &supplier),
                  std::move(launcher)) {}
 
-Runtime::Runtime(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Runtime::Runtime(std::unique_ptr<Impl> impl) : Calls(impl->dispatcher), impl_(std::move(impl)) {}
 Runtime::~Runtime() = default;
 
 CallStatus Runtime::open(const RuntimeOptions& options, std::unique_ptr<Runtime>* out) {
@@ -109,33 +109,6 @@ CallStatus Runtime::open(const RuntimeOptions& options, std::unique_ptr<Runtime>
   } catch (const std::exception& e) {
     return CallStatus::error(std::string("ktune runtime: ") + e.what());
   }
-}
-
-CallStatus Runtime::gemm(const GemmDesc& d, const GemmTensors& t, cudaStream_t stream) {
-  return impl_->dispatcher.call(rt::key_of(d), {t.a, t.b, t.c, t.bias}, stream);
-}
-CallStatus Runtime::rmsnorm(const RmsnormDesc& d, const void* x, const void* w, void* y,
-                            cudaStream_t stream) {
-  return impl_->dispatcher.call(rt::key_of(d), {x, w, y, nullptr}, stream);
-}
-CallStatus Runtime::softmax(const SoftmaxDesc& d, const void* x, void* y, cudaStream_t stream) {
-  return impl_->dispatcher.call(rt::key_of(d), {x, nullptr, y, nullptr}, stream);
-}
-CallStatus Runtime::reduce(const ReduceDesc& d, const void* x, void* y, cudaStream_t stream) {
-  return impl_->dispatcher.call(rt::key_of(d), {x, nullptr, y, nullptr}, stream);
-}
-
-CallStatus Runtime::explain(const GemmDesc& d, Explanation* out) {
-  return impl_->dispatcher.explain(rt::key_of(d), out);
-}
-CallStatus Runtime::explain(const RmsnormDesc& d, Explanation* out) {
-  return impl_->dispatcher.explain(rt::key_of(d), out);
-}
-CallStatus Runtime::explain(const SoftmaxDesc& d, Explanation* out) {
-  return impl_->dispatcher.explain(rt::key_of(d), out);
-}
-CallStatus Runtime::explain(const ReduceDesc& d, Explanation* out) {
-  return impl_->dispatcher.explain(rt::key_of(d), out);
 }
 
 RuntimeCounts Runtime::counts() const {

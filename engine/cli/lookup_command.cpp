@@ -89,7 +89,9 @@ int run_lookup(LookupOptions o) {
     // Validity first: only configurations the space accepts for this problem
     // and device are served (a neighbour's unpredicated tile may not divide M).
     req.default_config = family->default_config(req.problem, spec);
-    req.fits = space_validator(*family, req.problem, spec);
+    // Another template version (--hash) may predate some of today's knobs.
+    req.fits = o.hash.empty() ? space_validator(*family, req.problem, spec)
+                              : other_version_validator(*family, req.problem, spec);
   }
   // Served: results of the current text of the kernel path this problem takes
   // on this GPU (an edit to another path leaves them fresh). Without the
@@ -177,9 +179,11 @@ const CommandRegistrar registrar(60, [](CLI::App& app) {
       "--system-db", o->system_db,
       "Shipped read-only database filling the gaps "
       "(default $KTUNE_SYSTEM_DB, else share/ktune/ktune.db beside the binary's folder)");
-  cmd->add_option("--hash", o->hash,
-                  "Serve results of this template hash (`ktune db stats` lists them) instead of the current "
-                  "templates' path hash: a replayed recording, or a database measured with other kernel text");
+  cmd->add_option(
+      "--hash", o->hash,
+      "Serve results of this template hash (`ktune db stats` lists them) instead of the current "
+      "templates' path hash: a replayed recording, or a database measured with other kernel text "
+      "(a knob that text lacked counts at its default in the validity check)");
   cmd->add_option("--log-misses", o->log_misses,
                   "Append the problem to this file (JSON lines, once each) when no exact measurement answers "
                   "it; `ktune sweep FILE` tunes them (default $KTUNE_LOOKUP_LOG)");
