@@ -20,7 +20,10 @@ class MainJobScript : public ::testing::Test {
   void SetUp() override {
     if (test::ktune("devices --json").output.find("\"ordinal\"") != std::string::npos)
       GTEST_SKIP() << "a GPU is present: the main job would tune on it instead of replaying";
-    dir_ = fs::temp_directory_path() / "ktune_main_job_test";
+    // One folder per test: ctest runs the two at once.
+    dir_ = fs::temp_directory_path() /
+           (std::string("ktune_main_job_test_") +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
