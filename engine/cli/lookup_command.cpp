@@ -1,5 +1,6 @@
 // `ktune lookup`: the best tuned configuration for one problem on one GPU,
 // from the user's database over the shipped system one, with its provenance.
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -11,6 +12,7 @@
 #include "engine/cli/command.hpp"
 #include "engine/compiler.hpp"
 #include "engine/device_query.hpp"
+#include "engine/lookup_predictor.hpp"
 #include "engine/lookup_validity.hpp"
 #include "kernels_templated/family.hpp"
 
@@ -19,10 +21,12 @@ namespace {
 
 struct LookupOptions {
   std::string kernel, problem, device, db, system_db;
-  std::string hash;  ///< serve this template version instead of the current templates'
+  std::string hash;        ///< serve this template version instead of the current templates'
   std::string log_misses;  ///< append the problem here when no exact measurement answers it
   bool json = false;
   bool deterministic = false;  ///< serve only results verified bit-for-bit repeatable
+  bool no_predict = false;     ///< answer far shapes with the nearest, not the cost model
+  double min_distance = PredictionRule{}.min_distance;
 };
 
 int run_lookup(const LookupOptions& o) {
@@ -33,8 +37,10 @@ int run_lookup(const LookupOptions& o) {
   try {
     family = &find_family(o.kernel);
   } catch (const std::invalid_argument&) {
-    std::fprintf(stderr, "note: family '%s' is not registered in this build: the problem is used as given, "
-                         "without a default configuration\n", o.kernel.c_str());
+    std::fprintf(stderr,
+                 "note: family '%s' is not registered in this build: the problem is used as given, "
+                 "without a default configuration\n",
+                 o.kernel.c_str());
   }
   req.problem = family ? parse_problem(*family, o.problem) : ValueMap::parse(o.problem);
   if (family) {
@@ -44,13 +50,16 @@ int run_lookup(const LookupOptions& o) {
 
   DeviceSpec spec;
   if (!o.device.empty()) {
-    if (o.device.rfind("sm_", 0) == 0) req.arch = o.device;
-    else req.device = o.device;
+    if (o.device.rfind("sm_", 0) == 0)
+      req.arch = o.device;
+    else
+      req.device = o.device;
     if (auto b = find_builtin_device(o.device)) spec = *b;
   } else {
     DeviceQuery q = query_devices();
     if (q.devices.empty())
-      throw UsageError("no GPU here (" + q.none_reason + "): pass --device NAME or ARCH, e.g. --device sm_90");
+      throw UsageError("no GPU here (" + q.none_reason +
+                       "): pass --device NAME or ARCH, e.g. --device sm_90");
     spec = q.devices.front().spec;
     req.device = spec.name;
     req.arch = spec.arch();
@@ -60,17 +69,28 @@ int run_lookup(const LookupOptions& o) {
   if (!o.db.empty() && std::filesystem::exists(o.db)) layers.push_back(o.db);
   if (!o.system_db.empty() && std::filesystem::exists(o.system_db)) layers.push_back(o.system_db);
   if (layers.empty())
-    throw UsageError("no tuning database: neither '" + o.db + "' nor the system database '" + o.system_db +
-                     "' exists");
+    throw UsageError("no tuning database: neither '" + o.db + "' nor the system database '" +
+                     o.system_db + "' exists");
   Lookup lookup = Lookup::open_layers(layers);
   std::string miss_log = o.log_misses;
-  if (const char* env = std::getenv("KTUNE_LOOKUP_LOG"); miss_log.empty() && env && *env) miss_log = env;
+  if (const char* env = std::getenv("KTUNE_LOOKUP_LOG"); miss_log.empty() && env && *env)
+    miss_log = env;
   if (!miss_log.empty()) {
     try {
       lookup.log_misses(miss_log);
     } catch (const DatabaseError& e) {
       throw UsageError(e.what());
     }
+  }
+  if (!(o.min_distance >= 0) || !std::isfinite(o.min_distance))
+    throw UsageError("--min-distance must be a finite distance >= 0");
+  if (family && !o.no_predict) {
+    // Shapes far from every measured one: the family's cost model,
+    // calibrated on the databases' own measurements per GPU, ranks the
+    // measured winners of the class (docs/lookup.md).
+    PredictionRule rule;
+    rule.min_distance = o.min_distance;
+    lookup.set_predictor(CostModelPredictor::from_databases(layers), rule);
   }
   if (req.arch.empty()) req.arch = lookup.arch_of(req.device);
   if (family && spec.cc_major == 0 && !req.arch.empty())
@@ -96,9 +116,12 @@ int run_lookup(const LookupOptions& o) {
 
   auto a = lookup.best(req);
   if (!a) {
-    if (o.json) std::cout << nlohmann::json{{"found", false}}.dump(2) << "\n";
-    else std::printf("no tuned or default configuration for %s %s on %s\n", o.kernel.c_str(),
-                     req.problem.key().c_str(), req.device.empty() ? req.arch.c_str() : req.device.c_str());
+    if (o.json)
+      std::cout << nlohmann::json{{"found", false}}.dump(2) << "\n";
+    else
+      std::printf("no tuned or default configuration for %s %s on %s\n", o.kernel.c_str(),
+                  req.problem.key().c_str(),
+                  req.device.empty() ? req.arch.c_str() : req.device.c_str());
     return 1;
   }
   if (o.json) {
@@ -116,10 +139,18 @@ int run_lookup(const LookupOptions& o) {
       j["measured_arch"] = a->measured_arch;
       j["measured_problem"] = a->measured_problem.to_json();
       j["distance"] = a->distance;
+      if (a->source == LookupSource::predicted) {
+        j["predicted_s"] = a->predicted_s;
+        nlohmann::json learned = nlohmann::json::array();
+        for (const auto& p : a->learned_from) learned.push_back(p.to_json());
+        j["learned_from"] = learned;
+      }
       j["family_hash"] = a->family_hash;
       j["database"] = a->database;
-      j["provenance"] = {{"host", a->provenance.host}, {"tool_version", a->provenance.tool_version},
-                         {"source", a->provenance.source}, {"measured_at", a->provenance.measured_at}};
+      j["provenance"] = {{"host", a->provenance.host},
+                         {"tool_version", a->provenance.tool_version},
+                         {"source", a->provenance.source},
+                         {"measured_at", a->provenance.measured_at}};
     }
     std::cout << j.dump(2) << "\n";
     return 0;
@@ -129,16 +160,30 @@ int run_lookup(const LookupOptions& o) {
     std::printf("  the family's safe default: nothing measured fits this problem and device\n");
     return 0;
   }
+  if (a->source == LookupSource::predicted) {
+    std::printf(
+        "  predicted %.4g ms by the cost model calibrated on %zu measured problems of this class "
+        "(nearest at distance %.3f, log2 space)\n",
+        a->predicted_s * 1e3, a->learned_from.size(), a->distance);
+    if (a->measured_problem.empty()) {
+      std::printf("  the family's general configuration: not measured\n");
+      return 0;
+    }
+  }
   const Result& r = a->result;
-  std::printf("  measured on %s (%s) for %s\n", a->measured_device.c_str(), a->measured_arch.c_str(),
-              a->measured_problem.key().c_str());
-  if (a->source == LookupSource::nearest) std::printf("  shape distance %.3f (log2 space)\n", a->distance);
-  std::printf("  median %.4g ms (min %.4g, max %.4g, spread %.3f, %d repetitions), %.2f TFLOP/s, %.1f GB/s\n",
-              r.time.median_s * 1e3, r.time.min_s * 1e3, r.time.max_s * 1e3, r.time.spread, r.time.repetitions,
-              r.tflops, r.gbps);
+  std::printf("  measured on %s (%s) for %s\n", a->measured_device.c_str(),
+              a->measured_arch.c_str(), a->measured_problem.key().c_str());
+  if (a->source == LookupSource::nearest)
+    std::printf("  shape distance %.3f (log2 space)\n", a->distance);
+  std::printf(
+      "  median %.4g ms (min %.4g, max %.4g, spread %.3f, %d repetitions), %.2f TFLOP/s, %.1f "
+      "GB/s\n",
+      r.time.median_s * 1e3, r.time.min_s * 1e3, r.time.max_s * 1e3, r.time.spread,
+      r.time.repetitions, r.tflops, r.gbps);
   std::printf("  verified: relative error %.3g, max abs error %.3g\n", r.error, r.max_abs_error);
   std::printf("  provenance: host %s, %s, source '%s', measured %s\n", a->provenance.host.c_str(),
-              a->provenance.tool_version.c_str(), a->provenance.source.c_str(), a->provenance.measured_at.c_str());
+              a->provenance.tool_version.c_str(), a->provenance.source.c_str(),
+              a->provenance.measured_at.c_str());
   std::printf("  database %s, template hash %s\n", a->database.c_str(), a->family_hash.c_str());
   return 0;
 }
@@ -147,27 +192,40 @@ const CommandRegistrar registrar(60, [](CLI::App& app) {
   auto o = std::make_shared<LookupOptions>();
   o->db = default_db_path();
   o->system_db = default_system_db_path();
-  auto* cmd = app.add_subcommand("lookup", "Best tuned configuration for a problem on a GPU: exact, nearest "
-                                           "shape, another device of the arch, or the family's default");
+  auto* cmd = app.add_subcommand("lookup",
+                                 "Best tuned configuration for a problem on a GPU: exact, nearest "
+                                 "shape, another device of the arch, or the family's default");
   cmd->add_option("--kernel", o->kernel, "Kernel family, e.g. gemm")->required();
-  cmd->add_option("--problem", o->problem, "Problem, e.g. 'm=4096,n=4096,k=4096,dtype=bf16'")->required();
-  cmd->add_option("--device", o->device, "GPU name ('NVIDIA H200') or arch (sm_90); default: this machine's GPU 0");
+  cmd->add_option("--problem", o->problem, "Problem, e.g. 'm=4096,n=4096,k=4096,dtype=bf16'")
+      ->required();
+  cmd->add_option("--device", o->device,
+                  "GPU name ('NVIDIA H200') or arch (sm_90); default: this machine's GPU 0");
   cmd->add_option("--db", o->db,
                   std::string("User tuning database; its results win (") + kDefaultDbHelp + ")");
   cmd->add_option(
       "--system-db", o->system_db,
       "Shipped read-only database filling the gaps "
       "(default $KTUNE_SYSTEM_DB, else share/ktune/ktune.db beside the binary's folder)");
-  cmd->add_option("--hash", o->hash,
-                  "Serve results of this template hash (`ktune db stats` lists them) instead of the current "
-                  "templates' path hash: a replayed recording, or a database measured with other kernel text");
-  cmd->add_option("--log-misses", o->log_misses,
-                  "Append the problem to this file (JSON lines, once each) when no exact measurement answers "
-                  "it; `ktune sweep FILE` tunes them (default $KTUNE_LOOKUP_LOG)");
+  cmd->add_option(
+      "--hash", o->hash,
+      "Serve results of this template hash (`ktune db stats` lists them) instead of the current "
+      "templates' path hash: a replayed recording, or a database measured with other kernel text");
+  cmd->add_option(
+      "--log-misses", o->log_misses,
+      "Append the problem to this file (JSON lines, once each) when no exact measurement answers "
+      "it; `ktune sweep FILE` tunes them (default $KTUNE_LOOKUP_LOG)");
   cmd->add_flag(
       "--deterministic", o->deterministic,
       "Serve only results whose verification found two runs bit-for-bit equal (else the next "
       "candidate, or the family's default)");
+  cmd->add_flag(
+      "--no-predict", o->no_predict,
+      "Answer shapes far from every measured one with the nearest measured shape's winner, "
+      "not the cost model's pick");
+  cmd->add_option("--min-distance", o->min_distance,
+                  "Predict from this distance to the nearest measured shape on (log2 space of the "
+                  "shape keys)")
+      ->capture_default_str();
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->callback([o] { set_exit_code(run_lookup(*o)); });
 });
