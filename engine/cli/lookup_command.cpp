@@ -133,18 +133,20 @@ int run_lookup(const LookupOptions& o) {
                      {"source", to_string(a->source)},
                      {"config", a->config.to_json()},
                      {"config_key", a->config_key}};
-    if (a->source != LookupSource::default_config) {
+    if (a->source == LookupSource::predicted) {
+      j["predicted_s"] = a->predicted_s;
+      nlohmann::json learned = nlohmann::json::array();
+      for (const auto& p : a->learned_from) learned.push_back(p.to_json());
+      j["learned_from"] = learned;
+      j["distance"] = a->distance;
+    }
+    // A predicted general configuration carries no measurement of its own.
+    if (a->source != LookupSource::default_config && !a->measured_problem.empty()) {
       j["measured"] = result_to_json(a->result);
       j["measured_device"] = a->measured_device;
       j["measured_arch"] = a->measured_arch;
       j["measured_problem"] = a->measured_problem.to_json();
       j["distance"] = a->distance;
-      if (a->source == LookupSource::predicted) {
-        j["predicted_s"] = a->predicted_s;
-        nlohmann::json learned = nlohmann::json::array();
-        for (const auto& p : a->learned_from) learned.push_back(p.to_json());
-        j["learned_from"] = learned;
-      }
       j["family_hash"] = a->family_hash;
       j["database"] = a->database;
       j["provenance"] = {{"host", a->provenance.host},
