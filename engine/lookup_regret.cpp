@@ -353,11 +353,11 @@ std::string format_table(const LookupRegretReport& report) {
   out << "\n| **worst** | |";
   for (double w : report.worst) out << " " << fixed(w, 3) << " |";
   out << "\n\n* the answer is not among the recording's ok results: counted as its median.\n"
-      << "lookup: nearest below distance " << fixed(report.min_distance, 2)
+      << "lookup: nearest below distance " << fixed(report.min_distance, 3)
       << ", predicted from it on.\n\n| switch distance | chain geomean | chain worst "
          "|\n|---|---|---|\n";
   for (const auto& p : report.switch_table)
-    out << "| " << (std::isfinite(p.min_distance) ? fixed(p.min_distance, 2) : "never") << " | "
+    out << "| " << (std::isfinite(p.min_distance) ? fixed(p.min_distance, 3) : "never") << " | "
         << fixed(p.geomean, 3) << " | " << fixed(p.worst, 3) << " |\n";
   return out.str();
 }
