@@ -39,6 +39,18 @@ ResultRank rank_of(const BestRow& row) {
 
 }  // namespace
 
+std::optional<ShapeBucket> shape_bucket(const std::vector<double>& shape) {
+  ShapeBucket b;
+  for (double x : shape) {
+    if (!(x > 0)) return std::nullopt;
+    const int bi = std::ilogb(x);  // the header's bucket_of
+    b.bucket.push_back(bi);
+    const double off = std::log2(x) - (bi + 0.5);
+    b.centre_d2 += off * off;
+  }
+  return b;
+}
+
 std::string cpp_string_literal(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
@@ -103,7 +115,6 @@ std::string emit_dispatch_header(const Store& store, const DispatchOptions& opti
     if (fresh) configs.push_back(row.config_key);
     return it->second;
   };
-  auto bucket_of = [](double x) { return x > 0 ? std::ilogb(x) : std::numeric_limits<int>::min(); };
 
   // Validity conditions, one function case each ("true" is case 0).
   std::vector<std::string> conditions = {"true"};
@@ -122,22 +133,9 @@ std::string emit_dispatch_header(const Store& store, const DispatchOptions& opti
     const Point* point;
   };
   std::map<std::pair<std::string, std::vector<int>>, std::vector<BucketPick>> buckets;
-  for (const auto& p : points) {
-    std::vector<int> b;
-    double d2 = 0;
-    bool positive = true;
-    for (double x : p.shape) {
-      if (!(x > 0)) positive = false;
-      int bi = bucket_of(x);
-      b.push_back(bi);
-      if (x > 0) {
-        double off = std::log2(x) - (bi + 0.5);
-        d2 += off * off;
-      }
-    }
-    if (!positive) continue;
-    buckets[std::make_pair(p.shape_class, b)].push_back({d2, &p});
-  }
+  for (const auto& p : points)
+    if (auto b = shape_bucket(p.shape))
+      buckets[std::make_pair(p.shape_class, b->bucket)].push_back({b->centre_d2, &p});
   std::size_t bucket_rows_total = 0;
   for (auto& [unused, picks] : buckets) {
     std::sort(picks.begin(), picks.end(), [](const BucketPick& a, const BucketPick& b) {

@@ -40,6 +40,15 @@ struct DispatchOptions {
 /// keys are unknown.
 std::string emit_dispatch_header(const Store& store, const DispatchOptions& options);
 
+/// The emitted header's shape bucket of a problem: floor(log2) of every
+/// shape key, and the squared log2-space distance to the bucket's centre
+/// (which orders a bucket's rows). nullopt when a key is not positive.
+struct ShapeBucket {
+  std::vector<int> bucket;
+  double centre_d2 = 0;
+};
+std::optional<ShapeBucket> shape_bucket(const std::vector<double>& shape);
+
 /// `s` as a C++ string literal (quotes, backslashes and newlines escaped), for generated sources.
 std::string cpp_string_literal(const std::string& s);
 

@@ -183,6 +183,8 @@ std::string_view to_string(LookupSource s) {
       return "exact";
     case LookupSource::nearest:
       return "nearest";
+    case LookupSource::predicted:
+      return "predicted";
     case LookupSource::arch_fallback:
       return "arch_fallback";
     case LookupSource::default_config:
@@ -225,6 +227,19 @@ struct Lookup::Impl {
     if (log_fd >= 0) ::close(log_fd);
   }
   void log_miss(const LookupRequest& req, const std::string& arch) const;
+
+  std::shared_ptr<const LookupPredictor> predictor;  // set_predictor; null: no predicted answers
+  PredictionRule rule;
+  /// The predicted answer for a request whose nearest measured shape is far:
+  /// the predictor's pick among the winners of every measured problem of the
+  /// class (nearest first, each configuration once) and the default, all
+  /// usable for the request. Null when the predictor declines.
+  std::shared_ptr<const LookupAnswer> predict(const LookupRequest& req, const std::string& arch,
+                                              const std::string& hash,
+                                              const std::string& shape_class,
+                                              const std::vector<std::string>& keys,
+                                              const std::vector<double>& q, int wanted_device,
+                                              const std::string& problem_key) const;
 
   mutable std::shared_mutex cache_mutex;
   mutable std::unordered_map<std::uint64_t, std::vector<Cached>> cache;
@@ -616,7 +631,12 @@ std::shared_ptr<const LookupAnswer> Lookup::Impl::compute(const LookupRequest& r
           }
           if (!went) break;
         }
-        if (best) return answer(*best, LookupSource::nearest, std::sqrt(best_d2));
+        if (!best) continue;
+        const double distance = std::sqrt(best_d2);
+        if (predictor && distance >= rule.min_distance)
+          if (auto p = predict(req, arch, hash, shape_class, keys, q, wanted_device, problem_key))
+            return p;
+        return answer(*best, LookupSource::nearest, distance);
       }
     }
     // arch fallback: this problem on another device of this arch, then the closest arch
@@ -650,6 +670,77 @@ std::shared_ptr<const LookupAnswer> Lookup::Impl::compute(const LookupRequest& r
     }
   }
   return nullptr;
+}
+
+std::shared_ptr<const LookupAnswer> Lookup::Impl::predict(
+    const LookupRequest& req, const std::string& arch, const std::string& hash,
+    const std::string& shape_class, const std::vector<std::string>& keys,
+    const std::vector<double>& q, int wanted_device, const std::string& problem_key) const {
+  struct Near {
+    double d2;
+    const Entry* entry;
+  };
+  std::vector<Near> near;
+  for (const Layer& layer : layers) {
+    auto fit = layer.families.find({req.family, hash});
+    if (fit == layer.families.end()) continue;
+    auto git = fit->second.by_class_arch.find(shape_class + kSep + arch);
+    if (git == fit->second.by_class_arch.end()) continue;
+    for (const Entry* e : git->second.list) {
+      if (!req.device.empty() && e->device_index != wanted_device) continue;
+      if (e->shape_keys != keys || e->log_shape.size() != q.size()) continue;
+      double d2 = 0;
+      for (std::size_t i = 0; i < q.size(); ++i)
+        d2 += (q[i] - e->log_shape[i]) * (q[i] - e->log_shape[i]);
+      near.push_back({d2, e});
+    }
+  }
+  // Nearest first (layers in order at equal distance): a configuration
+  // measured at several problems is reported with its nearest measurement.
+  std::stable_sort(near.begin(), near.end(),
+                   [](const Near& a, const Near& b) { return a.d2 < b.d2; });
+  if (near.size() > rule.problems) near.resize(rule.problems);
+  PredictionQuery query;
+  query.request = &req;
+  query.arch = arch;
+  query.family_hash = hash;
+  query.shape_class = shape_class;
+  std::vector<const LookupAnswer*> measured;
+  std::unordered_set<std::string> seen;
+  for (const Near& n : near) {
+    std::size_t taken = 0;
+    for (const auto& c : n.entry->candidates) {
+      if (taken == rule.winners_per_problem) break;
+      if (!usable(*c, *n.entry, req, hash, arch, problem_key)) continue;
+      ++taken;
+      if (!seen.insert(c->config_key).second) continue;
+      query.candidates.push_back(c->config);
+      measured.push_back(c.get());
+    }
+  }
+  if (query.candidates.empty()) return nullptr;
+  // The family's general configuration competes too (it fits every problem).
+  if (req.default_config && !seen.count(req.default_config->key()) &&
+      (!req.fits || req.fits(*req.default_config))) {
+    query.candidates.push_back(*req.default_config);
+    measured.push_back(nullptr);
+  }
+  const std::optional<PredictedChoice> choice = predictor->choose(query);
+  if (!choice || choice->index >= query.candidates.size()) return nullptr;
+  std::shared_ptr<LookupAnswer> a;
+  if (const LookupAnswer* m = measured[choice->index]) {
+    a = std::make_shared<LookupAnswer>(*m);
+  } else {
+    a = std::make_shared<LookupAnswer>();
+    a->config = query.candidates[choice->index];
+    a->config_key = a->config.key();
+    a->family_hash = hash;
+  }
+  a->source = LookupSource::predicted;
+  a->distance = std::sqrt(near.front().d2);
+  a->predicted_s = choice->predicted_s;
+  a->learned_from = choice->learned_from;
+  return a;
 }
 
 Lookup::Lookup(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -748,6 +839,14 @@ void Lookup::log_misses(const std::string& path) {
   std::ifstream in(path);
   for (std::string line; std::getline(in, line);) impl_->logged.insert(line + "\n");
   impl_->logging = true;
+}
+
+void Lookup::set_predictor(std::shared_ptr<const LookupPredictor> predictor, PredictionRule rule) {
+  std::unique_lock lock(impl_->cache_mutex);
+  impl_->predictor = std::move(predictor);
+  impl_->rule = rule;
+  impl_->cache.clear();
+  impl_->cached = 0;
 }
 
 std::size_t Lookup::indexed_entries() const { return impl_->entry_count; }

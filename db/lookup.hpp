@@ -18,7 +18,11 @@ namespace ktune {
 /// Where an answer came from, best first.
 enum class LookupSource {
   exact,  ///< this problem, measured on this device (or, when only an arch is asked, on that arch)
-  nearest,         ///< nearest measured shape of the same shape class on this device (same arch)
+  nearest,  ///< nearest measured shape of the same shape class on this device (same arch)
+  /// best predicted by the caller's predictor (Lookup::set_predictor) among
+  /// the winners of measured problems of the same shape class and arch, where
+  /// the nearest measured shape is at least PredictionRule::min_distance away
+  predicted,
   arch_fallback,   ///< this problem measured on another device: same arch first, then the closest
                    ///< arch
   default_config,  ///< nothing measured fits: the caller's safe default
@@ -76,8 +80,55 @@ struct LookupAnswer {
   std::string measured_arch;
   Problem measured_problem;  ///< the problem measured (differs for nearest)
   std::string family_hash;
-  double distance = 0;   ///< nearest: log2-space distance over the shape keys
+  double distance = 0;   ///< nearest, predicted: log2-space distance to the nearest measured shape
   std::string database;  ///< path of the database (layer) that answered
+  // predicted only (the fields above then describe the chosen configuration's
+  // own measurement on measured_problem, or are empty for a general one):
+  double predicted_s = 0;             ///< the predictor's time for the asked problem
+  std::vector<Problem> learned_from;  ///< measured problems the predictor was calibrated on
+};
+
+/// What a predictor is asked: rank `candidates` (each valid for the request)
+/// for the request's problem on its device or arch.
+struct PredictionQuery {
+  const LookupRequest* request = nullptr;
+  std::string arch;         ///< the request's arch, resolved
+  std::string family_hash;  ///< the template version served, resolved
+  std::string shape_class;  ///< the request's shape class, resolved
+  std::vector<Config> candidates;
+};
+
+/// The predictor's choice: an index into PredictionQuery::candidates.
+struct PredictedChoice {
+  std::size_t index = 0;
+  double predicted_s = 0;
+  std::vector<Problem> learned_from;
+};
+
+/// A model for shapes never measured, installed by the caller (the engine's
+/// cost-model predictor, engine/lookup_predictor.hpp, which needs the kernel
+/// families: libktune_db itself holds no model). Must be thread-safe and
+/// deterministic: its answers are cached per request.
+class LookupPredictor {
+ public:
+  virtual ~LookupPredictor() = default;
+  /// The candidate predicted fastest; nullopt when there is nothing to learn
+  /// from for this family and device (the lookup then answers nearest).
+  virtual std::optional<PredictedChoice> choose(const PredictionQuery& query) const = 0;
+};
+
+/// Where the lookup switches from the nearest measured shape to the predictor.
+struct PredictionRule {
+  /// Predict when the nearest measured shape of the class is at least this
+  /// far (log2-space distance over the shape keys; 1 = one key off by 2x).
+  /// The default is where the chain's geometric-mean regret was lowest,
+  /// leaving one shape out over 30 H200 GEMM recordings
+  /// (bench/results/lookup-regret-2026-12-05.md, `ktune bench-lookup`).
+  double min_distance = 1.735;
+  /// Candidates taken from each measured problem (its fastest that fit),
+  /// from the `problems` measured problems nearest the asked one.
+  std::size_t winners_per_problem = 3;
+  std::size_t problems = 64;
 };
 
 class Lookup {
@@ -111,6 +162,11 @@ class Lookup {
   /// line is one append write, so processes sharing the file do not interleave.
   /// Throws DatabaseError when the file cannot be opened for appending.
   void log_misses(const std::string& path);
+
+  /// Installs a model for shapes far from every measured one (null: none).
+  /// Not thread-safe against concurrent best(): install before serving.
+  /// Clears the answer cache.
+  void set_predictor(std::shared_ptr<const LookupPredictor> predictor, PredictionRule rule = {});
 
   /// Number of measured (device, problem) entries indexed (all layers).
   std::size_t indexed_entries() const;

@@ -38,4 +38,9 @@ class ReplayEvaluator final : public Evaluator {
 /// spec holding only the recorded name.
 DeviceSpec recorded_device(const RecordedSpace& recording);
 
+/// Identity of a replayed "version" of a family: the hash recorded with it if
+/// any, else the hash of the file's bytes at `path` (replays never pose as
+/// current templates).
+std::string recording_hash(const RecordedSpace& recording, const std::string& path);
+
 }  // namespace ktune

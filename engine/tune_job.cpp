@@ -7,8 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "engine/compiler.hpp"
 #include "engine/cost_context.hpp"
@@ -54,20 +52,6 @@ std::shared_ptr<const RecordedSpace> read_recording(const std::string& path) {
                                 "' is not a recording in an accepted format (ktune recording, Kernel "
                                 "Tuner cache, T4): " + e.what());
   }
-}
-
-/// Identity of a replayed "version" of a family: the hash recorded with it if
-/// any, else the hash of the file's bytes (replays never pose as current templates).
-std::string recording_hash(const RecordedSpace& rec, const std::string& path) {
-  if (rec.provenance.is_object()) {
-    auto it = rec.provenance.find("family_hash");
-    if (it != rec.provenance.end() && it->is_string() && !it->get<std::string>().empty())
-      return it->get<std::string>();
-  }
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return "recorded-" + stable_hash_hex(bytes.str());
 }
 
 /// The GPU path: the eval room's isolated evaluator (a crashing or hanging

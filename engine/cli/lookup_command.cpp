@@ -1,5 +1,6 @@
 // `ktune lookup`: the best tuned configuration for one problem on one GPU,
 // from the user's database over the shipped system one, with its provenance.
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -12,6 +13,7 @@
 #include "engine/cli/user_kernel_option.hpp"
 #include "engine/compiler.hpp"
 #include "engine/device_query.hpp"
+#include "engine/lookup_predictor.hpp"
 #include "engine/lookup_validity.hpp"
 #include "kernels_templated/family.hpp"
 
@@ -26,6 +28,8 @@ struct LookupOptions {
   bool json = false;
   bool deterministic = false;  ///< serve only results verified bit-for-bit repeatable
   std::string objective = "time";  ///< time, energy or edp: what "best" means
+  bool no_predict = false;     ///< answer far shapes with the nearest, not the cost model
+  double min_distance = PredictionRule{}.min_distance;
 };
 
 int run_lookup(LookupOptions o) {
@@ -39,8 +43,10 @@ int run_lookup(LookupOptions o) {
   try {
     family = &find_family(o.kernel);
   } catch (const std::invalid_argument&) {
-    std::fprintf(stderr, "note: family '%s' is not registered in this build: the problem is used as given, "
-                         "without a default configuration\n", o.kernel.c_str());
+    std::fprintf(stderr,
+                 "note: family '%s' is not registered in this build: the problem is used as given, "
+                 "without a default configuration\n",
+                 o.kernel.c_str());
   }
   req.problem = family ? parse_problem(*family, o.problem) : ValueMap::parse(o.problem);
   if (family) {
@@ -60,7 +66,8 @@ int run_lookup(LookupOptions o) {
   } else {
     DeviceQuery q = query_devices();
     if (q.devices.empty())
-      throw UsageError("no GPU here (" + q.none_reason + "): pass --device NAME or ARCH, e.g. --device sm_90");
+      throw UsageError("no GPU here (" + q.none_reason +
+                       "): pass --device NAME or ARCH, e.g. --device sm_90");
     spec = q.devices.front().spec;
     req.device = spec.name;
     req.arch = spec.arch();
@@ -70,17 +77,29 @@ int run_lookup(LookupOptions o) {
   if (!o.db.empty() && std::filesystem::exists(o.db)) layers.push_back(o.db);
   if (!o.system_db.empty() && std::filesystem::exists(o.system_db)) layers.push_back(o.system_db);
   if (layers.empty())
-    throw UsageError("no tuning database: neither '" + o.db + "' nor the system database '" + o.system_db +
-                     "' exists");
+    throw UsageError("no tuning database: neither '" + o.db + "' nor the system database '" +
+                     o.system_db + "' exists");
   Lookup lookup = Lookup::open_layers(layers);
   std::string miss_log = o.log_misses;
-  if (const char* env = std::getenv("KTUNE_LOOKUP_LOG"); miss_log.empty() && env && *env) miss_log = env;
+  if (const char* env = std::getenv("KTUNE_LOOKUP_LOG"); miss_log.empty() && env && *env)
+    miss_log = env;
   if (!miss_log.empty()) {
     try {
       lookup.log_misses(miss_log);
     } catch (const DatabaseError& e) {
       throw UsageError(e.what());
     }
+  }
+  if (!(o.min_distance >= 0) || !std::isfinite(o.min_distance))
+    throw UsageError("--min-distance must be a finite distance >= 0");
+  if (family && !o.no_predict && req.objective == Objective::time) {
+    // Shapes far from every measured one: the family's cost model,
+    // calibrated on the databases' own measurements per GPU, ranks the
+    // measured winners of the class (docs/lookup.md). It predicts time, so
+    // energy and edp lookups keep the nearest rule.
+    PredictionRule rule;
+    rule.min_distance = o.min_distance;
+    lookup.set_predictor(CostModelPredictor::from_databases(layers), rule);
   }
   if (req.arch.empty()) req.arch = lookup.arch_of(req.device);
   if (family && spec.cc_major == 0 && !req.arch.empty())
@@ -108,9 +127,12 @@ int run_lookup(LookupOptions o) {
 
   auto a = lookup.best(req);
   if (!a) {
-    if (o.json) std::cout << nlohmann::json{{"found", false}}.dump(2) << "\n";
-    else std::printf("no tuned or default configuration for %s %s on %s\n", o.kernel.c_str(),
-                     req.problem.key().c_str(), req.device.empty() ? req.arch.c_str() : req.device.c_str());
+    if (o.json)
+      std::cout << nlohmann::json{{"found", false}}.dump(2) << "\n";
+    else
+      std::printf("no tuned or default configuration for %s %s on %s\n", o.kernel.c_str(),
+                  req.problem.key().c_str(),
+                  req.device.empty() ? req.arch.c_str() : req.device.c_str());
     return 1;
   }
   if (o.json) {
@@ -123,7 +145,15 @@ int run_lookup(LookupOptions o) {
                      {"objective", to_string(req.objective)},
                      {"config", a->config.to_json()},
                      {"config_key", a->config_key}};
-    if (a->source != LookupSource::default_config) {
+    if (a->source == LookupSource::predicted) {
+      j["predicted_s"] = a->predicted_s;
+      nlohmann::json learned = nlohmann::json::array();
+      for (const auto& p : a->learned_from) learned.push_back(p.to_json());
+      j["learned_from"] = learned;
+      j["distance"] = a->distance;
+    }
+    // A predicted general configuration carries no measurement of its own.
+    if (a->source != LookupSource::default_config && !a->measured_problem.empty()) {
       j["measured"] = result_to_json(a->result);
       j["measured_device"] = a->measured_device;
       j["measured_arch"] = a->measured_arch;
@@ -131,8 +161,10 @@ int run_lookup(LookupOptions o) {
       j["distance"] = a->distance;
       j["family_hash"] = a->family_hash;
       j["database"] = a->database;
-      j["provenance"] = {{"host", a->provenance.host}, {"tool_version", a->provenance.tool_version},
-                         {"source", a->provenance.source}, {"measured_at", a->provenance.measured_at}};
+      j["provenance"] = {{"host", a->provenance.host},
+                         {"tool_version", a->provenance.tool_version},
+                         {"source", a->provenance.source},
+                         {"measured_at", a->provenance.measured_at}};
     }
     std::cout << j.dump(2) << "\n";
     return 0;
@@ -142,6 +174,16 @@ int run_lookup(LookupOptions o) {
     std::printf("  the family's safe default: nothing measured fits this problem and device%s\n",
                 req.objective == Objective::time ? "" : " with energy (metrics.energy_j)");
     return 0;
+  }
+  if (a->source == LookupSource::predicted) {
+    std::printf(
+        "  predicted %.4g ms by the cost model calibrated on %zu measured problems of this class "
+        "(nearest at distance %.3f, log2 space)\n",
+        a->predicted_s * 1e3, a->learned_from.size(), a->distance);
+    if (a->measured_problem.empty()) {
+      std::printf("  the family's general configuration: not measured\n");
+      return 0;
+    }
   }
   const Result& r = a->result;
   std::printf("  measured on %s (%s) for %s\n", a->measured_device.c_str(), a->measured_arch.c_str(),
@@ -158,7 +200,8 @@ int run_lookup(LookupOptions o) {
   }
   std::printf("  verified: relative error %.3g, max abs error %.3g\n", r.error, r.max_abs_error);
   std::printf("  provenance: host %s, %s, source '%s', measured %s\n", a->provenance.host.c_str(),
-              a->provenance.tool_version.c_str(), a->provenance.source.c_str(), a->provenance.measured_at.c_str());
+              a->provenance.tool_version.c_str(), a->provenance.source.c_str(),
+              a->provenance.measured_at.c_str());
   std::printf("  database %s, template hash %s\n", a->database.c_str(), a->family_hash.c_str());
   return 0;
 }
@@ -197,6 +240,14 @@ const CommandRegistrar registrar(60, [](CLI::App& app) {
          "energy and edp consider only verified results that carry energy")
       ->capture_default_str()
       ->check(CLI::IsMember({"time", "energy", "edp"}));
+  cmd->add_flag(
+      "--no-predict", o->no_predict,
+      "Answer shapes far from every measured one with the nearest measured shape's winner, "
+      "not the cost model's pick");
+  cmd->add_option("--min-distance", o->min_distance,
+                  "Predict from this distance to the nearest measured shape on (log2 space of the "
+                  "shape keys)")
+      ->capture_default_str();
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->callback([o] { set_exit_code(run_lookup(*o)); });
 });

@@ -20,6 +20,7 @@
 #include "db/query.hpp"
 #include "db/store.hpp"
 #include "engine/family_hash.hpp"
+#include "engine/lookup_predictor.hpp"
 #include "engine/lookup_validity.hpp"
 #include "kernels_templated/family.hpp"
 #include "ktune_test_paths.hpp"
@@ -110,10 +111,12 @@ Problem random_rowwise(std::mt19937_64& rng, const std::string& family) {
 TEST(LookupValidity, EveryAnswerForTenThousandRandomProblemsLiesInTheSpace) {
   ASSERT_TRUE(std::filesystem::exists(kShippedDb)) << kShippedDb;
   Lookup lookup = Lookup::open(kShippedDb);
+  // As `ktune lookup` serves: far shapes are predicted (docs/lookup.md).
+  lookup.set_predictor(CostModelPredictor::from_databases({kShippedDb}));
   const DeviceSpec h200 = *find_builtin_device("NVIDIA H200");
   std::mt19937_64 rng(20261205);
   const std::vector<std::string> rowwise = {"reduce", "softmax", "rmsnorm"};
-  int measured_answers = 0, failures = 0;
+  int measured_answers = 0, predicted = 0, failures = 0;
   for (int i = 0; i < 10000 && failures < 10; ++i) {
     const std::string name = i % 5 == 4 ? rowwise[rng() % 3] : "gemm";
     const KernelFamily& family = find_family(name);
@@ -135,6 +138,7 @@ TEST(LookupValidity, EveryAnswerForTenThousandRandomProblemsLiesInTheSpace) {
     auto a = lookup.best(req);
     ASSERT_TRUE(a) << problem.key();
     if (a->source != LookupSource::default_config) ++measured_answers;
+    if (a->source == LookupSource::predicted) ++predicted;
     std::string why;
     if (!space.is_valid(a->config, &why)) {
       ++failures;
@@ -144,6 +148,7 @@ TEST(LookupValidity, EveryAnswerForTenThousandRandomProblemsLiesInTheSpace) {
   }
   // The check means something only if the database answered many of them.
   EXPECT_GT(measured_answers, 2000);
+  EXPECT_GT(predicted, 1000);
 }
 
 TEST(LookupValidity, EveryAnswerOfTheEmittedHeaderLiesInTheSpace) {
