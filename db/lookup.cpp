@@ -633,7 +633,8 @@ std::shared_ptr<const LookupAnswer> Lookup::Impl::compute(const LookupRequest& r
         }
         if (!best) continue;
         const double distance = std::sqrt(best_d2);
-        if (predictor && distance >= rule.min_distance)
+        // The predictor models time: energy and edp keep the nearest rule.
+        if (predictor && req.objective == Objective::time && distance >= rule.min_distance)
           if (auto p = predict(req, arch, hash, shape_class, keys, q, wanted_device, problem_key))
             return p;
         return answer(*best, LookupSource::nearest, distance);
@@ -709,7 +710,7 @@ std::shared_ptr<const LookupAnswer> Lookup::Impl::predict(
   std::unordered_set<std::string> seen;
   for (const Near& n : near) {
     std::size_t taken = 0;
-    for (const auto& c : n.entry->candidates) {
+    for (const auto& c : n.entry->candidates[index_of(Objective::time)]) {
       if (taken == rule.winners_per_problem) break;
       if (!usable(*c, *n.entry, req, hash, arch, problem_key)) continue;
       ++taken;

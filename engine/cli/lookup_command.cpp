@@ -92,11 +92,10 @@ int run_lookup(LookupOptions o) {
   }
   if (!(o.min_distance >= 0) || !std::isfinite(o.min_distance))
     throw UsageError("--min-distance must be a finite distance >= 0");
-  if (family && !o.no_predict && req.objective == Objective::time) {
+  if (family && !o.no_predict) {
     // Shapes far from every measured one: the family's cost model,
     // calibrated on the databases' own measurements per GPU, ranks the
-    // measured winners of the class (docs/lookup.md). It predicts time, so
-    // energy and edp lookups keep the nearest rule.
+    // measured winners of the class (docs/lookup.md).
     PredictionRule rule;
     rule.min_distance = o.min_distance;
     lookup.set_predictor(CostModelPredictor::from_databases(layers), rule);
