@@ -23,8 +23,8 @@ std::string lookup(const std::string& problem, const std::string& extra = "") {
 }
 
 TEST(BenchLookupCli, AFarShapeIsPredictedAndNoPredictKeepsTheNearest) {
-  // A decode GEMV: every measured gemm shape is at least 5 (log2 space) away.
-  const std::string gemv = "m=1,n=8192,k=8192,dtype=bf16,layout=nt";
+  // A wide decode GEMV: every measured gemm shape is more than 4 (log2 space) away.
+  const std::string gemv = "m=1,n=65536,k=1024,dtype=bf16,layout=nt";
   auto run = ktune(lookup(gemv));
   ASSERT_EQ(run.code, 0) << run.output;
   const auto j = nlohmann::json::parse(run.output);
