@@ -157,7 +157,9 @@ SweepFile parse_sweep(const json& j, const std::filesystem::path& base_dir, cons
     if (run.contains("spec")) {
       if (run.contains("kernel")) check.fail(where, "give \"kernel\" or \"spec\", not both");
       try {
-        spec.kernel = user::load_user_kernel(resolve(base_dir, check.text(run["spec"], where + ".spec"))).name();
+        spec.kernel =
+            user::load_user_kernel(resolve(base_dir, check.text(run["spec"], where + ".spec")))
+                .name();
       } catch (const user::DescriptionError& e) {
         check.fail(where + ".spec", e.what());
       }

@@ -8,7 +8,10 @@ namespace ktune {
 nlohmann::json gpu_options_to_json(const GpuEvaluatorOptions& o) {
   return {{"device", o.device},
           {"seed", o.seed},
-          {"compiler", {{"arch", o.compiler.arch}, {"cache_dir", o.compiler.cache_dir}, {"extra", o.compiler.extra}}},
+          {"compiler",
+           {{"arch", o.compiler.arch},
+            {"cache_dir", o.compiler.cache_dir},
+            {"extra", o.compiler.extra}}},
           {"timing",
            {{"warmup", o.timing.warmup},
             {"min_repetitions", o.timing.min_repetitions},

@@ -4,12 +4,12 @@
 #include <string>
 
 #include "kernels_templated/family.hpp"
-#include "kernels_templated/runtime_registry.hpp"
 #include "kernels_templated/faulty/faulty_family.hpp"
+#include "kernels_templated/gemm/gemm_family.hpp"
 #include "kernels_templated/reduce/reduce_family.hpp"
 #include "kernels_templated/rmsnorm/rmsnorm_family.hpp"
+#include "kernels_templated/runtime_registry.hpp"
 #include "kernels_templated/softmax/softmax_family.hpp"
-#include "kernels_templated/gemm/gemm_family.hpp"
 
 namespace ktune {
 namespace {
@@ -51,7 +51,8 @@ std::vector<const KernelFamily*> families() {
 void register_family(const KernelFamily& family) {
   for (const KernelFamily* f : families())
     if (f->name() == family.name())
-      throw std::invalid_argument("a kernel family named '" + std::string(family.name()) + "' is already known");
+      throw std::invalid_argument("a kernel family named '" + std::string(family.name()) +
+                                  "' is already known");
   runtime_families().push_back(&family);
 }
 

@@ -28,7 +28,7 @@ struct LookupOptions {
   bool json = false;
   bool deterministic = false;  ///< serve only results verified bit-for-bit repeatable
   std::string objective = "time";  ///< time, energy or edp: what "best" means
-  bool no_predict = false;     ///< answer far shapes with the nearest, not the cost model
+  bool no_predict = false;         ///< answer far shapes with the nearest, not the cost model
   double min_distance = PredictionRule{}.min_distance;
 };
 
@@ -212,7 +212,8 @@ const CommandRegistrar registrar(60, [](CLI::App& app) {
   auto* cmd = app.add_subcommand("lookup", "Best tuned configuration for a problem on a GPU: exact, nearest "
                                            "shape, another device of the arch, or the family's default");
   cmd->add_option("--kernel", o->kernel, "Kernel family, e.g. gemm");
-  cmd->add_option("--spec", o->spec, "A user kernel's JSON description (docs/user-kernels.md), in place of --kernel");
+  cmd->add_option("--spec", o->spec,
+                  "A user kernel's JSON description (docs/user-kernels.md), in place of --kernel");
   cmd->add_option("--problem", o->problem, "Problem, e.g. 'm=4096,n=4096,k=4096,dtype=bf16'")->required();
   cmd->add_option("--device", o->device, "GPU name ('NVIDIA H200') or arch (sm_90); default: this machine's GPU 0");
   cmd->add_option("--db", o->db,

@@ -75,7 +75,8 @@ Space load_space_file(const std::string& path, const ValueMap& extra_constants) 
 int run_space(SpaceArgs args) {
   if (!args.spec_file.empty()) args.kernel = user_family_name(args.kernel, args.spec_file);
   if (args.kernel.empty() == args.space_file.empty())
-    throw UsageError("give either --kernel FAMILY (with --problem), --spec FILE.json or --space FILE.json");
+    throw UsageError(
+        "give either --kernel FAMILY (with --problem), --spec FILE.json or --space FILE.json");
 
   std::string title;
   std::optional<Space> space;
@@ -168,8 +169,9 @@ const CommandRegistrar registrar(30, [](CLI::App& app) {
                   "Built-in device whose limits shape the space: arch (sm_90, sm_80, ...), name or "
                   "a fragment of it (h200)")
       ->capture_default_str();
-  cmd->add_option("--spec", args->spec_file,
-                  "A user kernel's JSON description (docs/user-kernels.md); --problem defaults to its sizes");
+  cmd->add_option(
+      "--spec", args->spec_file,
+      "A user kernel's JSON description (docs/user-kernels.md); --problem defaults to its sizes");
   cmd->add_option("--space", args->space_file, "Read the space from a JSON file (see space/README.md) "
                                                "instead of a kernel family");
   cmd->add_option("--require", args->require,

@@ -93,8 +93,10 @@ int run_tune(TuneArgs& args) {
         // Some size has no default: validate_tune_spec names the missing problem.
       }
   }
-  if (args.compile_only) return run_compile_only(spec, args.arch.empty() ? "sm_90" : args.arch, args.as_json);
-  if (!args.arch.empty() || args.as_json) throw UsageError("--arch and --json go with --compile-only");
+  if (args.compile_only)
+    return run_compile_only(spec, args.arch.empty() ? "sm_90" : args.arch, args.as_json);
+  if (!args.arch.empty() || args.as_json)
+    throw UsageError("--arch and --json go with --compile-only");
   if (!args.time.empty()) spec.options.time_limit_s = parse_duration_s(args.time);
   spec.options.resume = !args.no_resume;
   spec.options.warm_start = !args.no_warm_start;
@@ -126,8 +128,9 @@ const CommandRegistrar registrar(20, [](CLI::App& app) {
   cmd->add_option("--kernel", args->spec.kernel,
                   "Kernel family (" + join_names(family_names()) +
                       "); optional with --replay of a file that defines its space");
-  cmd->add_option("--spec", args->spec_file,
-                  "A user kernel: its JSON description (docs/user-kernels.md), instead of --kernel");
+  cmd->add_option(
+      "--spec", args->spec_file,
+      "A user kernel: its JSON description (docs/user-kernels.md), instead of --kernel");
   cmd->add_option("--problem", args->spec.problem,
                   "Problem keys, e.g. \"m=4096,n=4096,k=4096,dtype=bf16,layout=nt\"");
   cmd->add_option("--strategy", args->spec.strategy,
@@ -160,10 +163,11 @@ const CommandRegistrar registrar(20, [](CLI::App& app) {
          "energy (see --energy)")
       ->capture_default_str()
       ->check(CLI::IsMember({"time", "energy", "edp"}));
-  cmd->add_flag("--energy", args->spec.energy,
-               "Store each result's energy under objective time too (NVML's counter over a window of "
-               "at least 0.2 s of back-to-back launches per configuration: GPU time the timing does "
-               "not need)");
+  cmd->add_flag(
+      "--energy", args->spec.energy,
+      "Store each result's energy under objective time too (NVML's counter over a window of "
+      "at least 0.2 s of back-to-back launches per configuration: GPU time the timing does "
+      "not need)");
   cmd->add_option("--batch", args->spec.options.batch_size, "Configurations per batch (one DB transaction each)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
@@ -177,13 +181,16 @@ const CommandRegistrar registrar(20, [](CLI::App& app) {
                 "Do not give the searcher the best results of related shapes or devices as hints");
   cmd->add_option("--source", args->spec.source, "Provenance label stored with every result (team, machine)");
   cmd->add_option("--device", args->spec.device, "CUDA device ordinal (GPU only)")->capture_default_str();
-  cmd->add_flag("--compile-only", args->compile_only,
-                "Only compile, with NVRTC and no GPU: --budget N sampled configurations (seeded), or the whole "
-                "sub-space given by --require; report registers, spills, shared memory and compile errors "
-                "(exit 0: all compiled, 1: some failed). Nothing is stored");
-  cmd->add_option("--arch", args->arch,
-                  "--compile-only's target: an architecture (sm_90a, sm_90, sm_80) or a built-in device's name "
-                  "(h200); default sm_90");
+  cmd->add_flag(
+      "--compile-only", args->compile_only,
+      "Only compile, with NVRTC and no GPU: --budget N sampled configurations (seeded), or the "
+      "whole "
+      "sub-space given by --require; report registers, spills, shared memory and compile errors "
+      "(exit 0: all compiled, 1: some failed). Nothing is stored");
+  cmd->add_option(
+      "--arch", args->arch,
+      "--compile-only's target: an architecture (sm_90a, sm_90, sm_80) or a built-in device's name "
+      "(h200); default sm_90");
   cmd->add_flag("--json", args->as_json, "With --compile-only: print the report as JSON");
   cmd->add_option("--top", args->top, "Rows of the final table")->capture_default_str();
   cmd->callback([args] { set_exit_code(run_tune(*args)); });

@@ -4,12 +4,12 @@
 #include <utility>
 #include <vector>
 
-#include "kernels_templated/harness.hpp"
-#include "kernels_templated/runtime_registry.hpp"
-#include "kernels_templated/gemm/gpu/gemm_harness.hpp"
 #include "kernels_templated/faulty/gpu/faulty_harness.hpp"
+#include "kernels_templated/gemm/gpu/gemm_harness.hpp"
+#include "kernels_templated/harness.hpp"
 #include "kernels_templated/reduce/gpu/reduce_harness.hpp"
 #include "kernels_templated/rmsnorm/gpu/rmsnorm_harness.hpp"
+#include "kernels_templated/runtime_registry.hpp"
 #include "kernels_templated/softmax/gpu/softmax_harness.hpp"
 
 namespace ktune {

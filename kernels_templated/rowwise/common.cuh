@@ -338,7 +338,9 @@ __device__ __forceinline__ float fast_exp(float x) { return exp2_ftz(x * kLog2e)
 /// logits keep their digits (x log2(e) - m log2(e) at |x| = 6e4 carries
 /// m log2(e)'s rounding, ulp(8.7e4) = 0.008, into a 0.3% error). A row whose
 /// maximum so far is -inf must not reach here: -inf - -inf is NaN.
-__device__ __forceinline__ float exp_shifted(float x, float m) { return exp2_ftz((x - m) * kLog2e); }
+__device__ __forceinline__ float exp_shifted(float x, float m) {
+  return exp2_ftz((x - m) * kLog2e);
+}
 /// exp(x - m) / s as 2^((x - m) log2(e) - log2(s)): the division folded in.
 __device__ __forceinline__ float exp_shifted_scaled(float x, float m, float log2_s) {
   return exp2_ftz(fmaf(x - m, kLog2e, -log2_s));

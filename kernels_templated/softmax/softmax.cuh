@@ -136,7 +136,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) softmax_kernel(
         float o[VEC];
 #pragma unroll
         for (int i = 0; i < VEC; ++i)
-          o[i] = kFoldScale ? exp_shifted_scaled(v[i], stat.m, log2_s) : exp_shifted(v[i], stat.m) * inv;
+          o[i] = kFoldScale ? exp_shifted_scaled(v[i], stat.m, log2_s)
+                            : exp_shifted(v[i], stat.m) * inv;
         store_vec<typename Cfg::T, VEC, Cfg::CACHE>(y + offset, o);
       };
       if constexpr (kRefill) {

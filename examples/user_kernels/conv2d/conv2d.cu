@@ -3,7 +3,8 @@
 // BLOCK_X x BLOCK_Y block computes TILE_X x TILE_Y outputs per thread, reading
 // the input from global memory or (USE_SMEM) from a tile staged in dynamic
 // shared memory. conv2d_naive, one thread per output, is the reference.
-__global__ void conv2d(float* out, const float* in, const float* filter, int h, int w, int fh, int fw) {
+__global__ void conv2d(float* out, const float* in, const float* filter, int h, int w, int fh,
+                       int fw) {
   const int in_w = w + fw - 1;
   const int ox0 = blockIdx.x * BLOCK_X * TILE_X;
   const int oy0 = blockIdx.y * BLOCK_Y * TILE_Y;
@@ -35,7 +36,8 @@ __global__ void conv2d(float* out, const float* in, const float* filter, int h, 
     }
 }
 
-__global__ void conv2d_naive(float* out, const float* in, const float* filter, int h, int w, int fh, int fw) {
+__global__ void conv2d_naive(float* out, const float* in, const float* filter, int h, int w, int fh,
+                             int fw) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= w || y >= h) return;

@@ -13,7 +13,8 @@ __global__ void transpose(float* out, const float* in, int rows, int cols) {
   const int tx = blockIdx.y * TILE + threadIdx.x;  // column of out = row of in
   const int ty0 = blockIdx.x * TILE + threadIdx.y;
   for (int j = 0; j < TILE; j += BLOCK_ROWS)
-    if (tx < rows && ty0 + j < cols) out[(ty0 + j) * rows + tx] = tile[threadIdx.x][threadIdx.y + j];
+    if (tx < rows && ty0 + j < cols)
+      out[(ty0 + j) * rows + tx] = tile[threadIdx.x][threadIdx.y + j];
 }
 
 __global__ void transpose_naive(float* out, const float* in, int rows, int cols) {
