@@ -65,6 +65,10 @@ class KernelFamily {
   virtual Space space(const Problem& p, const DeviceSpec& d) const = 0;
   /// A safe configuration for any problem (the lookup's last resort).
   virtual Config default_config(const Problem& p, const DeviceSpec& d) const = 0;
+  /// Problems of p's shape class that cover its variety where the safe
+  /// default can differ (an ahead-of-time library compiles each one's default
+  /// so that every problem of the class has a fallback). Default: p alone.
+  virtual std::vector<Problem> class_probes(const Problem& p) const { return {p}; }
   /// For the emitted dispatch header: a C++ boolean expression over the shape
   /// keys (identifiers of type double) under which `c`, valid for `measured`
   /// on a device, is valid for a problem of the same shape class there; it may

@@ -228,10 +228,16 @@ EmitLibrarySummary emit_library(const EmitLibraryOptions& o) {
         summary.notes.push_back(name + " " + shape_class + ": no general configuration (" +
                                 e.what() + ")");
       }
-      // The family's safe default for the class (first shape as its representative).
-      const Config fallback = family.default_config(problems.front(), *device);
-      routes.push_back({name, "default", shape_class, fallback.key()});
-      need(family, fallback, problems);
+      // The family's safe defaults for the class: one per probe of its variety
+      // (leading dimensions misaligned one way or another), so that every
+      // problem of the class has one that fits.
+      std::set<std::string> defaults;
+      for (const Problem& probe : family.class_probes(problems.front())) {
+        const Config fallback = family.default_config(probe, *device);
+        if (!defaults.insert(fallback.key()).second) continue;
+        routes.push_back({name, "default", shape_class, fallback.key()});
+        need(family, fallback, {probe});
+      }
     }
   }
 

@@ -599,6 +599,36 @@ Config GemmFamily::default_config(const Problem& raw, const DeviceSpec& d) const
   return c;
 }
 
+std::vector<Problem> GemmFamily::class_probes(const Problem& raw) const {
+  const Problem norm = normalize(raw);
+  const GemmProblem p = GemmProblem::from(norm);
+  const long long align =
+      std::min({pow2_divisor(p.lda * p.in_bytes(), 16), pow2_divisor(p.ldb * p.in_bytes(), 16),
+                pow2_divisor(p.ldc * p.out_bytes(), 16)});
+  if (align >= 16) return {norm};
+  std::vector<Problem> probes;
+  // Each leading dimension either 16-byte aligned or off by the class's
+  // alignment; at least one off, so every probe stays in the class.
+  const struct {
+    const char* key;
+    long long ld;
+    int bytes;
+  } lds[] = {
+      {"lda", p.lda, p.in_bytes()}, {"ldb", p.ldb, p.in_bytes()}, {"ldc", p.ldc, p.out_bytes()}};
+  for (int mask = 1; mask < 8; ++mask) {
+    Problem q = norm;
+    for (int i = 0; i < 3; ++i) {
+      const long long chunk = 16 / lds[i].bytes;
+      const long long aligned = ceil_div(lds[i].ld, chunk) * chunk;
+      const long long off = std::max<long long>(1, align / lds[i].bytes);
+      q.set(lds[i].key, static_cast<std::int64_t>((mask >> i) & 1 ? aligned + off : aligned));
+    }
+    if (shape_class(q) == shape_class(norm)) probes.push_back(std::move(q));
+  }
+  if (probes.empty()) probes.push_back(norm);
+  return probes;
+}
+
 std::string GemmFamily::dispatch_condition(const Problem& measured, const Config& c) const {
   const GemmProblem p = GemmProblem::from(measured);
   const GemmKnobs k = GemmKnobs::from(c);

@@ -114,6 +114,10 @@ class GemmFamily final : public KernelFamily {
   std::string shape_class(const Problem& p) const override;
   Space space(const Problem& p, const DeviceSpec& d) const override;
   Config default_config(const Problem& p, const DeviceSpec& d) const override;
+  /// Below 16-byte alignment the class mixes problems whose A, B or C alone is
+  /// misaligned, and the wgmma default repacks only misaligned operands: one
+  /// probe per combination of misaligned leading dimensions.
+  std::vector<Problem> class_probes(const Problem& p) const override;
   /// Divisibility of M, N and K by the tiles for the unpredicated path, every
   /// K split with a tile; "false" in a class below 16-byte alignment, where
   /// validity hangs on leading dimensions the shape keys do not carry.
