@@ -63,12 +63,7 @@ nlohmann::json to_json(const CompileOnlyReport& report) {
   for (const auto& e : report.entries) {
     nlohmann::json kernels = nlohmann::json::array();
     for (const auto& k : e.output.kernels)
-      kernels.push_back({{"name", k.name_expression},
-                         {"registers", k.registers},
-                         {"spill_store_bytes", k.spill_store_bytes},
-                         {"spill_load_bytes", k.spill_load_bytes},
-                         {"stack_frame_bytes", k.stack_frame_bytes},
-                         {"static_smem_bytes", k.static_smem_bytes}});
+      kernels.push_back(kernel_resources_json(k));
     nlohmann::json item = {{"config", e.config.to_json()},
                            {"key", e.config.key()},
                            {"ok", e.output.ok},

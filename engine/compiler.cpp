@@ -18,9 +18,9 @@
 #include <stdexcept>
 #include <thread>
 
-#include <nlohmann/json.hpp>
 #include <nvrtc.h>
 #include <tbb/parallel_for.h>
+#include <nlohmann/json.hpp>
 
 #include "space/value_map.hpp"
 
@@ -114,7 +114,8 @@ std::string nvrtc_version_text() {
 bool nvrtc_has_automatic_pch() {
   static const bool has = [] {
     int major = 0, minor = 0;
-    return nvrtcVersion(&major, &minor) == NVRTC_SUCCESS && (major > 12 || (major == 12 && minor >= 8));
+    return nvrtcVersion(&major, &minor) == NVRTC_SUCCESS &&
+           (major > 12 || (major == 12 && minor >= 8));
   }();
   return has;
 }
@@ -358,7 +359,8 @@ CompileOutput compile_uncached(const KernelSource& source, const std::vector<std
   out.arch = arch;
   ProgramGuard guard;
   const char* name = source.program_name.empty() ? "kernel.cu" : source.program_name.c_str();
-  nvrtcResult rc = nvrtcCreateProgram(&guard.prog, source.source.c_str(), name, 0, nullptr, nullptr);
+  nvrtcResult rc =
+      nvrtcCreateProgram(&guard.prog, source.source.c_str(), name, 0, nullptr, nullptr);
   if (rc != NVRTC_SUCCESS) {
     out.log = std::string("nvrtcCreateProgram failed: ") + nvrtcGetErrorString(rc);
     return out;
@@ -419,6 +421,15 @@ CompileOutput compile_uncached(const KernelSource& source, const std::vector<std
 
 }  // namespace
 
+nlohmann::json kernel_resources_json(const KernelResources& k) {
+  return {{"name", k.name_expression},
+          {"registers", k.registers},
+          {"spill_store_bytes", k.spill_store_bytes},
+          {"spill_load_bytes", k.spill_load_bytes},
+          {"stack_frame_bytes", k.stack_frame_bytes},
+          {"static_smem_bytes", k.static_smem_bytes}};
+}
+
 Compiler::Compiler(CompilerOptions options) : options_(std::move(options)) {
   nvrtc_version_text();  // fail early if NVRTC cannot even report its version
 }
@@ -433,7 +444,8 @@ std::string Compiler::kernel_dir() {
     // install keeps them in <prefix>/share/ktune beside <prefix>/bin.
     fs::path dir = exe.parent_path();
     for (int level = 0; level <= 3 && !dir.empty(); ++level) {
-      if (looks_like_kernel_dir(dir / "kernels_templated")) return (dir / "kernels_templated").string();
+      if (looks_like_kernel_dir(dir / "kernels_templated"))
+        return (dir / "kernels_templated").string();
       if (looks_like_kernel_dir(dir / "share/ktune/kernels_templated"))
         return (dir / "share/ktune/kernels_templated").string();
       if (dir == dir.parent_path()) break;
@@ -443,7 +455,9 @@ std::string Compiler::kernel_dir() {
   return KTUNE_KERNEL_DIR;
 }
 
-std::string Compiler::templates_dir() const { return options_.kernel_dir.empty() ? kernel_dir() : options_.kernel_dir; }
+std::string Compiler::templates_dir() const {
+  return options_.kernel_dir.empty() ? kernel_dir() : options_.kernel_dir;
+}
 
 std::string Compiler::cache_key(const KernelSource& source) const {
   const std::string dir = templates_dir();

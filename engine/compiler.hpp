@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "kernels_templated/family.hpp"
 
 namespace ktune {
@@ -15,7 +17,7 @@ namespace ktune {
 /// Resource usage read from ptxas' report (NVRTC with --ptxas-options=-v).
 struct KernelResources {
   std::string name_expression;
-  std::string lowered_name;   ///< mangled name to look up in the cubin
+  std::string lowered_name;  ///< mangled name to look up in the cubin
   int registers = 0;
   int spill_store_bytes = 0;
   int spill_load_bytes = 0;
@@ -23,22 +25,26 @@ struct KernelResources {
   int static_smem_bytes = 0;
 };
 
+/// One kernel's resources as results store them (metrics.compile.kernels).
+nlohmann::json kernel_resources_json(const KernelResources& k);
+
 struct CompileOutput {
   bool ok = false;
-  std::vector<char> cubin;                 ///< empty on failure
-  std::vector<KernelResources> kernels;    ///< same order as KernelSource::kernels
-  std::string log;                         ///< compiler log (kept on failure)
-  double compile_seconds = 0;              ///< 0 on a cache hit
+  std::vector<char> cubin;               ///< empty on failure
+  std::vector<KernelResources> kernels;  ///< same order as KernelSource::kernels
+  std::string log;                       ///< compiler log (kept on failure)
+  double compile_seconds = 0;            ///< 0 on a cache hit
   bool cache_hit = false;
-  std::string arch;                        ///< the --gpu-architecture actually used
-  std::string cache_key;                   ///< 32 hex digits; empty without a cache dir
+  std::string arch;       ///< the --gpu-architecture actually used
+  std::string cache_key;  ///< 32 hex digits; empty without a cache dir
 };
 
 struct CompilerOptions {
-  std::string arch = "sm_90a";          ///< --gpu-architecture (an "a" is appended for needs_arch_specific)
-  std::string cache_dir;                ///< empty: no on-disk cache
-  std::vector<std::string> extra;       ///< appended to every compile
-  bool precompiled_headers = true;      ///< NVRTC's automatic PCH where it has one (the same code, faster)
+  std::string arch = "sm_90a";  ///< --gpu-architecture (an "a" is appended for needs_arch_specific)
+  std::string cache_dir;        ///< empty: no on-disk cache
+  std::vector<std::string> extra;  ///< appended to every compile
+  bool precompiled_headers =
+      true;  ///< NVRTC's automatic PCH where it has one (the same code, faster)
   /// The kernels_templated folder to compile against; empty: kernel_dir().
   /// `ktune db rehash --compare-cubins` compiles one source against two texts.
   std::string kernel_dir{};
@@ -83,12 +89,13 @@ std::string family_source_hash(const KernelFamily& family);
 /// hash of family.template_files_for(problem, device). What every result of
 /// that problem on that device is stored and looked up under. Equal to
 /// family_source_hash(family) for families with one path. Throws like it.
-std::string family_source_hash(const KernelFamily& family, const Problem& normalized, const DeviceSpec& device);
+std::string family_source_hash(const KernelFamily& family, const Problem& normalized,
+                               const DeviceSpec& device);
 /// The same hash of the text in another kernels_templated folder (an older
 /// checkout's, say): which results that text measured. A listed file the
 /// folder does not have (added since) is left out, as the text then had no
 /// such file; a folder with none of them throws.
-std::string family_source_hash(const KernelFamily& family, const Problem& normalized, const DeviceSpec& device,
-                               const std::string& kernel_dir);
+std::string family_source_hash(const KernelFamily& family, const Problem& normalized,
+                               const DeviceSpec& device, const std::string& kernel_dir);
 
 }  // namespace ktune

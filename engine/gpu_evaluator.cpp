@@ -194,12 +194,7 @@ struct GpuEvaluator::Impl {
     nlohmann::json kernels = nlohmann::json::array();
     int spill = 0, registers = 0, static_smem = 0, stack = 0;
     for (const auto& k : out.kernels) {
-      kernels.push_back({{"name", k.name_expression},
-                         {"registers", k.registers},
-                         {"spill_store_bytes", k.spill_store_bytes},
-                         {"spill_load_bytes", k.spill_load_bytes},
-                         {"stack_frame_bytes", k.stack_frame_bytes},
-                         {"static_smem_bytes", k.static_smem_bytes}});
+      kernels.push_back(kernel_resources_json(k));
       spill += k.spill_store_bytes + k.spill_load_bytes;
       registers = std::max(registers, k.registers);
       static_smem = std::max(static_smem, k.static_smem_bytes);
