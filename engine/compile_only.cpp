@@ -62,8 +62,7 @@ nlohmann::json to_json(const CompileOnlyReport& report) {
   nlohmann::json configs = nlohmann::json::array();
   for (const auto& e : report.entries) {
     nlohmann::json kernels = nlohmann::json::array();
-    for (const auto& k : e.output.kernels)
-      kernels.push_back(kernel_resources_json(k));
+    for (const auto& k : e.output.kernels) kernels.push_back(kernel_resources_json(k));
     nlohmann::json item = {{"config", e.config.to_json()},
                            {"key", e.config.key()},
                            {"ok", e.output.ok},
