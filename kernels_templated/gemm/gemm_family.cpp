@@ -23,6 +23,13 @@ long long pow2_divisor(long long v, long long cap) {
   return d;
 }
 
+/// The shape class's alignment: the widest access (bytes, <= 16) every
+/// leading dimension allows.
+long long class_alignment(const GemmProblem& p) {
+  return std::min({pow2_divisor(p.lda * p.in_bytes(), 16), pow2_divisor(p.ldb * p.in_bytes(), 16),
+                   pow2_divisor(p.ldc * p.out_bytes(), 16)});
+}
+
 const char* cuda_type(const std::string& dtype) {
   if (dtype == "bf16") return "__nv_bfloat16";
   if (dtype == "fp16") return "__half";
@@ -233,9 +240,7 @@ long long GemmFamily::kernel_ld(const GemmProblem& p, const GemmOperand& o, bool
 
 std::string GemmFamily::shape_class(const Problem& raw) const {
   const GemmProblem p = GemmProblem::from(normalize(raw));
-  // Alignment class: the widest access (bytes, <= 16) every leading dimension allows.
-  const long long align = std::min({pow2_divisor(p.lda * p.in_bytes(), 16), pow2_divisor(p.ldb * p.in_bytes(), 16),
-                                    pow2_divisor(p.ldc * p.out_bytes(), 16)});
+  const long long align = class_alignment(p);
   return "dtype=" + p.dtype + ",layout=" + p.layout + ",out=" + p.out + ",epilogue=" + p.epilogue +
          ",align=" + std::to_string(align);
 }
@@ -602,9 +607,7 @@ Config GemmFamily::default_config(const Problem& raw, const DeviceSpec& d) const
 std::vector<Problem> GemmFamily::class_probes(const Problem& raw) const {
   const Problem norm = normalize(raw);
   const GemmProblem p = GemmProblem::from(norm);
-  const long long align =
-      std::min({pow2_divisor(p.lda * p.in_bytes(), 16), pow2_divisor(p.ldb * p.in_bytes(), 16),
-                pow2_divisor(p.ldc * p.out_bytes(), 16)});
+  const long long align = class_alignment(p);
   if (align >= 16) return {norm};
   std::vector<Problem> probes;
   // Each leading dimension either 16-byte aligned or off by the class's
@@ -636,9 +639,7 @@ std::string GemmFamily::dispatch_condition(const Problem& measured, const Config
   // ldb and ldc, not each one. Below 16 bytes it cannot tell whether lda or
   // ldb is misaligned, which decides the space's knobs (REPACK) and vector
   // widths: no configuration is known to fit another problem of the class.
-  const long long align = std::min({pow2_divisor(p.lda * p.in_bytes(), 16), pow2_divisor(p.ldb * p.in_bytes(), 16),
-                                    pow2_divisor(p.ldc * p.out_bytes(), 16)});
-  if (align < 16) return "false";
+  if (class_alignment(p) < 16) return "false";
   std::vector<std::string> terms;
   const std::string bk = std::to_string(k.block_k), sk = std::to_string(k.split_k);
   if (!k.predicated)
