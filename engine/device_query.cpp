@@ -5,8 +5,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "engine/device_properties.hpp"
 #include "engine/nvml.hpp"
+#include "kernels_templated/gpu/device_properties.hpp"
 
 namespace ktune {
 namespace {
@@ -52,8 +52,7 @@ DeviceQuery query_devices() {
     cudaDeviceGetPCIBusId(bus, sizeof bus, i);
     live.pci_bus_id = bus;
 
-    DeviceSpec spec =
-        spec_from_properties(prop, find_builtin_device(prop.name).value_or(DeviceSpec{}));
+    DeviceSpec spec = spec_of_device(prop);
     spec.driver = nvml.driver_version().value_or("");
     spec.cuda_runtime = version_text(runtime);
     spec.sm_clock_mhz = attribute(cudaDevAttrClockRate, i) / 1000.0;

@@ -5,7 +5,7 @@
 #include <mutex>
 #include <utility>
 
-#include "engine/device_properties.hpp"
+#include "kernels_templated/gpu/device_properties.hpp"
 #include "kernels_templated/rowwise/rowwise_family.hpp"
 
 namespace ktune::rt {
@@ -48,15 +48,7 @@ CallStatus live_device(int ordinal, int* used, DeviceSpec* out) {
   if (cudaError_t e = cudaGetDeviceProperties(&prop, dev); e != cudaSuccess)
     return CallStatus::error("ktune runtime: device " + std::to_string(dev) + ": " +
                              cudaGetErrorString(e));
-  const std::string arch = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
-  // An unknown name takes its architecture's first row for what the
-  // properties do not report (ceilings, clock, registers per thread).
-  DeviceSpec base;
-  if (auto known = find_builtin_device(prop.name))
-    base = *known;
-  else if (auto same_arch = find_builtin_device(arch))
-    base = *same_arch;
-  DeviceSpec d = spec_from_properties(prop, std::move(base));
+  DeviceSpec d = spec_of_device(prop);
   *used = dev;
   *out = std::move(d);
   return CallStatus::success();

@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "kernels_templated/gpu/device_properties.hpp"
 #include "kernels_user/buffer_data.hpp"
 #include "kernels_user/gpu/reference_kernel.hpp"
 #include "kernels_user/user_family.hpp"
@@ -46,14 +47,7 @@ DeviceSpec live_device(int& ordinal) {
   check(cudaGetDevice(&ordinal), "cudaGetDevice");
   cudaDeviceProp p{};
   check(cudaGetDeviceProperties(&p, ordinal), "cudaGetDeviceProperties");
-  DeviceSpec d;
-  d.name = p.name;
-  d.cc_major = p.major;
-  d.cc_minor = p.minor;
-  d.sm_count = p.multiProcessorCount;
-  d.max_threads_per_block = p.maxThreadsPerBlock;
-  d.smem_per_block_optin = static_cast<int>(p.sharedMemPerBlockOptin);
-  return d;
+  return spec_of_device(p);
 }
 
 class UserHarness final : public FamilyHarness {

@@ -1,10 +1,10 @@
-// spec_from_properties: what the CUDA runtime reports replaces the base's
+// spec_from_properties and spec_of_device: what the CUDA runtime reports replaces the base's
 // identity and resources; the base's ceilings and clock stay.
 #include <gtest/gtest.h>
 
 #include <cstring>
 
-#include "engine/device_properties.hpp"
+#include "kernels_templated/gpu/device_properties.hpp"
 
 namespace ktune {
 namespace {
@@ -52,6 +52,33 @@ TEST(SpecFromProperties, BlankBaseGetsNoCeilings) {
   EXPECT_EQ(spec.sm_count, 7);
   EXPECT_EQ(spec.peak_tflops_bf16, 0);
   EXPECT_EQ(spec.dram_gbps, 0);
+}
+
+TEST(SpecOfDevice, KnownNameTakesItsOwnRow) {
+  cudaDeviceProp prop = hand_made_properties();
+  std::strcpy(prop.name, "NVIDIA H200");
+  const DeviceSpec h200 = find_builtin_device("NVIDIA H200").value();
+  const DeviceSpec spec = spec_of_device(prop);
+  EXPECT_EQ(spec.name, "NVIDIA H200");
+  EXPECT_EQ(spec.sm_count, 7);
+  EXPECT_EQ(spec.dram_gbps, h200.dram_gbps);
+}
+
+TEST(SpecOfDevice, UnknownNameTakesItsArchitecturesRow) {
+  const DeviceSpec arch_row = find_builtin_device("sm_90").value();
+  const DeviceSpec spec = spec_of_device(hand_made_properties());
+  EXPECT_EQ(spec.name, "Made-up GPU");
+  EXPECT_GT(spec.peak_tflops_bf16, 0);
+  EXPECT_EQ(spec.peak_tflops_bf16, arch_row.peak_tflops_bf16);
+  EXPECT_EQ(spec.max_regs_per_thread, arch_row.max_regs_per_thread);
+}
+
+TEST(SpecOfDevice, UnknownArchitectureGetsNoCeilings) {
+  cudaDeviceProp prop = hand_made_properties();
+  prop.major = 42;
+  const DeviceSpec spec = spec_of_device(prop);
+  EXPECT_EQ(spec.arch(), "sm_420");
+  EXPECT_EQ(spec.peak_tflops_bf16, 0);
 }
 
 }  // namespace

@@ -14,4 +14,9 @@ namespace ktune {
 /// memory. Ceilings, clock, driver and runtime versions stay as `base` has them.
 DeviceSpec spec_from_properties(const cudaDeviceProp& prop, DeviceSpec base);
 
+/// The spec of a live device: the built-in row of its name, or else its
+/// architecture's first row (for what the properties do not report: ceilings,
+/// clock, registers per thread), updated by spec_from_properties.
+DeviceSpec spec_of_device(const cudaDeviceProp& prop);
+
 }  // namespace ktune

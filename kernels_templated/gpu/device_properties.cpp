@@ -1,6 +1,7 @@
 // spec_from_properties: a cudaDeviceProp's identity and resources over a spec.
-#include "engine/device_properties.hpp"
+#include "kernels_templated/gpu/device_properties.hpp"
 
+#include <string>
 #include <utility>
 
 namespace ktune {
@@ -20,6 +21,13 @@ DeviceSpec spec_from_properties(const cudaDeviceProp& prop, DeviceSpec base) {
   spec.l2_bytes = prop.l2CacheSize;
   spec.global_memory_bytes = static_cast<long long>(prop.totalGlobalMem);
   return spec;
+}
+
+DeviceSpec spec_of_device(const cudaDeviceProp& prop) {
+  std::optional<DeviceSpec> base = find_builtin_device(prop.name);
+  if (!base)
+    base = find_builtin_device("sm_" + std::to_string(prop.major) + std::to_string(prop.minor));
+  return spec_from_properties(prop, base.value_or(DeviceSpec{}));
 }
 
 }  // namespace ktune
