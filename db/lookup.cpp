@@ -160,8 +160,18 @@ struct FailedKeyHash {
   }
 };
 
+/// metrics.timing.noisy, as kNoisySql reads it.
+bool marked_noisy(const nlohmann::json& metrics) {
+  const auto timing = metrics.find("timing");
+  if (timing == metrics.end() || !timing->is_object()) return false;
+  const auto noisy = timing->find("noisy");
+  if (noisy == timing->end()) return false;
+  return noisy->is_boolean() ? noisy->get<bool>() : noisy->is_number() && noisy->get<double>() == 1;
+}
+
 ResultRank rank_of(const LookupAnswer& a) {
-  return {a.result.time.median_s, a.result.time.min_s, a.result.time.spread, a.config_key};
+  return {a.result.time.median_s, a.result.time.min_s, a.result.time.spread, a.config_key,
+          marked_noisy(a.result.metrics)};
 }
 
 /// The order of answers under an objective: its value (candidates always
@@ -354,13 +364,14 @@ void Lookup::Impl::load(const std::string& path) {
   // Under energy and edp, only results with a positive energy_j are picked.
   struct Pick {
     double median_s, min_s, spread;
+    bool noisy;
     double energy_j;  // 0: none recorded
     std::string config_key, measured_at;
     std::int64_t config_id;
     std::int64_t row_id;
-    ResultRank rank() const { return {median_s, min_s, spread, config_key}; }
+    ResultRank rank() const { return {median_s, min_s, spread, config_key, noisy}; }
     double value(Objective o) const {
-      return o == Objective::time     ? median_s
+      return o == Objective::time     ? rank().ranking_s()
              : o == Objective::energy ? energy_j
                                       : energy_j * median_s;
     }
@@ -382,9 +393,11 @@ void Lookup::Impl::load(const std::string& path) {
   {
     SQLite::Statement q(
         db,
-        "SELECT r.id, r.device_id, r.family_id, r.problem_id, r.config_id, r.median_s, "
-        "r.min_s, r.spread, c.key, r.measured_at, json_extract(r.metrics, '$.energy_j') "
-        "FROM results r JOIN configs c ON c.id = r.config_id WHERE r.status = 'ok'");
+        std::string("SELECT r.id, r.device_id, r.family_id, r.problem_id, r.config_id, r.median_s, "
+                    "r.min_s, r.spread, c.key, r.measured_at, json_extract(r.metrics, "
+                    "'$.energy_j'), ") +
+            kNoisySql +
+            " FROM results r JOIN configs c ON c.id = r.config_id WHERE r.status = 'ok'");
     while (q.executeStep()) {
       std::int64_t row_id = q.getColumn(0).getInt64();
       const auto& dev = devices.at(q.getColumn(1).getInt64());
@@ -399,6 +412,7 @@ void Lookup::Impl::load(const std::string& path) {
       const Pick pick{q.getColumn(5).getDouble(),
                       q.getColumn(6).getDouble(),
                       q.getColumn(7).getDouble(),
+                      q.getColumn(11).getInt() != 0,
                       energy_j > 0 ? energy_j : 0,
                       q.getColumn(8).getString(),
                       q.getColumn(9).getString(),

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "db/result_order.hpp"
 #include "db/schema.hpp"
 #include "db/store_impl.hpp"
 
@@ -446,14 +447,16 @@ std::optional<Result> Store::best(const RunKey& key) const {
   auto family = impl_->find_family(key.family, key.family_hash);
   auto problem = impl_->find_problem(key.family, key.problem);
   if (!device || !family || !problem) return std::nullopt;
+  // Ranked as every "best" is (result_order.hpp): a noisy result at the slow end of its spread.
   SQLite::Statement q(impl_->db,
-                      std::string("SELECT c.json, ") + kResultColumns +
-                          " FROM results r JOIN configs c ON c.id = r.config_id "
+                      std::string("SELECT json, ") + kResultColumns +
+                          " FROM (SELECT c.json AS json, c.key AS config_key, " + kNoisySql +
+                          " AS noisy, r.* FROM results r JOIN configs c ON c.id = r.config_id "
                           "WHERE r.device_id = ?1 AND r.family_id = ?2 AND r.problem_id = ?3 "
                           "AND r.status = 'ok' AND r.config_id NOT IN ("
                           "  SELECT config_id FROM results WHERE device_id = ?1 AND family_id = ?2 "
-                          "  AND problem_id = ?3 AND status = 'wrong_result') "
-                          "ORDER BY r.median_s, c.key LIMIT 1");
+                          "  AND problem_id = ?3 AND status = 'wrong_result')) r ORDER BY " +
+                          kResultRankSql + " LIMIT 1");
   q.bind(1, *device);
   q.bind(2, *family);
   q.bind(3, *problem);

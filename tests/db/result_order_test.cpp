@@ -1,9 +1,11 @@
 // The result order at equal time: a noisy result counts at the slow end of
 // its spread, so a clean one within that spread ranks first, in the order
-// itself, the best view and the emitted dispatch header alike.
+// itself, the store's best, the best view, the lookup and the emitted
+// dispatch header alike.
 #include <gtest/gtest.h>
 
 #include "db/dispatch_emitter.hpp"
+#include "db/lookup.hpp"
 #include "db/query.hpp"
 #include "db/result_order.hpp"
 #include "db/store.hpp"
@@ -69,6 +71,68 @@ TEST(ResultOrder, TheBestViewAndTheDispatchHeaderPreferTheCleanResult) {
   const std::string header = emit_dispatch_header(s, options);
   EXPECT_NE(header.find("\"" + tile_config(64, 128).key() + "\""), std::string::npos) << header;
   EXPECT_EQ(header.find("\"" + tile_config(128, 128).key() + "\""), std::string::npos) << header;
+}
+
+// The store's best and the lookup answer what the best view answers.
+TEST(ResultOrder, TheStoreAndTheLookupPreferTheCleanResult) {
+  TempDir dir;
+  const std::string path = dir.file("noisy.db");
+  const Problem p = gemm_problem(1024, 1024, 1024);
+  {
+    Store s = Store::open(path);
+    record_noisy_and_clean(s, 1.00e-3);
+    auto best = s.best(gemm_key(p));
+    ASSERT_TRUE(best);
+    EXPECT_EQ(best->config, tile_config(64, 128));
+  }
+  Lookup lookup = Lookup::open(path);
+  LookupRequest req{"gemm", p, synthetic_device().name, "", {}, "", "", std::nullopt, {}};
+  auto a = lookup.best(req);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->source, LookupSource::exact);
+  EXPECT_EQ(a->config, tile_config(64, 128));
+}
+
+TEST(ResultOrder, TheLookupServesANoisyResultThatIsClearlyFaster) {
+  TempDir dir;
+  const std::string path = dir.file("noisy.db");
+  const Problem p = gemm_problem(1024, 1024, 1024);
+  {
+    Store s = Store::open(path);
+    record_noisy_and_clean(s, 0.90e-3);
+  }
+  Lookup lookup = Lookup::open(path);
+  LookupRequest req{"gemm", p, synthetic_device().name, "", {}, "", "", std::nullopt, {}};
+  auto a = lookup.best(req);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->config, tile_config(128, 128));
+}
+
+// Asked by arch only, the lookup weighs the measurements of two devices of
+// that arch by the same order.
+TEST(ResultOrder, AcrossDevicesOfAnArchTheLookupPrefersTheCleanResult) {
+  TempDir dir;
+  const std::string path = dir.file("noisy.db");
+  const Problem p = gemm_problem(1024, 1024, 1024);
+  DeviceSpec other = synthetic_device();
+  other.name = "Synthetic GPU B";
+  {
+    Store s = Store::open(path);
+    s.record(
+        gemm_key(p),
+        std::vector<Result>{with_noisy_mark(ok_result(tile_config(128, 128), 1.00e-3), 0.05, true)},
+        test_provenance());
+    s.record(
+        gemm_key(p, other),
+        std::vector<Result>{with_noisy_mark(ok_result(tile_config(64, 128), 1.02e-3), 0.01, false)},
+        test_provenance());
+  }
+  Lookup lookup = Lookup::open(path);
+  LookupRequest req{"gemm", p, "", synthetic_device().arch(), {}, "", "", std::nullopt, {}};
+  auto a = lookup.best(req);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->config, tile_config(64, 128));
+  EXPECT_EQ(a->measured_device, "Synthetic GPU B");
 }
 
 TEST(ResultOrder, TheBestViewServesANoisyResultThatIsClearlyFaster) {
