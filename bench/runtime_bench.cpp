@@ -3,8 +3,9 @@
 // first call with a cold and a warm NVRTC cache, and per shape (the LLM set
 // of bench/hopper-llm-sweep.json + 20 shapes in no recording) the GPU time
 // ratio to cuBLAS, every call verified against cuBLAS's output; summarised
-// as fast_1, fast_0.9 and the geomean speedup. Built with an emitted library
-// (-DKTUNE_EMITTED_DIR) it times that library the same way.
+// as fast_1, fast_0.9 and the geomean speedup; then the row-wise calls
+// against the copy bandwidth of the same run (runtime_rowwise.hpp). Built with
+// an emitted library (-DKTUNE_EMITTED_DIR) it times that library the same way.
 // Usage: bench_runtime_bench [--out DIR] [--db DB] [--reps N]
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -24,6 +25,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "bench/runtime_rowwise.hpp"
 #include "runtime/ktune_runtime.hpp"
 #ifdef KTUNE_BENCH_EMITTED
 #include "ktune_emitted.hpp"
@@ -298,6 +300,8 @@ int main(int argc, char** argv) {
       shapes(std::string(KTUNE_SOURCE_DIR) + "/bench/hopper-llm-sweep.json");
   std::printf("runtime vs cuBLAS, %zu shapes:\n", set.size());
   report["runtime"] = time_shapes(*rt, blas, set, reps);
+  std::printf("runtime row-wise calls vs the copy:\n");
+  report["runtime_rowwise"] = bench::time_rowwise(*rt, gpu_seconds, reps);
 #ifdef KTUNE_BENCH_EMITTED
   std::unique_ptr<Library> lib;
   if (CallStatus s = Library::open(ktune_emitted_tables(), &lib); s) {
@@ -305,6 +309,8 @@ int main(int argc, char** argv) {
     report["emitted_library"] = time_shapes(*lib, blas, set, reps);
     report["emitted_library"]["database"] = lib->database();
     report["emitted_library"]["template_hashes"] = lib->template_hashes();
+    std::printf("emitted library row-wise calls vs the copy:\n");
+    report["emitted_library_rowwise"] = bench::time_rowwise(*lib, gpu_seconds, reps);
   }
 #endif
   for (const char* which : {"runtime", "emitted_library"})
@@ -313,6 +319,11 @@ int main(int argc, char** argv) {
                   report[which]["fast_1"].get<double>(), report[which]["fast_0.9"].get<double>(),
                   report[which]["geomean_speedup"].get<double>(),
                   report[which]["measured"].get<int>());
+  for (const char* which : {"runtime_rowwise", "emitted_library_rowwise"})
+    if (report.contains(which))
+      std::printf("%s: geomean %.3f of the copy (%.0f GB/s) over %d shapes\n", which,
+                  report[which]["geomean_of_copy"].get<double>(),
+                  report[which]["copy_gbps"].get<double>(), report[which]["measured"].get<int>());
   cublasDestroy(blas);
   std::ofstream(fs::path(out_dir) / "runtime_bench.json") << report.dump(2) << "\n";
   return 0;
