@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <unordered_set>
 
+#include "search/compressed_file.hpp"
+
 namespace ktune {
 namespace {
 
@@ -422,9 +424,7 @@ RecordedSpace recorded_space_from_json(const nlohmann::json& j, const std::strin
 }
 
 RecordedSpace read_recorded_space(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument(path.string() + ": cannot open recorded space file");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text = read_possibly_gzipped(path);
   // Kernel Tuner leaves a cache file open-ended (no closing braces) while it
   // is still tuning; close it the way Kernel Tuner itself does when reading.
   auto last = text.find_last_not_of(" \t\r\n");
