@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels_templated/family.hpp"
+#include "kernels_templated/gemm/gemm_wgmma_types.hpp"
 
 namespace ktune {
 
@@ -184,5 +185,9 @@ class GemmFamily final : public KernelFamily {
 };
 
 const GemmFamily& gemm_family();
+
+/// The wgmma traits row (gemm_wgmma_types.hpp) of a tensor-core dtype: bf16,
+/// fp16, tf32, e4m3 or e5m2 (fp32 has none: it runs on CUDA cores).
+ktune_gemm::WgmmaTypeTraits wgmma_operand_traits(const std::string& dtype);
 
 }  // namespace ktune

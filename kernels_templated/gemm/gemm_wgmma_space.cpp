@@ -1,7 +1,6 @@
 // The gemm family's Hopper path: when it applies, its space, its default
 // configuration (the kernel is gemm_wgmma.cuh).
 #include "kernels_templated/gemm/gemm_family.hpp"
-#include "kernels_templated/gemm/gemm_wgmma_types.hpp"
 
 namespace ktune {
 namespace {
@@ -12,17 +11,6 @@ constexpr int kMaxAccumulators = 128;
 
 std::int64_t i64(int v) { return v; }
 
-/// The traits row of a tensor-core dtype (fp32 has none: it runs on CUDA cores).
-ktune_gemm::WgmmaTypeTraits traits_of(const std::string& dtype) {
-  using ktune_gemm::WgmmaType;
-  const WgmmaType t = dtype == "bf16"   ? WgmmaType::bf16
-                      : dtype == "fp16" ? WgmmaType::fp16
-                      : dtype == "tf32" ? WgmmaType::tf32
-                      : dtype == "e4m3" ? WgmmaType::e4m3
-                                        : WgmmaType::e5m2;
-  return ktune_gemm::wgmma_traits(t);
-}
-
 /// Whether an operand the kernel reads as stored (not transposed first, which
 /// writes aligned rows anyway) has rows TMA cannot address: then REPACK=true.
 bool kernel_reads_misaligned(const GemmProblem& p) {
@@ -32,15 +20,25 @@ bool kernel_reads_misaligned(const GemmProblem& p) {
 }
 
 /// K per stage: one 128-byte swizzle row of the problem's elements (gemm_wgmma.cuh).
-int wgmma_block_k(const GemmProblem& p) { return traits_of(p.dtype).row_elems; }
+int wgmma_block_k(const GemmProblem& p) { return wgmma_operand_traits(p.dtype).row_elems; }
 
 }  // namespace
+
+ktune_gemm::WgmmaTypeTraits wgmma_operand_traits(const std::string& dtype) {
+  using ktune_gemm::WgmmaType;
+  const WgmmaType t = dtype == "bf16"   ? WgmmaType::bf16
+                      : dtype == "fp16" ? WgmmaType::fp16
+                      : dtype == "tf32" ? WgmmaType::tf32
+                      : dtype == "e4m3" ? WgmmaType::e4m3
+                                        : WgmmaType::e5m2;
+  return ktune_gemm::wgmma_traits(t);
+}
 
 std::string GemmFamily::wgmma_unavailable_reason(const GemmProblem& p, const DeviceSpec& d) {
   if (d.cc_major != 9 || d.cc_minor != 0) return "wgmma needs an sm_90 device, this is " + d.arch();
   if (p.simt()) return "fp32 runs on CUDA cores (dtype=tf32 multiplies fp32 data on tensor cores)";
   // tf32 reads any layout: M- or N-major operands are transposed to K-major first (geometry).
-  if (p.layout != "nt" && traits_of(p.dtype).mn_major)
+  if (p.layout != "nt" && wgmma_operand_traits(p.dtype).mn_major)
     return "wgmma here reads A and B K-major (layout nt), not layout " + p.layout;
   if (p.layout != "nt" && p.fp8())
     return "wgmma reads fp8 operands K-major only (layout nt), not layout " + p.layout;

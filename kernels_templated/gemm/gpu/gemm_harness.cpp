@@ -49,7 +49,6 @@ Elem out_elem(const GemmProblem& p) { return elem_of(p.out_dtype()); }
 verify::Precision precision_of(const std::string& dtype) {
   return verify::precision_from_name(dtype == "e4m3" || dtype == "e5m2" ? "fp8_" + dtype : dtype);
 }
-Elem out_elem(const GemmProblem& p) { return p.out_fp32() ? Elem::fp32 : in_elem(p); }
 cudaDataType_t blas_type(Elem e) {
   return e == Elem::bf16 ? CUDA_R_16BF : e == Elem::fp16 ? CUDA_R_16F : CUDA_R_32F;
 }

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "kernels_templated/gemm/gemm_wgmma_types.hpp"
 #include "kernels_templated/gpu/cluster_launch.hpp"
 
 namespace ktune {
@@ -50,16 +49,6 @@ cudaError_t launch_transpose(cudaKernel_t kernel, const void* src, void* dst, co
   return cudaLaunchKernel(reinterpret_cast<const void*>(kernel),
                           dim3(static_cast<unsigned>(blocks)), dim3(kTransposeThreads), args, 0,
                           stream);
-}
-
-/// The wgmma traits row of a tensor-core dtype (gemm_wgmma_types.hpp).
-ktune_gemm::WgmmaTypeTraits wgmma_traits_of(const std::string& dtype) {
-  using ktune_gemm::WgmmaType;
-  return ktune_gemm::wgmma_traits(dtype == "bf16"   ? WgmmaType::bf16
-                                  : dtype == "fp16" ? WgmmaType::fp16
-                                  : dtype == "tf32" ? WgmmaType::tf32
-                                  : dtype == "e4m3" ? WgmmaType::e4m3
-                                                    : WgmmaType::e5m2);
 }
 
 /// Host mirror of ktune_gemm::GemmParams (gemm_common.cuh): same members, same order.
@@ -196,7 +185,7 @@ cudaError_t GemmLauncher::launch(const GemmProblem& p, const GemmKnobs& knobs,
     const auto ab_key = std::make_tuple(kernel_a, kernel_b, p.m, p.n, p.k, g.kernel_lda,
                                         g.kernel_ldb, box_m, box_n);
     if (!maps_ab_valid_ || ab_key != maps_ab_key_) {
-      const ktune_gemm::WgmmaTypeTraits t = wgmma_traits_of(p.dtype);
+      const ktune_gemm::WgmmaTypeTraits t = wgmma_operand_traits(p.dtype);
       const auto type = static_cast<CUtensorMapDataType>(t.tma_type);
       maps_ab_valid_ = false;  // stale until both are encoded
       if (cudaError_t e = encode_tma_map_2d(&map_a_, kernel_a, type, t.bytes, p.m, p.k,
