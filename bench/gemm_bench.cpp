@@ -674,12 +674,16 @@ std::vector<Config> seeds_for(const Problem& p, const DeviceSpec& d, std::vector
 /// tf32 and fp8 on the wgmma path at 4096^3 and 8192^3 (layout nt, and tf32
 /// nn: B transposed to K-major first), each against cuBLAS's own mode for it.
 std::string run_dtypes_suite(Bench& b) {
-  const std::vector<Config> seeds = {
-      wg(128, 256, 64, 4, 8, true),  wg(128, 128, 64, 6, 8, true),
-      wg(256, 128, 128, 4, 8, true), wg(128, 192, 64, 5, 8, true),
-      wg(128, 256, 64, 4, 8, true, 1, 2), wg(128, 128, 128, 6, 8, true, 1, 1, true),
-      wg(128, 128, 128, 6, 8, true, 1, 2, true), wg(128, 256, 64, 4, 8, true, 1, 1, false, true),
-      wg(128, 128, 128, 6, 8, true, 1, 2, true, true), wg(64, 256, 64, 6, 8, true)};
+  const std::vector<Config> seeds = {wg(128, 256, 64, 4, 8, true),
+                                     wg(128, 128, 64, 6, 8, true),
+                                     wg(256, 128, 128, 4, 8, true),
+                                     wg(128, 192, 64, 5, 8, true),
+                                     wg(128, 256, 64, 4, 8, true, 1, 2),
+                                     wg(128, 128, 128, 6, 8, true, 1, 1, true),
+                                     wg(128, 128, 128, 6, 8, true, 1, 2, true),
+                                     wg(128, 256, 64, 4, 8, true, 1, 1, false, true),
+                                     wg(128, 128, 128, 6, 8, true, 1, 2, true, true),
+                                     wg(64, 256, 64, 6, 8, true)};
   const DeviceSpec& d = b.device;
   std::vector<CaseResult> results;
   for (const char* dtype : {"dtype=tf32", "dtype=e4m3,out=bf16,scale_a=0.5,scale_b=2"}) {
@@ -700,13 +704,10 @@ std::string run_dtypes_suite(Bench& b) {
   }
   std::ostringstream table;
   table << "## wgmma path, tf32 (against cuBLAS TF32) and fp8 (against cuBLASLt FP8, fast "
-           "accumulation)
-
-"
+           "accumulation)\n\n"
         << kTableHeader;
   for (const CaseResult& r : results) table << table_row(r);
-  table << "
-";
+  table << "\n";
   return table.str();
 }
 
@@ -734,12 +735,13 @@ int main(int argc, char** argv) {
   CLI::App app{"gemm benchmark: tuned configurations against cuBLAS in the same run"};
   std::string out_dir, suite = "all";
   app.add_option("--out", out_dir, "write gemm-bench.md and gemm-bench-log.txt here");
-  app.add_option("--suite", suite,
-                 "ampere (mma.sync, SIMT, misaligned), hopper (wgmma: 4096^3, 8192^3, misaligned "
-                 "4096^3, LLM "
-                 "shapes), hopper-square (the same without the LLM shapes), hopper-dtypes (wgmma tf32 "
-                 "and fp8 at 4096^3 and 8192^3 against cuBLAS TF32 and cuBLASLt FP8) or all (ampere "
-                 "and hopper)")
+  app.add_option(
+         "--suite", suite,
+         "ampere (mma.sync, SIMT, misaligned), hopper (wgmma: 4096^3, 8192^3, misaligned "
+         "4096^3, LLM "
+         "shapes), hopper-square (the same without the LLM shapes), hopper-dtypes (wgmma tf32 "
+         "and fp8 at 4096^3 and 8192^3 against cuBLAS TF32 and cuBLASLt FP8) or all (ampere "
+         "and hopper)")
       ->check(CLI::IsMember({"ampere", "hopper", "hopper-square", "hopper-dtypes", "all"}));
   std::vector<std::string> config_keys;
   app.add_option(
