@@ -195,6 +195,46 @@ TEST(GemmDtypes, RepackIsOfferedOnlyForAMisalignedOperandReadAsStored) {
   EXPECT_EQ(gemm_family().estimate(nn, c, h200).kernels, 3);
 }
 
+TEST(GemmDtypes, EveryConfigurationReadsRowsTmaCanAddress) {
+  // Random shapes, layouts and leading dimensions (aligned, a few elements
+  // off, or a round number more): the default is in the space, and every
+  // sampled configuration hands the main kernel 16-byte rows of K-major operands.
+  const DeviceSpec h200 = device("h200");
+  std::uint64_t state = 38;
+  auto next = [&](std::uint64_t bound) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<long long>((state >> 33) % bound);
+  };
+  for (int i = 0; i < 60; ++i) {
+    const bool fp8 = i % 3 == 2;
+    const std::string layout =
+        fp8 ? "nt" : std::vector<std::string>{"nn", "nt", "tn", "tt"}[next(4)];
+    const long long m = 1 + next(300), n = 1 + next(300), k = 1 + next(300);
+    auto ld = [&](long long tight) {
+      return tight + std::vector<long long>{0, 0, 1 + next(7), 64}[next(4)];
+    };
+    const std::string text = "m=" + std::to_string(m) + ",n=" + std::to_string(n) +
+                             ",k=" + std::to_string(k) + ",layout=" + layout +
+                             (fp8 ? ",dtype=e4m3,scale_b=3" : ",dtype=tf32") +
+                             ",lda=" + std::to_string(ld(layout[0] == 't' ? m : k)) +
+                             ",ldb=" + std::to_string(ld(layout[1] == 't' ? k : n));
+    const Problem p = problem(text);
+    const GemmProblem gp = GemmProblem::from(p);
+    const Space s = gemm_family().space(p, h200);
+    std::vector<Config> configs = s.sample(5, 100 + i);
+    configs.push_back(gemm_family().default_config(p, h200));
+    EXPECT_TRUE(s.is_valid(configs.back())) << text;
+    for (const Config& c : configs) {
+      const GemmGeometry g = GemmFamily::geometry(gp, GemmKnobs::from(c));
+      EXPECT_EQ(g.kernel_lda * gp.in_bytes() % 16, 0) << text << " " << c.key();
+      EXPECT_EQ(g.kernel_ldb * gp.in_bytes() % 16, 0) << text << " " << c.key();
+      // The kernel reads A as M x K and B as N x K rows.
+      EXPECT_GE(g.kernel_lda, k) << text;
+      EXPECT_GE(g.kernel_ldb, k) << text;
+    }
+  }
+}
+
 TEST(GemmDtypes, SourceNamesTheElementTypes) {
   const DeviceSpec h200 = device("h200");
   auto main_kernel = [&](const std::string& text) {
