@@ -78,12 +78,14 @@ __global__ void __launch_bounds__(kTransposeThreads) repack_transpose(const Repa
     const long long row0 = t / tiles_c * kTransposeTile, col0 = t % tiles_c * kTransposeTile;
 #pragma unroll
     for (int i = y; i < kTransposeTile; i += kTransposeThreads / kTransposeTile) {
-      if (row0 + i < r.rows && col0 + x < r.cols) tile[i][x] = src[(row0 + i) * r.ld_src + col0 + x];
+      if (row0 + i < r.rows && col0 + x < r.cols)
+        tile[i][x] = src[(row0 + i) * r.ld_src + col0 + x];
     }
     __syncthreads();
 #pragma unroll
     for (int i = y; i < kTransposeTile; i += kTransposeThreads / kTransposeTile) {
-      if (col0 + i < r.cols && row0 + x < r.rows) dst[(col0 + i) * r.ld_dst + row0 + x] = tile[x][i];
+      if (col0 + i < r.cols && row0 + x < r.rows)
+        dst[(col0 + i) * r.ld_dst + row0 + x] = tile[x][i];
     }
     __syncthreads();  // the next tile overwrites this one
   }

@@ -464,8 +464,9 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
 #pragma unroll
           for (int mb = 0; mb < M_BLOCKS; ++mb) {
             // The first k-step of a tile overwrites instead of accumulating.
-            Wgmma<BN, T>::run(acc[mb], wgmma_desc(a_desc + wgmma_desc_offset<T>(mb * 64 * BK + ks * KSTEP)),
-                              wgmma_desc(b_desc + wgmma_desc_offset<T>(ks * KSTEP)), (kt > 0 || ks > 0) ? 1 : 0);
+            Wgmma<BN, T>::run(
+                acc[mb], wgmma_desc(a_desc + wgmma_desc_offset<T>(mb * 64 * BK + ks * KSTEP)),
+                wgmma_desc(b_desc + wgmma_desc_offset<T>(ks * KSTEP)), (kt > 0 || ks > 0) ? 1 : 0);
           }
         }
         wgmma_commit();

@@ -3,6 +3,8 @@
 // wgmma.mma_async m64nNkK (K from gemm_wgmma_types.hpp) with fp32 accumulators d[N/2],
 // A and B K-major in shared memory (descriptors), D = A*B + (accumulate ? D : 0).
 // WgmmaOperand<T>::type: the traits row of the kernel's element type T.
+// Generated text keeps one asm operand list per line:
+// clang-format off
 #pragma once
 
 #include <cuda_bf16.h>

@@ -19,9 +19,9 @@ struct WgmmaTypeTraits {
 };
 
 /// One row per type. tf32 operands are fp32 words in memory: the tensor maps copy them as FLOAT32
-/// (7) and wgmma reads the top 19 bits of each word (truncation: the README's "Verification" states
-/// the bound). fp8 has no tensor-map type of its own; UINT8 (0) copies the bytes. BFLOAT16 is 9,
-/// FLOAT16 6.
+/// (7) and wgmma reads the top 19 bits of each word (truncation: docs/gemm-dtypes.md states the
+/// verification bound). fp8 has no tensor-map type of its own; UINT8 (0) copies the bytes. BFLOAT16
+/// is 9, FLOAT16 6.
 constexpr WgmmaTypeTraits wgmma_traits(WgmmaType t) {
   switch (t) {
     case WgmmaType::bf16:

@@ -4,7 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
+#include "engine/compiler.hpp"
 #include "engine/tune_job.hpp"
 #include "kernels_templated/gemm/gemm_family.hpp"
 #include "kernels_templated/gemm/gemm_wgmma_types.hpp"
@@ -255,6 +260,30 @@ TEST(GemmDtypes, SourceNamesTheElementTypes) {
   const auto files =
       gemm_family().template_files_for(problem("m=8,n=8,k=8,dtype=e4m3,layout=nt"), h200);
   EXPECT_NE(std::find(files.begin(), files.end(), "gemm/gemm_wgmma_types.hpp"), files.end());
+}
+
+TEST(GemmDtypes, GeneratedWrappersAreCurrentWithTheTraitsTable) {
+  // tools/gen_wgmma_ops.py parses gemm_wgmma_types.hpp: its output must be the
+  // committed gemm_wgmma_ops.cuh (a reformatted table the script cannot read, or a
+  // hand edit, fails here).
+  const std::filesystem::path gemm = std::filesystem::path(Compiler::kernel_dir()) / "gemm";
+  const std::string command =
+      "python3 '" + (gemm / "tools" / "gen_wgmma_ops.py").string() + "' 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string generated;
+  char buffer[4096];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+    generated.append(buffer, n);
+  const int status = pclose(pipe);
+  if (WEXITSTATUS(status) == 127) GTEST_SKIP() << "python3 is not installed";
+  ASSERT_EQ(status, 0) << generated;
+  std::ifstream committed(gemm / "gemm_wgmma_ops.cuh");
+  std::stringstream text;
+  text << committed.rdbuf();
+  EXPECT_TRUE(generated == text.str())
+      << "regenerate: python3 kernels_templated/gemm/tools/gen_wgmma_ops.py > "
+         "kernels_templated/gemm/gemm_wgmma_ops.cuh";
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ NS = list(range(64, 257, 8))
 # The C++ type the kernel is instantiated with for each WgmmaType (tf32 operands are fp32 words).
 CTYPES = {"bf16": "__nv_bfloat16", "fp16": "__half", "tf32": "float", "e4m3": "__nv_fp8_e4m3",
           "e5m2": "__nv_fp8_e5m2"}
-ROW = re.compile(r'case WgmmaType::(\w+): return \{(\d+), (\d+), (\d+), "(\w+)", (\d+), (true|false)\};')
+ROW = re.compile(r'case WgmmaType::(\w+):\s*return \{(\d+), (\d+), (\d+), "(\w+)", (\d+), (true|false)\};')
 
 
 def operand_types():
@@ -57,6 +57,8 @@ def main() -> None:
     print("// wgmma.mma_async m64nNkK (K from gemm_wgmma_types.hpp) with fp32 accumulators d[N/2],")
     print("// A and B K-major in shared memory (descriptors), D = A*B + (accumulate ? D : 0).")
     print("// WgmmaOperand<T>::type: the traits row of the kernel's element type T.")
+    print("// Generated text keeps one asm operand list per line:")
+    print("// clang-format off")
     print("#pragma once\n")
     print("#include <cuda_bf16.h>\n#include <cuda_fp16.h>\n#include <cuda_fp8.h>\n")
     print('#include "kernels_templated/gemm/gemm_wgmma_types.hpp"\n')
