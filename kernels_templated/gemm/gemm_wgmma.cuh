@@ -41,10 +41,16 @@ struct alignas(64) TmaMap {
   unsigned long long opaque[16];
 };
 
-/// The traits row of element type T: K per stage is one 128-byte row of the
-/// 128-byte swizzle (row_elems), K per instruction 32 bytes (instr_k).
+/// The ring's K per stage for element type T: one 128-byte row of the
+/// 128-byte swizzle; and the K of one instruction, 32 bytes (gemm_wgmma_types.hpp).
 template <typename T>
-constexpr WgmmaTypeTraits kWgmmaTraits = wgmma_traits(WgmmaOperand<T>::type);
+constexpr int wgmma_block_k() {
+  return wgmma_traits(WgmmaOperand<T>::type).row_elems;
+}
+template <typename T>
+constexpr int wgmma_instr_k() {
+  return wgmma_traits(WgmmaOperand<T>::type).instr_k;
+}
 /// Consumers take the register file the producer gives up (setmaxnreg).
 constexpr int kProducerRegs = 40;
 
@@ -325,8 +331,8 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
   constexpr int CONSUMERS = PINGPONG ? 2 : BM / WM;
   // Consumers reading one stage: both halves of the tile, or the one owner.
   constexpr int READERS = PINGPONG ? 1 : CONSUMERS;
-  constexpr int BK = kWgmmaTraits<T>.row_elems;
-  constexpr int KSTEP = kWgmmaTraits<T>.instr_k;
+  constexpr int BK = wgmma_block_k<T>();
+  constexpr int KSTEP = wgmma_instr_k<T>();
   constexpr int M_BLOCKS = WM / 64;
   constexpr int ACC = BN / 2;  // fp32 accumulators per thread per m64 block
   constexpr int A_STAGE = BM * BK;
