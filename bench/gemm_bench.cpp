@@ -2,8 +2,11 @@
 // Suite "ampere": the mma.sync path (bf16 4096^3 and 8192^3, layout nn), the
 // SIMT path (fp32 4096^3), misaligned leading dimensions near 4096^3 against
 // the aligned shape. Suite "hopper": the wgmma path (layout nt) at 4096^3,
-// 8192^3 and the LLM shape set, with the geometric mean of the ratios.
-// Usage: bench_gemm_bench [--out DIR] [--suite ampere|hopper|hopper-square|all]
+// 8192^3 and the LLM shape set, with the geometric mean of the ratios. Suite
+// "hopper-dtypes": the wgmma path's tf32 against cuBLAS's TF32 mode
+// (CUBLAS_COMPUTE_32F_FAST_TF32) and fp8 against cuBLASLt's FP8 matmul with
+// the same scales, at 4096^3 and 8192^3.
+// Usage: bench_gemm_bench [--out DIR] [--suite ampere|hopper|hopper-square|hopper-dtypes|all]
 //        bench_gemm_bench --problem KEYS --config KEY [--config KEY ...]   (time exactly these)
 // A timed launch that has not finished after 10 s is taken for a hang (a
 // deadlocking configuration): the bench says so and exits with status 3.
@@ -660,6 +663,54 @@ std::string run_hopper_suite(Bench& b, bool with_llm, const std::vector<Config>&
   return table.str();
 }
 
+/// The hopper suite's seeds at another element type: BLOCK_K set to its one
+/// value (a 128-byte row); the ring's bytes per stage, hence what fits, are the same.
+std::vector<Config> seeds_for(const Problem& p, const DeviceSpec& d, std::vector<Config> seeds) {
+  const Value block_k = gemm_family().default_config(p, d).at("BLOCK_K");
+  for (Config& c : seeds) c.set("BLOCK_K", block_k);
+  return seeds;
+}
+
+/// tf32 and fp8 on the wgmma path at 4096^3 and 8192^3 (layout nt, and tf32
+/// nn: B transposed to K-major first), each against cuBLAS's own mode for it.
+std::string run_dtypes_suite(Bench& b) {
+  const std::vector<Config> seeds = {wg(128, 256, 64, 4, 8, true),
+                                     wg(128, 128, 64, 6, 8, true),
+                                     wg(256, 128, 128, 4, 8, true),
+                                     wg(128, 192, 64, 5, 8, true),
+                                     wg(128, 256, 64, 4, 8, true, 1, 2),
+                                     wg(128, 128, 128, 6, 8, true, 1, 1, true),
+                                     wg(128, 128, 128, 6, 8, true, 1, 2, true),
+                                     wg(128, 256, 64, 4, 8, true, 1, 1, false, true),
+                                     wg(128, 128, 128, 6, 8, true, 1, 2, true, true),
+                                     wg(64, 256, 64, 6, 8, true)};
+  const DeviceSpec& d = b.device;
+  std::vector<CaseResult> results;
+  for (const char* dtype : {"dtype=tf32", "dtype=e4m3,out=bf16,scale_a=0.5,scale_b=2"}) {
+    const std::string name = std::string(dtype).substr(6, 4);
+    const Problem p4k = problem(std::string("m=4096,n=4096,k=4096,layout=nt,") + dtype);
+    results.push_back(b.run(name + " 4096^3 nt", p4k,
+                            candidates(p4k, d, seeds_for(p4k, d, seeds), 12, 41), 2, 4));
+    std::vector<Config> top;
+    for (std::size_t i = 0; i < results.back().ranked.size() && i < 6; ++i)
+      top.push_back(results.back().ranked[i].config);
+    const Problem p8k = problem(std::string("m=8192,n=8192,k=8192,layout=nt,") + dtype);
+    results.push_back(b.run(name + " 8192^3 nt", p8k, candidates(p8k, d, top, 2, 42), 1, 2));
+    if (name == "tf32") {
+      // The transposing copy of B (layout nn) in front of the same kernels.
+      const Problem nn = problem("m=4096,n=4096,k=4096,layout=nn,dtype=tf32");
+      results.push_back(b.run("tf32 4096^3 nn", nn, candidates(nn, d, top, 2, 43), 0, 2));
+    }
+  }
+  std::ostringstream table;
+  table << "## wgmma path, tf32 (against cuBLAS TF32) and fp8 (against cuBLASLt FP8, fast "
+           "accumulation)\n\n"
+        << kTableHeader;
+  for (const CaseResult& r : results) table << table_row(r);
+  table << "\n";
+  return table.str();
+}
+
 /// One problem, exactly the given configurations (no search): for a profiler
 /// run on one kernel, or to re-time a stored winner against cuBLAS.
 std::string run_single(Bench& b, const Problem& p, const std::vector<Config>& only) {
@@ -684,11 +735,14 @@ int main(int argc, char** argv) {
   CLI::App app{"gemm benchmark: tuned configurations against cuBLAS in the same run"};
   std::string out_dir, suite = "all";
   app.add_option("--out", out_dir, "write gemm-bench.md and gemm-bench-log.txt here");
-  app.add_option("--suite", suite,
-                 "ampere (mma.sync, SIMT, misaligned), hopper (wgmma: 4096^3, 8192^3, misaligned "
-                 "4096^3, LLM "
-                 "shapes), hopper-square (the same without the LLM shapes) or all")
-      ->check(CLI::IsMember({"ampere", "hopper", "hopper-square", "all"}));
+  app.add_option(
+         "--suite", suite,
+         "ampere (mma.sync, SIMT, misaligned), hopper (wgmma: 4096^3, 8192^3, misaligned "
+         "4096^3, LLM "
+         "shapes), hopper-square (the same without the LLM shapes), hopper-dtypes (wgmma tf32 "
+         "and fp8 at 4096^3 and 8192^3 against cuBLAS TF32 and cuBLASLt FP8) or all (ampere "
+         "and hopper)")
+      ->check(CLI::IsMember({"ampere", "hopper", "hopper-square", "hopper-dtypes", "all"}));
   std::vector<std::string> config_keys;
   app.add_option(
       "--config", config_keys,
@@ -768,6 +822,8 @@ int main(int argc, char** argv) {
     tables += run_hopper_suite(b, true, {});
   else if (suite == "hopper-square")
     tables += run_hopper_suite(b, false, only);
+  else if (suite == "hopper-dtypes")
+    tables += run_dtypes_suite(b);
   if (!single && (suite == "ampere" || suite == "all")) tables += run_ampere_suite(b);
 
   std::ostringstream head;

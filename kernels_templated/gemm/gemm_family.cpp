@@ -14,7 +14,10 @@ long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 /// register_estimate of a configuration with no thread: more than any budget.
 constexpr int kNoRegisterBudget = 1 << 20;
 
-int in_bytes_of(const std::string& dtype) { return dtype == "bf16" || dtype == "fp16" ? 2 : 4; }
+int in_bytes_of(const std::string& dtype) {
+  if (dtype == "e4m3" || dtype == "e5m2") return 1;
+  return dtype == "bf16" || dtype == "fp16" ? 2 : 4;
+}
 
 /// Largest power of two (<= cap) dividing v.
 long long pow2_divisor(long long v, long long cap) {
@@ -33,6 +36,8 @@ long long class_alignment(const GemmProblem& p) {
 const char* cuda_type(const std::string& dtype) {
   if (dtype == "bf16") return "__nv_bfloat16";
   if (dtype == "fp16") return "__half";
+  if (dtype == "e4m3") return "__nv_fp8_e4m3";
+  if (dtype == "e5m2") return "__nv_fp8_e5m2";
   return "float";
 }
 
@@ -61,12 +66,15 @@ int simt_thread_m(int wm, int wn) { return wm / (wm > wn ? 8 : 4); }
 int simt_thread_n(int wm, int wn) { return wn / (wm > wn ? 4 : 8); }
 
 constexpr const char* kHelp =
-    "m,n,k>=1; dtype=fp32|tf32|bf16|fp16 (default bf16); layout=nn|nt|tn|tt (default nn: first "
-    "letter A, second B; 'n' = A stored MxK / B stored KxN, 't' = A stored KxM / B stored NxK, all "
-    "row-major; C is MxN row-major); lda,ldb,ldc>= the tight value (default tight); out=same|fp32 "
-    "(default same); epilogue=none|bias|bias_relu|bias_gelu (default none); alpha (default 1), beta "
-    "(default 0); path=auto|mma|wgmma (default auto: the Hopper wgmma path where the device and the "
-    "problem allow it, else mma.sync)";
+    "m,n,k>=1; dtype=fp32|tf32|bf16|fp16|e4m3|e5m2 (default bf16; e4m3/e5m2 are fp8: sm_90 "
+    "wgmma path, layout nt); layout=nn|nt|tn|tt (default nn: first letter A, second B; 'n' = A "
+    "stored MxK / B stored KxN, 't' = A stored KxM / B stored NxK, all row-major; C is MxN "
+    "row-major); lda,ldb,ldc>= the tight value (default tight); out=same|fp32 (default same; fp8: "
+    "out=bf16|fp16, default bf16); epilogue=none|bias|bias_relu|bias_gelu (default none); alpha "
+    "(default 1), beta (default 0); fp8 only: scale_a, scale_b, scale_d (finite, non-zero, default "
+    "1: C = scale_d*(alpha*scale_a*scale_b*A*B + beta*C), scale_d = 1 with a bias epilogue); "
+    "path=auto|mma|wgmma (default auto: the Hopper wgmma path where the device and the problem "
+    "allow it, else mma.sync)";
 
 }  // namespace
 
@@ -86,6 +94,11 @@ GemmProblem GemmProblem::from(const Problem& p) {
     g.alpha = p.real("alpha");
     g.beta = p.real("beta");
     g.path = p.text_or("path", "auto");
+    if (g.fp8()) {
+      g.scale_a = p.real("scale_a");
+      g.scale_b = p.real("scale_b");
+      g.scale_d = p.real("scale_d");
+    }
   } catch (const std::exception& e) {
     throw ProblemError(std::string("gemm problem is not normalized: ") + e.what());
   }
@@ -136,9 +149,10 @@ std::string_view GemmFamily::description() const {
 }
 
 std::vector<std::string> GemmFamily::template_files() const {
-  return {"gemm/gemm_common.cuh", "gemm/gemm_block_work.cuh", "gemm/gemm_smem_layout.cuh", "gemm/gemm_tile.cuh",
-          "gemm/gemm_tc.cuh",     "gemm/gemm_simt.cuh",       "gemm/gemm_splitk.cuh",      "gemm/gemm_wgmma.cuh",
-          "gemm/gemm_wgmma_ops.cuh", "gemm/gemm_repack.cuh"};
+  return {"gemm/gemm_common.cuh",      "gemm/gemm_block_work.cuh", "gemm/gemm_smem_layout.cuh",
+          "gemm/gemm_tile.cuh",        "gemm/gemm_tc.cuh",         "gemm/gemm_simt.cuh",
+          "gemm/gemm_splitk.cuh",      "gemm/gemm_wgmma.cuh",      "gemm/gemm_wgmma_ops.cuh",
+          "gemm/gemm_wgmma_types.hpp", "gemm/gemm_repack.cuh"};
 }
 
 std::vector<std::string> GemmFamily::template_files_for(const Problem& normalized, const DeviceSpec& d) const {
@@ -146,8 +160,8 @@ std::vector<std::string> GemmFamily::template_files_for(const Problem& normalize
   // headers; split-K and repack kernels can be launched by every path.
   const GemmProblem p = GemmProblem::from(normalized);
   if (uses_wgmma(p, d))
-    return {"gemm/gemm_common.cuh", "gemm/gemm_splitk.cuh", "gemm/gemm_wgmma.cuh", "gemm/gemm_wgmma_ops.cuh",
-            "gemm/gemm_repack.cuh"};
+    return {"gemm/gemm_common.cuh",    "gemm/gemm_splitk.cuh",      "gemm/gemm_wgmma.cuh",
+            "gemm/gemm_wgmma_ops.cuh", "gemm/gemm_wgmma_types.hpp", "gemm/gemm_repack.cuh"};
   if (p.simt())
     return {"gemm/gemm_common.cuh", "gemm/gemm_block_work.cuh", "gemm/gemm_simt.cuh", "gemm/gemm_splitk.cuh",
             "gemm/gemm_repack.cuh"};
@@ -158,9 +172,9 @@ std::vector<std::string> GemmFamily::template_files_for(const Problem& normalize
 std::string_view GemmFamily::problem_help() const { return kHelp; }
 
 Problem GemmFamily::normalize(const Problem& raw) const {
-  static const std::vector<std::string> known = {"m",   "n",   "k",      "dtype",    "layout", "lda",
-                                                 "ldb", "ldc", "out",    "epilogue", "alpha",  "beta",
-                                                 "path"};
+  static const std::vector<std::string> known = {
+      "m",   "n",        "k",     "dtype", "layout", "lda",     "ldb",     "ldc",
+      "out", "epilogue", "alpha", "beta",  "path",   "scale_a", "scale_b", "scale_d"};
   for (const auto& [key, value] : raw)
     if (std::find(known.begin(), known.end(), key) == known.end())
       throw ProblemError("gemm: unknown problem key '" + key + "' (" + kHelp + ")");
@@ -193,11 +207,35 @@ Problem GemmFamily::normalize(const Problem& raw) const {
 
   Problem p;
   const std::int64_t m = positive("m"), n = positive("n"), k = positive("k");
-  const std::string dtype = choice("dtype", {"fp32", "tf32", "bf16", "fp16"}, "bf16");
+  const std::string dtype =
+      choice("dtype", {"fp32", "tf32", "bf16", "fp16", "e4m3", "e5m2"}, "bf16");
   const std::string layout = choice("layout", {"nn", "nt", "tn", "tt"}, "nn");
-  std::string out = choice("out", {"same", "fp32"}, "same");
+  const bool fp8 = in_bytes_of(dtype) == 1;
+  // fp8 inputs have no fp8 output here: C is bf16 or fp16, named explicitly.
+  std::string out =
+      fp8 ? choice("out", {"bf16", "fp16"}, "bf16") : choice("out", {"same", "fp32"}, "same");
   if (in_bytes_of(dtype) == 4) out = "same";  // fp32 in, fp32 out: one canonical spelling
-  const std::string epilogue = choice("epilogue", {"none", "bias", "bias_relu", "bias_gelu"}, "none");
+  const std::string epilogue =
+      choice("epilogue", {"none", "bias", "bias_relu", "bias_gelu"}, "none");
+  // cuBLASLt's per-tensor scales of fp8 operands (A, B) and of the result (D).
+  auto scale = [&](const char* key) {
+    if (!fp8) {
+      if (raw.contains(key))
+        throw ProblemError(std::string("gemm: '") + key +
+                           "' applies to fp8 inputs (dtype=e4m3|e5m2), not dtype=" + dtype);
+      return 1.0;
+    }
+    const double v = real(key, 1.0);
+    if (!std::isfinite(v) || v == 0)
+      throw ProblemError(std::string("gemm: '") + key + "' must be a finite, non-zero number");
+    return v;
+  };
+  const double scale_a = scale("scale_a"), scale_b = scale("scale_b"), scale_d = scale("scale_d");
+  // scale_d multiplies the finished value; with a bias or an activation it no
+  // longer folds into alpha and beta, which is all the kernels apply.
+  if (scale_d != 1.0 && epilogue != "none")
+    throw ProblemError("gemm: scale_d other than 1 needs epilogue=none (got epilogue=" + epilogue +
+                       ")");
   const std::int64_t tight_a = layout[0] == 't' ? m : k;
   const std::int64_t tight_b = layout[1] == 't' ? k : n;
   auto leading = [&](const char* key, std::int64_t tight) {
@@ -223,6 +261,11 @@ Problem GemmFamily::normalize(const Problem& raw) const {
   // Absent means auto, so problems written before the key existed keep their key.
   const std::string path = choice("path", {"auto", "mma", "wgmma"}, "auto");
   if (path != "auto") p.set("path", path);
+  if (fp8) {
+    p.set("scale_a", scale_a);
+    p.set("scale_b", scale_b);
+    p.set("scale_d", scale_d);
+  }
   return p;
 }
 
@@ -233,7 +276,9 @@ int GemmFamily::max_vector(const GemmProblem& p) {
 }
 
 long long GemmFamily::kernel_ld(const GemmProblem& p, const GemmOperand& o, bool repack) {
-  if (!repack || !p.misaligned(o.ld)) return o.ld;
+  // ld < 0: a copy with no leading dimension of its own yet (a transposed operand) gets aligned
+  // rows.
+  if (!repack || (o.ld >= 0 && !p.misaligned(o.ld))) return o.ld;
   const long long chunk = 16 / p.in_bytes();
   return ceil_div(o.cols, chunk) * chunk;
 }
@@ -397,13 +442,22 @@ GemmGeometry GemmFamily::geometry(const GemmProblem& p, const GemmKnobs& k, int 
   if (mode != 0) g.aux_blocks = std::min<long long>(ceil_div(p.m * p.n, 256), 132LL * 16);
   if (mode == 1) g.workspace_floats = static_cast<long long>(g.split_k) * p.m * p.n;
   const GemmOperand a = p.a_stored(), b = p.b_stored();
-  g.kernel_lda = kernel_ld(p, a, k.repack);
-  g.kernel_ldb = kernel_ld(p, b, k.repack);
-  g.repack_a = g.kernel_lda != p.lda;
-  g.repack_b = g.kernel_ldb != p.ldb;
-  if (g.repack_a) g.packed_a_elems = a.rows * g.kernel_lda;
-  if (g.repack_b) g.packed_b_elems = b.rows * g.kernel_ldb;
-  g.repack_bytes = 2 * p.in_bytes() * ((g.repack_a ? a.rows * a.cols : 0) + (g.repack_b ? b.rows * b.cols : 0));
+  // wgmma tf32 reads K-major only: an M-major A or N-major B is transposed first.
+  const bool tf32_wgmma = k.wgmma && p.dtype == "tf32";
+  g.transpose_a = tf32_wgmma && p.a_t();
+  g.transpose_b = tf32_wgmma && !p.b_t();
+  // A transposed operand is written K-major (rows of K, 16-byte aligned).
+  const GemmOperand a_packed = g.transpose_a ? GemmOperand{a.cols, a.rows, -1} : a;
+  const GemmOperand b_packed = g.transpose_b ? GemmOperand{b.cols, b.rows, -1} : b;
+  g.kernel_lda = kernel_ld(p, a_packed, k.repack || g.transpose_a);
+  g.kernel_ldb = kernel_ld(p, b_packed, k.repack || g.transpose_b);
+  g.repack_a = !g.transpose_a && g.kernel_lda != p.lda;
+  g.repack_b = !g.transpose_b && g.kernel_ldb != p.ldb;
+  if (g.repack_a || g.transpose_a) g.packed_a_elems = a_packed.rows * g.kernel_lda;
+  if (g.repack_b || g.transpose_b) g.packed_b_elems = b_packed.rows * g.kernel_ldb;
+  const bool copy_a = g.repack_a || g.transpose_a, copy_b = g.repack_b || g.transpose_b;
+  g.repack_bytes =
+      2 * p.in_bytes() * ((copy_a ? a.rows * a.cols : 0) + (copy_b ? b.rows * b.cols : 0));
   return g;
 }
 
@@ -427,6 +481,11 @@ Space GemmFamily::space(const Problem& raw, const DeviceSpec& d) const {
   if (p.path == "wgmma" && !uses_wgmma(p, d))
     throw ProblemError("gemm: path=wgmma is not possible here: " + wgmma_unavailable_reason(p, d));
   if (uses_wgmma(p, d)) return wgmma_space(p, d);
+  // fp8 has no mma.sync or SIMT kernel: the wgmma path or nothing.
+  if (p.fp8())
+    throw ProblemError(
+        "gemm: dtype=" + p.dtype + " runs only on the wgmma path, not possible here: " +
+        (p.path == "mma" ? std::string("path=mma was asked for") : wgmma_unavailable_reason(p, d)));
   ValueMap constants;
   constants.set("m", p.m);
   constants.set("n", p.n);
@@ -676,17 +735,23 @@ WorkEstimate GemmFamily::estimate(const Problem& raw, const Config& c, const Dev
   w.flops = flops(raw);
   w.min_bytes = min_bytes(raw);
   const double padded_k = static_cast<double>(ceil_div(p.k, k.block_k)) * k.block_k;
-  w.executed_flops = 2.0 * static_cast<double>(g.tiles_m * k.block_m) * static_cast<double>(g.tiles_n * k.block_n) * padded_k;
+  w.executed_flops = 2.0 * static_cast<double>(g.tiles_m * k.block_m) *
+                     static_cast<double>(g.tiles_n * k.block_n) * padded_k;
+  // fp8 has no compute unit of its own in DeviceSpec yet: priced at the bf16
+  // peak (half its real one), so the estimate ranks fp8 configurations but
+  // understates their ceiling.
   w.unit = p.dtype == "fp32"   ? ComputeUnit::simt_fp32
            : p.dtype == "tf32" ? ComputeUnit::tensor_tf32
-           : p.dtype == "bf16" ? ComputeUnit::tensor_bf16
-                               : ComputeUnit::tensor_fp16;
+           : p.dtype == "fp16" ? ComputeUnit::tensor_fp16
+                               : ComputeUnit::tensor_bf16;
   w.threads_per_block = g.threads;
   w.smem_per_block = g.smem_bytes;
   // ptxas keeps to the launch bounds' budget (MIN_BLOCKS blocks per SM).
-  w.regs_per_thread = k.wgmma ? register_estimate(p, k)
-                              : std::min(register_estimate(p, k), register_cap(g.threads * k.min_blocks, d));
-  w.kernels = 1 + (g.has_reduce || g.has_prescale ? 1 : 0) + (g.repack_a ? 1 : 0) + (g.repack_b ? 1 : 0);
+  w.regs_per_thread =
+      k.wgmma ? register_estimate(p, k)
+              : std::min(register_estimate(p, k), register_cap(g.threads * k.min_blocks, d));
+  w.kernels = 1 + (g.has_reduce || g.has_prescale ? 1 : 0) + (g.repack_a || g.transpose_a ? 1 : 0) +
+              (g.repack_b || g.transpose_b ? 1 : 0);
   const long long tiles = g.tiles_m * g.tiles_n;
   w.blocks = g.grid_x * g.split_k + g.aux_blocks;
 
@@ -728,7 +793,7 @@ KernelSource GemmFamily::source(const Problem& raw, const Config& c) const {
   const int mode = split_mode(k);
   const int epi = epilogue_code(p.epilogue);
   const char* tin = cuda_type(p.dtype);
-  const char* tout = p.out_fp32() ? "float" : tin;
+  const char* tout = cuda_type(p.out_dtype());
   auto b = [](bool v) { return v ? "true" : "false"; };
   std::ostringstream main;
   if (k.wgmma) {
@@ -757,10 +822,13 @@ KernelSource GemmFamily::source(const Problem& raw, const Config& c) const {
              (mode != 0 ? "#include \"kernels_templated/gemm/gemm_splitk.cuh\"\n" : "");
   // One repack kernel serves both operands (launched once per repacked one).
   const GemmGeometry g = geometry(p, k);
-  if (g.repack_a || g.repack_b) {
+  if (g.repack_a || g.repack_b || g.transpose_a || g.transpose_b)
     s.source += "#include \"kernels_templated/gemm/gemm_repack.cuh\"\n";
+  if (g.repack_a || g.repack_b)
     s.kernels.push_back(std::string("ktune_gemm::repack_rows<") + tin + ">");
-  }
+  // wgmma tf32 with an M- or N-major operand: its K-major copy (once per transposed operand).
+  if (g.transpose_a || g.transpose_b)
+    s.kernels.push_back(std::string("ktune_gemm::repack_transpose<") + tin + ">");
   if (mode == 2) s.kernels.push_back("ktune_gemm::splitk_prescale<" + std::to_string(epi) + ">");
   s.kernels.push_back(main.str());
   if (mode == 1)

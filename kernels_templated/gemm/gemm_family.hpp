@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels_templated/family.hpp"
+#include "kernels_templated/gemm/gemm_wgmma_types.hpp"
 
 namespace ktune {
 
@@ -21,19 +22,28 @@ struct GemmOperand {
 struct GemmProblem {
   long long m = 0, n = 0, k = 0;
   long long lda = 0, ldb = 0, ldc = 0;
-  std::string dtype;     ///< fp32 | tf32 | bf16 | fp16 (A and B)
+  std::string dtype;     ///< fp32 | tf32 | bf16 | fp16 | e4m3 | e5m2 (A and B)
   std::string layout;    ///< nn | nt | tn | tt
-  std::string out;       ///< same | fp32 (C's type)
+  std::string out;       ///< same | fp32 (C's type); fp8 inputs: bf16 | fp16
   std::string epilogue;  ///< none | bias | bias_relu | bias_gelu
   double alpha = 1, beta = 0;
   std::string path = "auto";  ///< auto | mma | wgmma: which tensor-core path the space offers
+  /// fp8 only: per-tensor scales as cuBLASLt's A/B/D scale pointers take them,
+  /// C = scale_d (alpha scale_a scale_b A B + beta C) (scale_d = 1 with a bias epilogue).
+  double scale_a = 1, scale_b = 1, scale_d = 1;
 
   bool a_t() const { return layout[0] == 't'; }
   bool b_t() const { return layout[1] == 't'; }
   bool simt() const { return dtype == "fp32"; }
-  int in_bytes() const { return dtype == "bf16" || dtype == "fp16" ? 2 : 4; }
+  bool fp8() const { return dtype == "e4m3" || dtype == "e5m2"; }
+  int in_bytes() const { return fp8() ? 1 : dtype == "bf16" || dtype == "fp16" ? 2 : 4; }
   bool out_fp32() const { return out == "fp32" || in_bytes() == 4; }
   int out_bytes() const { return out_fp32() ? 4 : 2; }
+  /// C's element type by name: fp32, or the 16-bit input type, or fp8's bf16/fp16 output.
+  std::string out_dtype() const { return out_fp32() ? "fp32" : fp8() ? out : dtype; }
+  /// The alpha and beta the kernels apply: the fp8 scales folded in (1 for other dtypes).
+  double kernel_alpha() const { return alpha * scale_a * scale_b * scale_d; }
+  double kernel_beta() const { return beta * scale_d; }
   GemmOperand a_stored() const { return a_t() ? GemmOperand{k, m, lda} : GemmOperand{m, k, lda}; }
   GemmOperand b_stored() const { return b_t() ? GemmOperand{n, k, ldb} : GemmOperand{k, n, ldb}; }
   /// True when rows `ld` elements apart are not all 16-byte aligned (no 16-byte loads, no TMA).
@@ -95,6 +105,11 @@ struct GemmGeometry {
   // REPACK: a misaligned operand is first copied (gemm_repack.cuh) into the
   // pack workspace with the leading dimension below, which the main kernel reads.
   bool repack_a = false, repack_b = false;
+  // wgmma with tf32 reads both operands K-major only: an M-major A (layout t.)
+  // or N-major B (layout .n) is first transposed (repack_transpose in
+  // gemm_repack.cuh) into the pack workspace, K-major with rows of kernel_ld
+  // elements; the main kernel then reads it as in layout nt.
+  bool transpose_a = false, transpose_b = false;
   long long kernel_lda = 0, kernel_ldb = 0;          ///< leading dimensions the main kernel reads
   long long packed_a_elems = 0, packed_b_elems = 0;  ///< pack workspace per repacked operand
   long long repack_bytes = 0;                        ///< bytes the repack kernel reads and writes
@@ -148,9 +163,11 @@ class GemmFamily final : public KernelFamily {
   /// or with REPACK and a misaligned one, the row length rounded up to 16 bytes.
   static long long kernel_ld(const GemmProblem& p, const GemmOperand& o, bool repack);
   /// Why the wgmma path cannot serve this problem on this device ("" when it can):
-  /// it needs sm_90, 16-bit inputs and layout nt (A and B K-major). Leading
-  /// dimensions TMA cannot address (not multiples of 8 elements) are served
-  /// with REPACK=true (the space then holds only that value).
+  /// it needs sm_90 and tensor-core inputs: 16-bit and fp8 ones in layout nt
+  /// (A and B K-major), tf32 in any layout (an M- or N-major operand is first
+  /// transposed to K-major, GemmGeometry::transpose_a/b). Leading dimensions
+  /// TMA cannot address (rows not multiples of 16 bytes) are served with
+  /// REPACK=true (the space then holds only that value).
   static std::string wgmma_unavailable_reason(const GemmProblem& p, const DeviceSpec& d);
   /// True when the space of (p, d) is the wgmma path's: available and not
   /// declined with path=mma.
@@ -168,5 +185,9 @@ class GemmFamily final : public KernelFamily {
 };
 
 const GemmFamily& gemm_family();
+
+/// The wgmma traits row (gemm_wgmma_types.hpp) of a tensor-core dtype: bf16,
+/// fp16, tf32, e4m3 or e5m2 (fp32 has none: it runs on CUDA cores).
+ktune_gemm::WgmmaTypeTraits wgmma_operand_traits(const std::string& dtype);
 
 }  // namespace ktune

@@ -3,7 +3,8 @@
 // kernel reads it with 16-byte vectors (mma.sync, SIMT) or TMA (wgmma). A
 // misaligned problem then costs one extra read and write of its operands
 // instead of element-wise loads in the K loop (REPACK=true; the harness
-// launches this kernel before the main one).
+// launches this kernel before the main one). repack_transpose writes an
+// operand's transpose, for the wgmma tf32 path, which reads K-major only.
 #pragma once
 
 namespace ktune_gemm {
@@ -53,6 +54,40 @@ __global__ void __launch_bounds__(kRepackThreads) repack_rows(const RepackParams
       const int col = first + j * 32;
       if (col < r.cols) d[col] = v[j];
     }
+  }
+}
+
+/// The transposing copy (wgmma tf32 reads both operands K-major): source row
+/// r, column c goes to destination row c, column r; the destination has
+/// `cols` rows of `rows` elements, ld_dst apart. 32 x 32 tiles pass through
+/// shared memory (a 33-word row stride, so the column reads hit 32 banks), so
+/// reads and writes both go along rows, coalesced.
+constexpr int kTransposeTile = 32;
+constexpr int kTransposeThreads = 256;  // 32 x 8: each thread moves 4 elements of a tile
+
+/// Grid: any number of blocks; blocks stride over the tiles.
+template <typename T>
+__global__ void __launch_bounds__(kTransposeThreads) repack_transpose(const RepackParams r) {
+  __shared__ T tile[kTransposeTile][kTransposeTile + 1];
+  const T* src = static_cast<const T*>(r.src);
+  T* dst = static_cast<T*>(r.dst);
+  const long long tiles_c = (r.cols + kTransposeTile - 1) / kTransposeTile;
+  const long long tiles = (r.rows + kTransposeTile - 1) / kTransposeTile * tiles_c;
+  const int x = threadIdx.x % kTransposeTile, y = threadIdx.x / kTransposeTile;
+  for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const long long row0 = t / tiles_c * kTransposeTile, col0 = t % tiles_c * kTransposeTile;
+#pragma unroll
+    for (int i = y; i < kTransposeTile; i += kTransposeThreads / kTransposeTile) {
+      if (row0 + i < r.rows && col0 + x < r.cols)
+        tile[i][x] = src[(row0 + i) * r.ld_src + col0 + x];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = y; i < kTransposeTile; i += kTransposeThreads / kTransposeTile) {
+      if (col0 + i < r.cols && row0 + x < r.rows)
+        dst[(col0 + i) * r.ld_dst + row0 + x] = tile[x][i];
+    }
+    __syncthreads();  // the next tile overwrites this one
   }
 }
 

@@ -20,8 +20,10 @@
 // tile once per pair. A stage is refilled only after the consumers of both
 // blocks released it (they arrive on both blocks' barriers).
 //
-// Scope: 16-bit A and B, both K-major (layout nt), rows 16-byte aligned (the
-// descriptor routes other problems to the mma.sync path). TMA zero-fills
+// Scope: A and B both K-major (layout nt), rows 16-byte aligned (the
+// descriptor routes other problems to the mma.sync path or repacks them);
+// bf16, fp16, tf32 (fp32 words) or fp8 elements, whose K per stage and per
+// instruction come from gemm_wgmma_types.hpp. TMA zero-fills
 // reads past M, N and K, so edges need no predication on the load side; the
 // epilogue checks bounds per element.
 #pragma once
@@ -39,8 +41,16 @@ struct alignas(64) TmaMap {
   unsigned long long opaque[16];
 };
 
-/// K per stage: one 128-byte row of the 128-byte swizzle for 16-bit elements.
-constexpr int kWgmmaBlockK = 64;
+/// The ring's K per stage for element type T: one 128-byte row of the
+/// 128-byte swizzle; and the K of one instruction, 32 bytes (gemm_wgmma_types.hpp).
+template <typename T>
+constexpr int wgmma_block_k() {
+  return wgmma_traits(WgmmaOperand<T>::type).row_elems;
+}
+template <typename T>
+constexpr int wgmma_instr_k() {
+  return wgmma_traits(WgmmaOperand<T>::type).instr_k;
+}
 /// Consumers take the register file the producer gives up (setmaxnreg).
 constexpr int kProducerRegs = 40;
 
@@ -62,7 +72,7 @@ __device__ __forceinline__ unsigned wgmma_desc_low(const void* tile) { return (s
 __device__ __forceinline__ unsigned long long wgmma_desc(unsigned low) {
   return (static_cast<unsigned long long>(kWgmmaDescHigh) << 32) | low;
 }
-/// What ELEMENTS 16-bit elements further on adds to a descriptor's low word.
+/// What ELEMENTS elements of T further on adds to a descriptor's low word.
 template <typename T>
 __host__ __device__ constexpr unsigned wgmma_desc_offset(int elements) {
   return static_cast<unsigned>(elements * sizeof(T) / 16);
@@ -321,7 +331,8 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
   constexpr int CONSUMERS = PINGPONG ? 2 : BM / WM;
   // Consumers reading one stage: both halves of the tile, or the one owner.
   constexpr int READERS = PINGPONG ? 1 : CONSUMERS;
-  constexpr int BK = kWgmmaBlockK;
+  constexpr int BK = wgmma_block_k<T>();
+  constexpr int KSTEP = wgmma_instr_k<T>();
   constexpr int M_BLOCKS = WM / 64;
   constexpr int ACC = BN / 2;  // fp32 accumulators per thread per m64 block
   constexpr int A_STAGE = BM * BK;
@@ -455,12 +466,13 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
         const unsigned a_desc = a_desc0 + stage * wgmma_desc_offset<T>(A_STAGE);
         const unsigned b_desc = b_desc0 + stage * wgmma_desc_offset<T>(B_STAGE);
 #pragma unroll
-        for (int k16 = 0; k16 < BK / 16; ++k16) {
+        for (int ks = 0; ks < BK / KSTEP; ++ks) {
 #pragma unroll
           for (int mb = 0; mb < M_BLOCKS; ++mb) {
             // The first k-step of a tile overwrites instead of accumulating.
-            Wgmma<BN, T>::run(acc[mb], wgmma_desc(a_desc + wgmma_desc_offset<T>(mb * 64 * BK + k16 * 16)),
-                              wgmma_desc(b_desc + wgmma_desc_offset<T>(k16 * 16)), (kt > 0 || k16 > 0) ? 1 : 0);
+            Wgmma<BN, T>::run(
+                acc[mb], wgmma_desc(a_desc + wgmma_desc_offset<T>(mb * 64 * BK + ks * KSTEP)),
+                wgmma_desc(b_desc + wgmma_desc_offset<T>(ks * KSTEP)), (kt > 0 || ks > 0) ? 1 : 0);
           }
         }
         wgmma_commit();

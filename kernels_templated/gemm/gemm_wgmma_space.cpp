@@ -5,19 +5,43 @@
 namespace ktune {
 namespace {
 
-constexpr int kWgmmaBlockK = 64;  // one 128-byte swizzle row of 16-bit elements (gemm_wgmma.cuh)
 /// Accumulators one consumer thread may hold: beyond this, ptxas spills under
 /// the 232-register budget that setmaxnreg gives two consumers.
 constexpr int kMaxAccumulators = 128;
 
 std::int64_t i64(int v) { return v; }
 
+/// Whether an operand the kernel reads as stored (not transposed first, which
+/// writes aligned rows anyway) has rows TMA cannot address: then REPACK=true.
+bool kernel_reads_misaligned(const GemmProblem& p) {
+  const bool tf32 = p.dtype == "tf32";
+  return (p.misaligned(p.lda) && !(tf32 && p.a_t())) ||
+         (p.misaligned(p.ldb) && !(tf32 && !p.b_t()));
+}
+
+/// K per stage: one 128-byte swizzle row of the problem's elements (gemm_wgmma.cuh).
+int wgmma_block_k(const GemmProblem& p) { return wgmma_operand_traits(p.dtype).row_elems; }
+
 }  // namespace
+
+ktune_gemm::WgmmaTypeTraits wgmma_operand_traits(const std::string& dtype) {
+  using ktune_gemm::WgmmaType;
+  const WgmmaType t = dtype == "bf16"   ? WgmmaType::bf16
+                      : dtype == "fp16" ? WgmmaType::fp16
+                      : dtype == "tf32" ? WgmmaType::tf32
+                      : dtype == "e4m3" ? WgmmaType::e4m3
+                                        : WgmmaType::e5m2;
+  return ktune_gemm::wgmma_traits(t);
+}
 
 std::string GemmFamily::wgmma_unavailable_reason(const GemmProblem& p, const DeviceSpec& d) {
   if (d.cc_major != 9 || d.cc_minor != 0) return "wgmma needs an sm_90 device, this is " + d.arch();
-  if (p.in_bytes() != 2) return "wgmma here takes 16-bit inputs (bf16, fp16), not " + p.dtype;
-  if (p.layout != "nt") return "wgmma here reads A and B K-major (layout nt), not layout " + p.layout;
+  if (p.simt()) return "fp32 runs on CUDA cores (dtype=tf32 multiplies fp32 data on tensor cores)";
+  // tf32 reads any layout: M- or N-major operands are transposed to K-major first (geometry).
+  if (p.layout != "nt" && wgmma_operand_traits(p.dtype).mn_major)
+    return "wgmma here reads A and B K-major (layout nt), not layout " + p.layout;
+  if (p.layout != "nt" && p.fp8())
+    return "wgmma reads fp8 operands K-major only (layout nt), not layout " + p.layout;
   // Leading dimensions TMA cannot address (strides not multiples of 16 bytes)
   // are served by repacking (REPACK=true in the space).
   return "";
@@ -42,9 +66,12 @@ Space GemmFamily::wgmma_space(const GemmProblem& p, const DeviceSpec& d) {
   // cuBLAS's kernel there runs; in 128 x 176 tiles 1.9, in 128 x 128 ones 2.6).
   for (int n = 64; n <= 256; n += 8) widths.emplace_back(i64(n));
   s.add(Parameter::list("BLOCK_N", widths, i64(128), "columns of C per block (the wgmma N)"));
-  s.add(Parameter::list("BLOCK_K", {i64(kWgmmaBlockK)}, i64(kWgmmaBlockK),
-                        "K per stage (one 128-byte swizzled row of 16-bit elements)"));
-  s.add(Parameter::list("WARP_M", {i64(64), i64(128)}, i64(64), "rows of C per consumer warpgroup (m64 blocks)"));
+  const int block_k = wgmma_block_k(p);
+  s.add(Parameter::list(
+      "BLOCK_K", {i64(block_k)}, i64(block_k),
+      "K per stage (one 128-byte swizzled row: 64 16-bit, 32 tf32 or 128 fp8 elements)"));
+  s.add(Parameter::list("WARP_M", {i64(64), i64(128)}, i64(64),
+                        "rows of C per consumer warpgroup (m64 blocks)"));
   // Up to 16: small tiles want deep rings (cuBLAS's kernel for 128 x 4096 x 4096 keeps
   // 13 stages of 64 x 64); the shared-memory constraint below bounds the rest.
   s.add(Parameter::int_range("STAGES", 2, 16, 1, 4, "TMA ring stages in shared memory"));
@@ -67,12 +94,13 @@ Space GemmFamily::wgmma_space(const GemmProblem& p, const DeviceSpec& d) {
   s.add(Parameter::categorical("REDUCE", {"workspace", "atomic"}, "workspace",
                                "split-K reduction: fp32 workspace + kernel (deterministic) or atomics"));
   // TMA strides are multiples of 16 bytes: a misaligned operand is always repacked.
-  if (p.operands_misaligned()) {
-    s.add(Parameter::boolean("REPACK", true,
-                             "copy operands whose leading dimension breaks 16-byte alignment to an aligned "
-                             "workspace first"));
-    s.require("TMA needs 16-byte aligned rows: misaligned operands are repacked (REPACK=true)", {"REPACK"},
-              [](const Assignment& a) { return a.b("REPACK"); });
+  if (kernel_reads_misaligned(p)) {
+    s.add(Parameter::boolean(
+        "REPACK", true,
+        "copy operands whose leading dimension breaks 16-byte alignment to an aligned "
+        "workspace first"));
+    s.require("TMA needs 16-byte aligned rows: misaligned operands are repacked (REPACK=true)",
+              {"REPACK"}, [](const Assignment& a) { return a.b("REPACK"); });
   }
 
   s.require("one or two consumer warpgroups (BLOCK_M / WARP_M)", {"BLOCK_M", "WARP_M"}, [](const Assignment& a) {
@@ -95,13 +123,13 @@ Space GemmFamily::wgmma_space(const GemmProblem& p, const DeviceSpec& d) {
   const GemmProblem problem = p;
   s.require("stages x (A + B tiles), plus the C staging buffers, fit the opt-in shared memory",
             {"BLOCK_M", "BLOCK_N", "WARP_M", "STAGES", "PINGPONG", "STAGE_C", "smem_max"},
-            [problem](const Assignment& a) {
+            [problem, block_k](const Assignment& a) {
               GemmKnobs k;
               k.wgmma = true;
               k.block_m = static_cast<int>(a.i("BLOCK_M"));
               k.block_n = static_cast<int>(a.i("BLOCK_N"));
               k.warp_m = static_cast<int>(a.i("WARP_M"));
-              k.block_k = kWgmmaBlockK;
+              k.block_k = block_k;
               k.stages = static_cast<int>(a.i("STAGES"));
               k.pingpong = a.b("PINGPONG");
               k.stage_c = a.b("STAGE_C");
@@ -118,7 +146,7 @@ Config GemmFamily::wgmma_default_config(const GemmProblem& p) {
   c.set("PATH", std::string("wgmma"));
   c.set("BLOCK_M", i64(128));
   c.set("BLOCK_N", i64(128));
-  c.set("BLOCK_K", i64(kWgmmaBlockK));
+  c.set("BLOCK_K", i64(wgmma_block_k(p)));
   c.set("WARP_M", i64(64));
   c.set("STAGES", i64(4));
   c.set("GROUP_M", i64(8));
@@ -129,7 +157,7 @@ Config GemmFamily::wgmma_default_config(const GemmProblem& p) {
   c.set("CLUSTER_N", i64(1));
   c.set("SPLIT_K", i64(1));
   c.set("REDUCE", std::string("workspace"));
-  if (p.operands_misaligned()) c.set("REPACK", true);
+  if (kernel_reads_misaligned(p)) c.set("REPACK", true);
   return c;
 }
 

@@ -2,6 +2,7 @@
 // checker and the decision over its statistics.
 #include "kernels_templated/verify/tolerance.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -171,18 +172,40 @@ ElementBound gemm_bound(Precision input, Precision output, long long k, double l
   const double u_out = output == Precision::fp32 ? 0.0 : unit_roundoff(output);
   // The kernel's and the fp32 reference's accumulations each err by at most
   // gamma_{k+4} |A||B| (the +4: alpha, beta C0, bias, rounding to fp32);
-  // tf32 inputs add the rounding of both factors of every product.
+  // tf32 inputs add the loss of both factors of every product: up to one tf32
+  // ulp each (2^-10 relative), since wgmma truncates the fp32 words it reads
+  // (the mma.sync path rounds with cvt.rna, half that: one bound for both).
   double in_round = 0;
   if (input == Precision::tf32) {
-    const double u = unit_roundoff(Precision::tf32);
+    const double u = kTf32TruncationU;
     in_round = 2 * u + u * u;
   }
+  // fp8 inputs are exact in the reference; the tensor core's fp8 accumulator
+  // keeps about 14 bits, modeled as one truncation per 32-term instruction.
+  double fp8_accumulation = 0;
+  if (input == Precision::fp8_e4m3 || input == Precision::fp8_e5m2)
+    fp8_accumulation = gamma((k + 31) / 32 + 1, kFp8AccumulationU);
   ElementBound b;
   b.atol = underflow_floor(output);
   // Output rounding of the kernel, plus the reference's own rounding to fp32.
   b.rtol = u_out + unit_roundoff(Precision::fp32);
-  b.mag_scale = lipschitz * (1 + u_out) * (2 * gamma(k + 4, kTensorCoreAccumulationU) + in_round);
+  b.mag_scale = lipschitz * (1 + u_out) *
+                (2 * gamma(k + 4, kTensorCoreAccumulationU) + in_round + fp8_accumulation);
   return b;
+}
+
+double gemm_rel_l2(Precision input, Precision output, long long k) {
+  // Rounding of the output type dominates when it is 16-bit; otherwise the
+  // inputs' precision (tf32: 10-bit mantissa) or fp32 summation-order
+  // differences, which grow like sqrt(K).
+  const double k_growth = std::max(1.0, std::sqrt(static_cast<double>(k)) / 64.0);
+  if (input == Precision::fp32) return 1e-5 * k_growth;
+  if (input == Precision::tf32) return 2e-3;
+  double t = output == Precision::fp32 ? 1e-4 * k_growth : output == Precision::bf16 ? 1e-2 : 5e-3;
+  // The fp8 accumulator truncates, so its error has a sign: it adds up.
+  if (input == Precision::fp8_e4m3 || input == Precision::fp8_e5m2)
+    t += static_cast<double>((k + 31) / 32) * kFp8AccumulationU / 2;
+  return t;
 }
 
 ElementBound sum_bound(Precision output, long long n) {

@@ -141,15 +141,29 @@ inline bool passes(const CheckStats& s, const Tolerances& t) {
 /// Rounding unit of the fp32 accumulation of GEMM kernels: 2^-23, twice
 /// fp32's u, because tensor-core adders truncate instead of rounding.
 inline constexpr double kTensorCoreAccumulationU = 1.0 / 8388608.0;
+/// Relative loss of a tf32 operand: 2^-10, one ulp of tf32's 10-bit fraction,
+/// because wgmma truncates the fp32 words it reads to tf32.
+inline constexpr double kTf32TruncationU = 1.0 / 1024.0;
+/// Rounding unit of the fp8 wgmma accumulator: 2^-13 (it keeps about 14 bits;
+/// DeepSeek-V3's report measured this on H800), applied once per 32-term
+/// instruction: a model for the GPU tests to confirm, not a vendor figure.
+inline constexpr double kFp8AccumulationU = 1.0 / 8192.0;
 /// Rounding unit of row-wise fp32 arithmetic (round to nearest): 2^-24.
 inline constexpr double kFp32U = 1.0 / 16777216.0;
 
 /// GEMM: op(A) op(B) with K terms per element, inputs in `input` (tf32: fp32
-/// data the kernel rounds to tf32), output in `output`; mag = |alpha| (|A||B|)
+/// data the kernel truncates or rounds to tf32; fp8: exact in the reference,
+/// accumulated in the tensor core's reduced precision), output in `output`; mag = |alpha| (|A||B|)
 /// + |beta| |C0| + |bias|, computed beside an fp32 reference that carries the
 /// same accumulation error; `lipschitz` bounds the epilogue's activation slope
 /// (1 for none / relu, 1.13 for GELU).
 ElementBound gemm_bound(Precision input, Precision output, long long k, double lipschitz = 1.0);
+
+/// GEMM's bound on the whole output's relative L2 error: fp32 1e-5 and
+/// 16-bit inputs with fp32 output 1e-4 (both times max(1, sqrt(K)/64));
+/// tf32 2e-3; 16-bit outputs 1e-2 (bf16) or 5e-3 (fp16); fp8 inputs add the
+/// accumulator's expected truncation, half its unit per 32-term instruction.
+double gemm_rel_l2(Precision input, Precision output, long long k);
 
 /// Row-wise families against an fp64 reference; `n` is the reduction length
 /// (columns, or rows for a column reduction).

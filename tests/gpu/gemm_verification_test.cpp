@@ -1,4 +1,5 @@
-// GPU test (skips without a device): every gemm path and dtype against cuBLAS
+// GPU test (skips without a device): every gemm path and dtype against cuBLAS (fp8 against cuBLAS
+// on its operands widened to bf16)
 // on seeded random data and the edge inputs (rows of A zero or scaled by a
 // large power of two), with the element bound gamma_K |A||B|, over edge shapes (1x1x1, primes, K=1,
 // K=65536, tall-skinny, short-wide, misaligned leading dimensions), for the default configuration,
@@ -252,8 +253,9 @@ TEST(GemmGpu, EveryPathMatchesCublasOnEdgeShapes) {
       "m=512,n=512,k=512,layout=tt,epilogue=bias_relu",
       "m=384,n=256,k=2048,epilogue=bias,beta=-1",
   };
+  // tf32 goes to wgmma on sm_90 (every layout: WgmmaTf32...) and stays covered on mma.sync here.
   verify_against_cublas(shapes, {"dtype=bf16", "dtype=fp32", "dtype=fp16,out=fp32", "dtype=tf32",
-                                 "dtype=bf16,out=fp32"});
+                                 "dtype=tf32,path=mma", "dtype=bf16,out=fp32"});
 }
 
 // The Hopper path serves layout nt; its edges are TMA's zero fill and the
@@ -284,6 +286,47 @@ TEST(GemmGpu, WgmmaPathMatchesCublasOnEdgeShapes) {
   for (const auto& s : shapes) nt.push_back(s + ",layout=nt,path=wgmma");
   verify_against_cublas(nt,
                         {"dtype=bf16", "dtype=fp16,out=fp32", "dtype=bf16,out=fp32", "dtype=fp16"});
+}
+
+// tf32 on the wgmma path in every layout: nt read as stored, the others with
+// the M- or N-major operand transposed to K-major first; aligned, odd and
+// misaligned shapes (the reference is full fp32: wgmma truncates to tf32).
+TEST(GemmGpu, WgmmaTf32MatchesCublasInEveryLayout) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device (cudaGetDeviceCount failed or found none)";
+  const std::vector<std::string> shapes = {
+      "m=1,n=1,k=1",
+      "m=127,n=131,k=257",
+      "m=129,n=67,k=95,lda=130,ldb=133,ldc=70",
+      "m=256,n=256,k=512,epilogue=bias_gelu,beta=0.5,alpha=0.75",
+      "m=1000,n=1000,k=1000,epilogue=bias_relu",
+      "m=2048,n=2048,k=2048",
+  };
+  std::vector<std::string> all;
+  for (const char* layout : {"nt", "nn", "tn", "tt"})
+    for (const auto& s : shapes) all.push_back(s + ",layout=" + layout + ",path=wgmma");
+  verify_against_cublas(all, {"dtype=tf32"});
+}
+
+// fp8 (layout nt) against an fp32 reference of the same fp8 values (widened
+// to bf16 exactly), with non-unit scales on A, B and D: aligned and odd
+// shapes (odd K breaks TMA's 16-byte rows: repacked), bf16 and fp16 C.
+TEST(GemmGpu, WgmmaFp8MatchesTheWidenedReference) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device (cudaGetDeviceCount failed or found none)";
+  const std::vector<std::string> shapes = {
+      "m=1,n=1,k=16",
+      "m=127,n=131,k=257",
+      "m=4099,n=16,k=128",
+      "m=2048,n=2048,k=2048",
+      "m=2048,n=2048,k=2048,scale_d=0.25,beta=0.5",
+      "m=127,n=131,k=257,scale_d=4,alpha=0.5",
+      "m=384,n=256,k=2048,epilogue=bias,beta=-1",
+      "m=1000,n=1000,k=1000,epilogue=bias_relu",
+  };
+  std::vector<std::string> nt;
+  for (const auto& s : shapes) nt.push_back(s + ",layout=nt");
+  verify_against_cublas(
+      nt, {"dtype=e4m3,scale_a=0.5,scale_b=4", "dtype=e4m3,out=fp16,scale_a=2,scale_b=0.25",
+           "dtype=e5m2,scale_a=0.75,scale_b=2"});
 }
 
 }  // namespace

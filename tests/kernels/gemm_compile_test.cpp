@@ -146,7 +146,24 @@ TEST(GemmCompile, WgmmaSampleCompilesWithoutSpills) {
 }
 
 TEST(GemmCompile, TensorCoreFp16AndTf32SamplesCompile) {
-  compile_samples({{"m=512,n=512,k=512,dtype=fp16,out=fp32", 5, 301}, {"m=512,n=512,k=512,dtype=tf32", 5, 302}});
+  compile_samples({{"m=512,n=512,k=512,dtype=fp16,out=fp32", 5, 301},
+                   {"m=512,n=512,k=512,dtype=tf32,path=mma", 5, 302}});
+}
+
+TEST(GemmCompile, WgmmaTf32AndFp8SamplesCompileWithoutSpills) {
+  compile_samples(
+      {// tf32: 32 K per stage, k8 instructions; layouts other than nt add the transposing copy.
+       {"m=4096,n=4096,k=4096,layout=nt,dtype=tf32", 8, 501},
+       {"m=127,n=131,k=257,layout=nn,dtype=tf32,beta=1,epilogue=bias_gelu", 2, 502},
+       {"m=1000,n=999,k=1001,layout=tt,dtype=tf32,ldb=1003", 2, 503},
+       {"m=4096,n=4096,k=4096,layout=tn,dtype=tf32", 2, 504, "STAGE_C && PERSISTENT"},
+       {"m=4096,n=4096,k=4096,layout=nt,dtype=tf32", 2, 505, "PINGPONG || CLUSTER_M == 2"},
+       // fp8: 128 K per stage, k32 instructions, bf16 or fp16 C.
+       {"m=4096,n=4096,k=4096,layout=nt,dtype=e4m3", 8, 511},
+       {"m=127,n=131,k=257,layout=nt,dtype=e4m3,out=fp16,scale_a=0.5,scale_b=4,scale_d=2,beta=1", 2,
+        512},
+       {"m=1000,n=1000,k=1000,layout=nt,dtype=e5m2,epilogue=bias_relu", 2, 513, "STAGE_C"},
+       {"m=4096,n=4096,k=4096,layout=nt,dtype=e4m3", 2, 514, "PINGPONG || CLUSTER_N == 2"}});
 }
 
 }  // namespace

@@ -148,7 +148,8 @@ TEST(GemmDescriptor, AtomicSplitKOnlyForFp32OutputWithoutActivation) {
 TEST(GemmDescriptor, StagedCFitsTheRingWithoutSplitAndOnlyOnTheMmaPath) {
   const DeviceSpec d = h200();
   bool saw_staged = false;
-  for (const char* text : {"m=4096,n=4096,k=4096", "m=1000,n=1000,k=1000,dtype=tf32", "m=512,n=512,k=512,out=fp32"}) {
+  for (const char* text : {"m=4096,n=4096,k=4096", "m=1000,n=1000,k=1000,dtype=tf32,path=mma",
+                           "m=512,n=512,k=512,out=fp32"}) {
     const Problem p = problem(text);
     const GemmProblem gp = GemmProblem::from(p);
     for (const Config& c : gemm_family().space(p, d).sample(400, 3)) {
@@ -163,8 +164,9 @@ TEST(GemmDescriptor, StagedCFitsTheRingWithoutSplitAndOnlyOnTheMmaPath) {
     }
   }
   EXPECT_TRUE(saw_staged);
-  // 64 x 64 fp32 C (17 KB staged) does not fit one 8 KB stage of 16-deep fp32 tiles; three stages hold it.
-  const Problem tf32 = problem("m=512,n=512,k=512,dtype=tf32");
+  // 64 x 64 fp32 C (17 KB staged) does not fit one 8 KB stage of 16-deep fp32 tiles; three stages
+  // hold it.
+  const Problem tf32 = problem("m=512,n=512,k=512,dtype=tf32,path=mma");
   Config c = gemm_family().default_config(tf32, d);
   for (const auto& [name, value] : std::vector<std::pair<const char*, std::int64_t>>{
            {"BLOCK_M", 64}, {"BLOCK_N", 64}, {"BLOCK_K", 16}, {"WARP_M", 32}, {"WARP_N", 32}, {"STAGES", 1}})

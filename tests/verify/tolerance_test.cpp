@@ -147,14 +147,43 @@ TEST(FamilyBounds, GemmBf16AtK4096ByHand) {
   EXPECT_DOUBLE_EQ(b.mag_scale, (1 + 0x1p-8) * 2 * g);
   EXPECT_DOUBLE_EQ(b.rtol, 0x1p-8 + 0x1p-24);
   EXPECT_DOUBLE_EQ(b.atol, 0x1p-126);
-  // tf32 adds the rounding of both factors: 2 * 2^-11 + 2^-22.
+  // tf32 adds the truncation of both factors (wgmma reads the top 19 bits): 2 * 2^-10 + 2^-20.
   const ElementBound t = gemm_bound(Precision::tf32, Precision::fp32, 4096);
-  EXPECT_DOUBLE_EQ(t.mag_scale, 2 * g + 2 * 0x1p-11 + 0x1p-22);
+  EXPECT_DOUBLE_EQ(t.mag_scale, 2 * g + 2 * 0x1p-10 + 0x1p-20);
   EXPECT_DOUBLE_EQ(t.rtol, 0x1p-24);
   // Scales with K: twice the K, about twice the bound.
   EXPECT_NEAR(gemm_bound(Precision::fp16, Precision::fp16, 8192).mag_scale /
                   gemm_bound(Precision::fp16, Precision::fp16, 4096).mag_scale,
               2.0, 1e-3);
+}
+
+TEST(FamilyBounds, GemmFp8AtK4096ByHand) {
+  // fp8 inputs are exact in the reference; the accumulator truncates at 2^-13
+  // once per 32-term instruction: gamma_{4096/32 + 1}(2^-13) on top of the fp32 terms.
+  const ElementBound b = gemm_bound(Precision::fp8_e4m3, Precision::bf16, 4096);
+  const double g = 4100.0 * 0x1p-23 / (1 - 4100.0 * 0x1p-23);
+  const double acc = 129.0 * 0x1p-13 / (1 - 129.0 * 0x1p-13);
+  EXPECT_DOUBLE_EQ(b.mag_scale, (1 + 0x1p-8) * (2 * g + acc));
+  EXPECT_DOUBLE_EQ(b.rtol, 0x1p-8 + 0x1p-24);
+  // e5m2 accumulates alike; K rounds up to whole instructions.
+  const double acc33 = 3.0 * 0x1p-13 / (1 - 3.0 * 0x1p-13);
+  const double g33 = 37.0 * 0x1p-23 / (1 - 37.0 * 0x1p-23);
+  EXPECT_DOUBLE_EQ(gemm_bound(Precision::fp8_e5m2, Precision::fp16, 33).mag_scale,
+                   (1 + 0x1p-11) * (2 * g33 + acc33));
+  // 16-bit inputs carry no fp8 term.
+  EXPECT_LT(gemm_bound(Precision::bf16, Precision::bf16, 4096).mag_scale, b.mag_scale / 2);
+}
+
+TEST(FamilyBounds, GemmRelL2ByDtypeAndK) {
+  // The 16-bit and tf32 values as before; fp8 adds half a 2^-13 unit per 32-term instruction.
+  EXPECT_DOUBLE_EQ(gemm_rel_l2(Precision::bf16, Precision::bf16, 4096), 1e-2);
+  EXPECT_DOUBLE_EQ(gemm_rel_l2(Precision::fp16, Precision::fp16, 4096), 5e-3);
+  EXPECT_DOUBLE_EQ(gemm_rel_l2(Precision::tf32, Precision::fp32, 65536), 2e-3);
+  EXPECT_DOUBLE_EQ(gemm_rel_l2(Precision::fp32, Precision::fp32, 16384), 2e-5);
+  EXPECT_DOUBLE_EQ(gemm_rel_l2(Precision::fp8_e4m3, Precision::bf16, 4096), 1e-2 + 128 * 0x1p-14);
+  EXPECT_DOUBLE_EQ(gemm_rel_l2(Precision::fp8_e4m3, Precision::fp16, 33), 5e-3 + 2 * 0x1p-14);
+  EXPECT_GT(gemm_rel_l2(Precision::fp8_e5m2, Precision::bf16, 8192),
+            gemm_rel_l2(Precision::fp8_e5m2, Precision::bf16, 4096));
 }
 
 TEST(FamilyBounds, RowwiseByHand) {

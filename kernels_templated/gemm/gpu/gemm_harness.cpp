@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
@@ -34,10 +35,20 @@ void check_blas(cublasStatus_t s, const char* what) {
                              std::to_string(s));
 }
 
-Elem in_elem(const GemmProblem& p) {
-  return p.dtype == "bf16" ? Elem::bf16 : p.dtype == "fp16" ? Elem::fp16 : Elem::fp32;
+Elem elem_of(const std::string& dtype) {
+  if (dtype == "bf16") return Elem::bf16;
+  if (dtype == "fp16") return Elem::fp16;
+  if (dtype == "e4m3") return Elem::e4m3;
+  if (dtype == "e5m2") return Elem::e5m2;
+  return Elem::fp32;
 }
-Elem out_elem(const GemmProblem& p) { return p.out_fp32() ? Elem::fp32 : in_elem(p); }
+Elem in_elem(const GemmProblem& p) { return elem_of(p.dtype); }
+Elem out_elem(const GemmProblem& p) { return elem_of(p.out_dtype()); }
+/// The verification formats of a problem's inputs and output (fp8 dtypes are fp8_e4m3 / fp8_e5m2
+/// there).
+verify::Precision precision_of(const std::string& dtype) {
+  return verify::precision_from_name(dtype == "e4m3" || dtype == "e5m2" ? "fp8_" + dtype : dtype);
+}
 cudaDataType_t blas_type(Elem e) {
   return e == Elem::bf16 ? CUDA_R_16BF : e == Elem::fp16 ? CUDA_R_16F : CUDA_R_32F;
 }
@@ -90,35 +101,33 @@ void GemmHarness::release() {
     *p = nullptr;
   }
   launcher_.release_buffers();
+  fp8_baseline_.reset();
 }
 
 double GemmHarness::tolerance(const GemmProblem& p) {
-  // Rounding of the output type dominates when it is 16-bit; otherwise the
-  // inputs' precision (tf32: 10-bit mantissa) or fp32 summation-order
-  // differences, which grow like sqrt(K).
-  const double k_growth = std::max(1.0, std::sqrt(static_cast<double>(p.k)) / 64.0);
-  if (p.dtype == "fp32") return 1e-5 * k_growth;
-  if (p.dtype == "tf32") return 2e-3;
-  if (!p.out_fp32()) return p.dtype == "bf16" ? 1e-2 : 5e-3;
-  return 1e-4 * k_growth;
+  return verify::gemm_rel_l2(precision_of(p.dtype), precision_of(p.out_dtype()), p.k);
 }
 
 verify::Tolerances GemmHarness::tolerances(const GemmProblem& p) {
   using verify::Precision;
-  const Precision in = verify::precision_from_name(p.dtype);
-  const Precision out = p.out_fp32() ? Precision::fp32 : in;
+  const Precision in = precision_of(p.dtype);
+  const Precision out = precision_of(p.out_dtype());
   // GELU's slope peaks at 1.13; relu's and the identity's at 1.
   const double lipschitz = p.epilogue == "bias_gelu" ? 1.13 : 1.0;
   return {verify::gemm_bound(in, out, p.k, lipschitz), tolerance(p), 0};
 }
 
 int GemmHarness::edge_scale_exponent(const GemmProblem& p) {
-  // fp16 inputs hold 2^15 at most; an fp16 output must hold K * 2^e (every
-  // |a||b| <= 2^e), so e <= log2(16384 / K). bf16, tf32, fp32: 2^40 leaves
-  // K * 2^40 far inside the range.
-  int e = p.dtype == "fp16" ? 15 : 40;
-  if (!p.out_fp32() && p.dtype == "fp16")
-    e = std::min(e, static_cast<int>(std::floor(std::log2(16384.0 / static_cast<double>(p.k)))));
+  // fp16 inputs hold 2^15 at most, e4m3 448 (2^8 of an input <= 1), e5m2
+  // 57344; an fp16 output must hold K * 2^e times the fp8 scales (every
+  // |a||b| <= 2^e), so e <= log2(16384 / (K |scales|)). bf16, tf32, fp32:
+  // 2^40 leaves K * 2^40 far inside the range.
+  int e = p.dtype == "fp16" || p.dtype == "e5m2" ? 15 : p.dtype == "e4m3" ? 8 : 40;
+  if (p.out_dtype() == "fp16") {
+    const double scale = std::fabs(p.scale_a * p.scale_b * p.scale_d);  // 1 but for fp8
+    e = std::min(
+        e, static_cast<int>(std::floor(std::log2(16384.0 / (static_cast<double>(p.k) * scale)))));
+  }
   return std::max(e, 0);
 }
 
@@ -139,22 +148,37 @@ bool GemmHarness::deterministic_by_design(const Config& config) const {
 void GemmHarness::compute_reference(const void* a, std::vector<float>& ref_out,
                                     std::vector<float>& mag_out) {
   const GemmProblem& p = problem_;
-  const Elem in = in_elem(p), out = out_elem(p);
-  const int ib = p.in_bytes();
+  // fp8 operands are widened to bf16, which holds every fp8 value exactly:
+  // cuBLAS's bf16 GEMM with fp32 accumulation is then their fp32 reference.
+  const Elem in = p.fp8() ? Elem::bf16 : in_elem(p), out = out_elem(p);
+  const int ib = gemm_gpu::elem_bytes(in);
   const std::size_t mn = static_cast<std::size_t>(p.m) * p.n;
   cudaStream_t s = nullptr;
   auto h = static_cast<cublasHandle_t>(cublas_);
   check_blas(cublasSetStream(h, s), "cublasSetStream");
   float* ref = nullptr;
-  void *abs_a = nullptr, *abs_b = nullptr;
+  void *abs_a = nullptr, *abs_b = nullptr, *wide_a = nullptr, *wide_b = nullptr;
   check(cudaMalloc(reinterpret_cast<void**>(&ref), mn * sizeof(float)), "allocating the reference");
   struct Free {  // on every exit, errors included
-    void** ptrs[3];
+    void** ptrs[5];
     ~Free() {
       for (void** q : ptrs)
         if (*q) cudaFree(*q);
     }
-  } free_all{{reinterpret_cast<void**>(&ref), &abs_a, &abs_b}};
+  } free_all{{reinterpret_cast<void**>(&ref), &abs_a, &abs_b, &wide_a, &wide_b}};
+  const void* b = b_;
+  if (p.fp8()) {
+    check(cudaMalloc(&wide_a, a_elems_ * ib), "allocating A in bf16");
+    check(cudaMalloc(&wide_b, b_elems_ * ib), "allocating B in bf16");
+    check(gemm_gpu::convert_copy(wide_a, in, a, in_elem(p), a_elems_, s), "widening A");
+    check(gemm_gpu::convert_copy(wide_b, in, b_, in_elem(p), b_elems_, s), "widening B");
+    a = wide_a;
+    b = wide_b;
+  }
+  // cuBLASLt's fp8 definition, D = scale_d (alpha scale_a scale_b A B + beta C)
+  // (scales are 1 for the other dtypes; scale_d = 1 whenever a bias is added).
+  const float alpha = static_cast<float>(p.scale_d * (p.alpha * p.scale_a * p.scale_b));
+  const float beta = static_cast<float>(p.scale_d * p.beta);
   // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the
   // operands; each row-major operand read column-major is already transposed.
   const float one = 1.f, zero = 0.f;
@@ -168,10 +192,9 @@ void GemmHarness::compute_reference(const void* a, std::vector<float>& ref_out,
                      compute, CUBLAS_GEMM_DEFAULT),
         what);
   };
-  gemm(a, b_, "cublasGemmEx (reference)");
+  gemm(a, b, "cublasGemmEx (reference)");
   check(gemm_gpu::reference_epilogue(ref, c0_, bias_, static_cast<int>(p.m), static_cast<int>(p.n),
-                                     p.ldc, out, static_cast<float>(p.alpha),
-                                     static_cast<float>(p.beta), epilogue_code(p.epilogue), s),
+                                     p.ldc, out, alpha, beta, epilogue_code(p.epilogue), s),
         "reference epilogue");
   ref_out.resize(mn);
   check(cudaMemcpy(ref_out.data(), ref, mn * sizeof(float), cudaMemcpyDeviceToHost),
@@ -182,11 +205,10 @@ void GemmHarness::compute_reference(const void* a, std::vector<float>& ref_out,
   check(cudaMalloc(&abs_a, a_elems_ * ib), "allocating |A|");
   check(cudaMalloc(&abs_b, b_elems_ * ib), "allocating |B|");
   check(gemm_gpu::abs_copy(abs_a, a, a_elems_, in, s), "|A|");
-  check(gemm_gpu::abs_copy(abs_b, b_, b_elems_, in, s), "|B|");
+  check(gemm_gpu::abs_copy(abs_b, b, b_elems_, in, s), "|B|");
   gemm(abs_a, abs_b, "cublasGemmEx (|A||B|)");
   check(gemm_gpu::magnitude_epilogue(ref, c0_, bias_, static_cast<int>(p.m), static_cast<int>(p.n),
-                                     p.ldc, out, static_cast<float>(p.alpha),
-                                     static_cast<float>(p.beta), epilogue_code(p.epilogue), s),
+                                     p.ldc, out, alpha, beta, epilogue_code(p.epilogue), s),
         "magnitude epilogue");
   mag_out.resize(mn);
   check(cudaMemcpy(mag_out.data(), ref, mn * sizeof(float), cudaMemcpyDeviceToHost),
@@ -310,6 +332,17 @@ std::pair<const void*, std::size_t> GemmHarness::output_region() const {
 
 cudaError_t GemmHarness::launch_cublas(cudaStream_t stream) {
   const GemmProblem& p = problem_;
+  if (p.fp8()) {
+    if (!fp8_baseline_) {
+      try {
+        fp8_baseline_ = std::make_unique<Fp8Baseline>(p);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "gemm harness: no cuBLASLt baseline: %s\n", e.what());
+        return cudaErrorNotSupported;
+      }
+    }
+    return fp8_baseline_->run(active_a(), b_, c_, stream);
+  }
   auto h = static_cast<cublasHandle_t>(cublas_);
   if (cublasSetStream(h, stream) != CUBLAS_STATUS_SUCCESS) return cudaErrorUnknown;
   const float alpha = static_cast<float>(p.alpha), beta = static_cast<float>(p.beta);

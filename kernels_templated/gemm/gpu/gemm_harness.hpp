@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels_templated/gemm/gemm_family.hpp"
+#include "kernels_templated/gemm/gpu/gemm_fp8_baseline.hpp"
 #include "kernels_templated/gemm/gpu/gemm_launch.hpp"
 #include "kernels_templated/harness.hpp"
 
@@ -36,7 +37,8 @@ class GemmHarness final : public FamilyHarness {
   bool deterministic_by_design(const Config& config) const override;
 
   /// cuBLAS on the same buffers, writing C as the kernel does (the baseline
-  /// for benchmarks; tf32 uses cuBLAS' TF32 mode, fp32 its full-precision one).
+  /// for benchmarks; tf32 uses cuBLAS' TF32 mode, fp32 its full-precision one,
+  /// fp8 cuBLASLt's FP8 matmul with the problem's scales, Fp8Baseline).
   cudaError_t launch_cublas(cudaStream_t stream);
   /// The rel-L2 tolerance for a problem (documented in gemm/README.md).
   static double tolerance(const GemmProblem& p);
@@ -68,6 +70,8 @@ class GemmHarness final : public FamilyHarness {
   std::vector<float> magnitude_[2];  ///< ... and the magnitude its element bound scales with
   void* cublas_ = nullptr;           ///< cublasHandle_t
   GemmLauncher launcher_;            ///< geometry, workspaces, tensor maps, cluster grids
+  std::unique_ptr<Fp8Baseline>
+      fp8_baseline_;  ///< planned on the first launch_cublas of an fp8 problem
 };
 
 }  // namespace ktune

@@ -3,6 +3,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 namespace ktune::gemm_gpu {
 namespace {
@@ -10,7 +11,23 @@ namespace {
 __device__ float load_as_float(const void* p, long long i, Elem e) {
   if (e == Elem::bf16) return __bfloat162float(static_cast<const __nv_bfloat16*>(p)[i]);
   if (e == Elem::fp16) return __half2float(static_cast<const __half*>(p)[i]);
+  if (e == Elem::e4m3) return static_cast<float>(static_cast<const __nv_fp8_e4m3*>(p)[i]);
+  if (e == Elem::e5m2) return static_cast<float>(static_cast<const __nv_fp8_e5m2*>(p)[i]);
   return static_cast<const float*>(p)[i];
+}
+
+/// Rounds to nearest; fp8 saturates to its largest finite value.
+__device__ void store_as(void* p, long long i, Elem e, float v) {
+  if (e == Elem::bf16)
+    static_cast<__nv_bfloat16*>(p)[i] = __float2bfloat16_rn(v);
+  else if (e == Elem::fp16)
+    static_cast<__half*>(p)[i] = __float2half_rn(v);
+  else if (e == Elem::e4m3)
+    static_cast<__nv_fp8_e4m3*>(p)[i] = __nv_fp8_e4m3(v);
+  else if (e == Elem::e5m2)
+    static_cast<__nv_fp8_e5m2*>(p)[i] = __nv_fp8_e5m2(v);
+  else
+    static_cast<float*>(p)[i] = v;
 }
 
 __device__ std::uint64_t mix(std::uint64_t x) {  // splitmix64 finalizer
@@ -23,17 +40,18 @@ __device__ std::uint64_t mix(std::uint64_t x) {  // splitmix64 finalizer
 __global__ void fill_uniform_kernel(void* data, std::size_t count, Elem e, std::uint64_t seed) {
   for (std::size_t i = blockIdx.x * 256ULL + threadIdx.x; i < count; i += gridDim.x * 256ULL) {
     const float u = static_cast<float>(mix(seed ^ mix(i)) >> 40) * (1.0f / 16777216.0f);  // [0, 1)
-    const float v = 2.f * u - 1.f;
-    if (e == Elem::bf16) static_cast<__nv_bfloat16*>(data)[i] = __float2bfloat16_rn(v);
-    else if (e == Elem::fp16) static_cast<__half*>(data)[i] = __float2half_rn(v);
-    else static_cast<float*>(data)[i] = v;
+    store_as(data, static_cast<long long>(i), e, 2.f * u - 1.f);
   }
 }
 
 __global__ void fill_pattern_kernel(void* data, std::size_t count, int bytes, std::uint32_t bits) {
   for (std::size_t i = blockIdx.x * 256ULL + threadIdx.x; i < count; i += gridDim.x * 256ULL) {
-    if (bytes == 2) static_cast<unsigned short*>(data)[i] = static_cast<unsigned short>(bits);
-    else static_cast<std::uint32_t*>(data)[i] = bits;
+    if (bytes == 1)
+      static_cast<unsigned char*>(data)[i] = static_cast<unsigned char>(bits);
+    else if (bytes == 2)
+      static_cast<unsigned short*>(data)[i] = static_cast<unsigned short>(bits);
+    else
+      static_cast<std::uint32_t*>(data)[i] = bits;
   }
 }
 
@@ -51,10 +69,9 @@ __global__ void epilogue_kernel(float* ref, const void* c0, const void* bias, in
   }
 }
 
-__device__ void store_as(void* p, long long i, Elem e, float v) {
-  if (e == Elem::bf16) static_cast<__nv_bfloat16*>(p)[i] = __float2bfloat16_rn(v);
-  else if (e == Elem::fp16) static_cast<__half*>(p)[i] = __float2half_rn(v);
-  else static_cast<float*>(p)[i] = v;
+__global__ void convert_kernel(void* dst, Elem de, const void* src, Elem se, std::size_t count) {
+  for (std::size_t i = blockIdx.x * 256ULL + threadIdx.x; i < count; i += gridDim.x * 256ULL)
+    store_as(dst, static_cast<long long>(i), de, load_as_float(src, static_cast<long long>(i), se));
 }
 
 __global__ void abs_kernel(void* dst, const void* src, std::size_t count, Elem e) {
@@ -96,9 +113,17 @@ cudaError_t fill_uniform(void* data, std::size_t count, Elem elem, std::uint64_t
   return cudaGetLastError();
 }
 
-cudaError_t fill_pattern(void* data, std::size_t count, Elem elem, std::uint32_t bits, cudaStream_t stream) {
-  fill_pattern_kernel<<<grid_for(static_cast<long long>(count)), 256, 0, stream>>>(data, count,
-                                                                                  elem == Elem::fp32 ? 4 : 2, bits);
+cudaError_t fill_pattern(void* data, std::size_t count, Elem elem, std::uint32_t bits,
+                         cudaStream_t stream) {
+  fill_pattern_kernel<<<grid_for(static_cast<long long>(count)), 256, 0, stream>>>(
+      data, count, elem_bytes(elem), bits);
+  return cudaGetLastError();
+}
+
+cudaError_t convert_copy(void* dst, Elem dst_elem, const void* src, Elem src_elem,
+                         std::size_t count, cudaStream_t stream) {
+  convert_kernel<<<grid_for(static_cast<long long>(count)), 256, 0, stream>>>(dst, dst_elem, src,
+                                                                              src_elem, count);
   return cudaGetLastError();
 }
 

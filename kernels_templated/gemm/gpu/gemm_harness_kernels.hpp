@@ -9,9 +9,14 @@
 
 namespace ktune::gemm_gpu {
 
-enum class Elem { fp32 = 0, bf16 = 1, fp16 = 2 };
+enum class Elem { fp32 = 0, bf16 = 1, fp16 = 2, e4m3 = 3, e5m2 = 4 };
 
-/// Uniform values in [-1, 1] from a counter-based hash of (seed, index).
+/// Bytes per element.
+inline int elem_bytes(Elem e) {
+  return e == Elem::fp32 ? 4 : e == Elem::e4m3 || e == Elem::e5m2 ? 1 : 2;
+}
+
+/// Uniform values in [-1, 1] from a counter-based hash of (seed, index), rounded to elem.
 cudaError_t fill_uniform(void* data, std::size_t count, Elem elem, std::uint64_t seed,
                          cudaStream_t stream);
 /// Every element set to the same bit pattern (elem's width).
@@ -21,6 +26,10 @@ cudaError_t fill_pattern(void* data, std::size_t count, Elem elem, std::uint32_t
 cudaError_t reference_epilogue(float* ref, const void* c0, const void* bias, int m, int n,
                                long long ldc, Elem out, float alpha, float beta, int epilogue,
                                cudaStream_t stream);
+/// dst[i] = src[i] converted (round to nearest): exact from fp8 to bf16, which
+/// holds every fp8 value, so cuBLAS's bf16 GEMM is the fp8 operands' reference.
+cudaError_t convert_copy(void* dst, Elem dst_elem, const void* src, Elem src_elem,
+                         std::size_t count, cudaStream_t stream);
 /// dst[i] = |src[i]| (exact in every format): the operands of the |A||B| product.
 cudaError_t abs_copy(void* dst, const void* src, std::size_t count, Elem elem, cudaStream_t stream);
 /// mag[m][n] = |alpha| mag[m][n] + |beta| |c0[m][n]| + |bias[n]| (bias only with an epilogue):

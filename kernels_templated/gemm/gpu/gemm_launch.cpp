@@ -34,6 +34,23 @@ cudaError_t launch_repack(cudaKernel_t kernel, const void* src, void* dst, const
                           stream);
 }
 
+constexpr int kTransposeTile = 32;  // gemm_repack.cuh: kTransposeTile
+constexpr int kTransposeThreads = 256;
+
+/// Launches the transposing copy of one stored operand into its K-major copy
+/// (ld_dst apart): at most 16 blocks per SM, striding over the 32 x 32 tiles.
+cudaError_t launch_transpose(cudaKernel_t kernel, const void* src, void* dst, const GemmOperand& o,
+                             long long ld_dst, int sm_count, cudaStream_t stream) {
+  HostRepackParams r{src, dst, o.ld, ld_dst, o.rows, static_cast<int>(o.cols)};
+  void* args[] = {&r};
+  const long long tiles = ((o.rows + kTransposeTile - 1) / kTransposeTile) *
+                          ((o.cols + kTransposeTile - 1) / kTransposeTile);
+  const long long blocks = std::min<long long>(tiles, 16LL * std::max(sm_count, 1));
+  return cudaLaunchKernel(reinterpret_cast<const void*>(kernel),
+                          dim3(static_cast<unsigned>(blocks)), dim3(kTransposeThreads), args, 0,
+                          stream);
+}
+
 /// Host mirror of ktune_gemm::GemmParams (gemm_common.cuh): same members, same order.
 struct HostGemmParams {
   const void* A;
@@ -64,12 +81,15 @@ cudaError_t GemmLauncher::launch(const GemmProblem& p, const GemmKnobs& knobs,
   } catch (const std::exception&) {
     return cudaErrorInvalidValue;
   }
-  // Launch order (GemmFamily::source): [repack], [prescale], main, [reduce].
+  // Launch order (GemmFamily::source): [repack], [transpose], [prescale], main, [reduce].
   std::size_t next = 0;
   const bool repacks = g.repack_a || g.repack_b;
-  const std::size_t expected = 1 + (repacks ? 1 : 0) + (g.has_reduce || g.has_prescale ? 1 : 0);
+  const bool transposes = g.transpose_a || g.transpose_b;
+  const std::size_t expected =
+      1 + (repacks ? 1 : 0) + (transposes ? 1 : 0) + (g.has_reduce || g.has_prescale ? 1 : 0);
   if (kernels.size() != expected) return cudaErrorInvalidValue;
   const cudaKernel_t repack_kernel = repacks ? kernels[next++] : nullptr;
+  const cudaKernel_t transpose_kernel = transposes ? kernels[next++] : nullptr;
   const cudaKernel_t prescale_kernel = g.has_prescale ? kernels[next++] : nullptr;
   const void* main_kernel = reinterpret_cast<const void*>(kernels[next++]);
   const cudaKernel_t reduce_kernel = g.has_reduce ? kernels[next++] : nullptr;
@@ -109,27 +129,33 @@ cudaError_t GemmLauncher::launch(const GemmProblem& p, const GemmKnobs& knobs,
         e != cudaSuccess)
       return e;
   }
-  // REPACK: misaligned operands are copied to the pack buffer (aligned rows)
-  // and the main kernel reads the copies.
+  // REPACK: misaligned operands are copied to the pack buffer (aligned rows),
+  // transposed ones (wgmma tf32) to their K-major form; the main kernel reads the copies.
   const void* kernel_a = io.a;
   const void* kernel_b = io.b;
-  if (repacks) {
+  if (repacks || transposes) {
     const std::size_t e = static_cast<std::size_t>(p.in_bytes());
     const std::size_t b_offset = (g.packed_a_elems * e + 255) / 256 * 256;
     const std::size_t bytes = b_offset + g.packed_b_elems * e;
     if (cudaError_t e2 = pack_.grow_to(bytes); e2 != cudaSuccess) return e2;
     unsigned char* base = pack_.data();
-    if (g.repack_a) {
+    if (g.repack_a || g.transpose_a) {
       kernel_a = base;
-      if (cudaError_t e2 = launch_repack(repack_kernel, io.a, base, p.a_stored(), g.kernel_lda,
-                                         sm_count_, stream);
+      if (cudaError_t e2 = g.transpose_a
+                               ? launch_transpose(transpose_kernel, io.a, base, p.a_stored(),
+                                                  g.kernel_lda, sm_count_, stream)
+                               : launch_repack(repack_kernel, io.a, base, p.a_stored(),
+                                               g.kernel_lda, sm_count_, stream);
           e2 != cudaSuccess)
         return e2;
     }
-    if (g.repack_b) {
+    if (g.repack_b || g.transpose_b) {
       kernel_b = base + b_offset;
-      if (cudaError_t e2 = launch_repack(repack_kernel, io.b, base + b_offset, p.b_stored(),
-                                         g.kernel_ldb, sm_count_, stream);
+      if (cudaError_t e2 = g.transpose_b
+                               ? launch_transpose(transpose_kernel, io.b, base + b_offset,
+                                                  p.b_stored(), g.kernel_ldb, sm_count_, stream)
+                               : launch_repack(repack_kernel, io.b, base + b_offset, p.b_stored(),
+                                               g.kernel_ldb, sm_count_, stream);
           e2 != cudaSuccess)
         return e2;
     }
@@ -145,28 +171,29 @@ cudaError_t GemmLauncher::launch(const GemmProblem& p, const GemmKnobs& knobs,
                         g.kernel_lda,
                         g.kernel_ldb,
                         p.ldc,
-                        static_cast<float>(p.alpha),
-                        static_cast<float>(p.beta),
+                        static_cast<float>(p.kernel_alpha()),  // fp8 scales folded in
+                        static_cast<float>(p.kernel_beta()),
                         g.k_per_split};
   void* args[] = {&params};
   void* wgmma_args[] = {&map_a_, &map_b_, &map_c_, &params};
   if (knobs.wgmma) {
-    // A is M x K and B is N x K, both row-major (layout nt): boxes of 64
-    // K-elements; each block of a cluster loads its share of the tile it
-    // shares (B along M, A along N).
+    // A is M x K and B is N x K, both row-major (layout nt, or after the
+    // transposing copy): boxes of one 128-byte row of K-elements; each block
+    // of a cluster loads its share of the tile it shares (B along M, A along N).
     const int box_m = knobs.block_m / knobs.cluster_n;
     const int box_n = knobs.block_n / knobs.cluster_m;
     const auto ab_key = std::make_tuple(kernel_a, kernel_b, p.m, p.n, p.k, g.kernel_lda,
                                         g.kernel_ldb, box_m, box_n);
     if (!maps_ab_valid_ || ab_key != maps_ab_key_) {
-      const bool bf16 = p.dtype == "bf16";
+      const ktune_gemm::WgmmaTypeTraits t = wgmma_operand_traits(p.dtype);
+      const auto type = static_cast<CUtensorMapDataType>(t.tma_type);
       maps_ab_valid_ = false;  // stale until both are encoded
-      if (cudaError_t e = encode_tma_map_2d(&map_a_, kernel_a, bf16, p.m, p.k, g.kernel_lda, box_m,
-                                            knobs.block_k);
+      if (cudaError_t e = encode_tma_map_2d(&map_a_, kernel_a, type, t.bytes, p.m, p.k,
+                                            g.kernel_lda, box_m, knobs.block_k);
           e != cudaSuccess)
         return e;
-      if (cudaError_t e = encode_tma_map_2d(&map_b_, kernel_b, bf16, p.n, p.k, g.kernel_ldb, box_n,
-                                            knobs.block_k);
+      if (cudaError_t e = encode_tma_map_2d(&map_b_, kernel_b, type, t.bytes, p.n, p.k,
+                                            g.kernel_ldb, box_n, knobs.block_k);
           e != cudaSuccess)
         return e;
       maps_ab_key_ = ab_key;
@@ -178,9 +205,9 @@ cudaError_t GemmLauncher::launch(const GemmProblem& p, const GemmKnobs& knobs,
     const int out_bytes = static_cast<int>(p.out_bytes());
     const auto c_key = std::make_tuple(static_cast<const void*>(io.c), p.m, p.n, p.ldc, out_bytes);
     if (knobs.stage_c && (!maps_c_valid_ || c_key != maps_c_key_)) {
-      const CUtensorMapDataType type = out_bytes == 4      ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
-                                       : p.dtype == "bf16" ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                                                           : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+      const CUtensorMapDataType type = out_bytes == 4            ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                       : p.out_dtype() == "bf16" ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                                                 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
       const bool rows_aligned =
           (p.ldc * out_bytes) % 16 == 0 && reinterpret_cast<std::uintptr_t>(io.c) % 16 == 0;
       maps_c_valid_ = false;  // stale until encoded
