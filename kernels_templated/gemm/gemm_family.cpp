@@ -732,10 +732,15 @@ KernelSource GemmFamily::source(const Problem& raw, const Config& c) const {
   auto b = [](bool v) { return v ? "true" : "false"; };
   std::ostringstream main;
   if (k.wgmma) {
-    main << "ktune_gemm::gemm_wgmma<" << tin << ", " << tout << ", " << k.block_m << ", " << k.block_n << ", "
-         << k.warp_m << ", " << k.stages << ", " << k.cluster_m << ", " << k.cluster_n << ", " << k.group_m << ", "
-         << mode << ", " << epi
-         << ", " << b(k.pingpong) << ", " << b(k.stage_c) << ">";
+    // Layout nt keeps its own kernel (and so the cubins of its stored results);
+    // the others name how A and B are stored (gemm_wgmma.cuh).
+    const bool nt = !p.a_t() && p.b_t();
+    main << (nt ? "ktune_gemm::gemm_wgmma<" : "ktune_gemm::gemm_wgmma_layout<") << tin << ", " << tout << ", "
+         << k.block_m << ", " << k.block_n << ", " << k.warp_m << ", " << k.stages << ", " << k.cluster_m << ", "
+         << k.cluster_n << ", " << k.group_m << ", " << mode << ", " << epi << ", " << b(k.pingpong) << ", "
+         << b(k.stage_c);
+    if (!nt) main << ", " << b(p.a_t()) << ", " << b(!p.b_t());
+    main << ">";
   } else if (p.simt()) {
     main << "ktune_gemm::gemm_simt<" << k.block_m << ", " << k.block_n << ", " << k.block_k << ", " << k.warp_m
          << ", " << k.warp_n << ", " << k.vec << ", " << b(k.smem == "pad") << ", " << b(p.a_t()) << ", "

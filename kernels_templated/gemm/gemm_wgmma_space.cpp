@@ -17,7 +17,7 @@ std::int64_t i64(int v) { return v; }
 std::string GemmFamily::wgmma_unavailable_reason(const GemmProblem& p, const DeviceSpec& d) {
   if (d.cc_major != 9 || d.cc_minor != 0) return "wgmma needs an sm_90 device, this is " + d.arch();
   if (p.in_bytes() != 2) return "wgmma here takes 16-bit inputs (bf16, fp16), not " + p.dtype;
-  if (p.layout != "nt") return "wgmma here reads A and B K-major (layout nt), not layout " + p.layout;
+  // Every layout: each operand is read K-major or MN-major as it is stored.
   // Leading dimensions TMA cannot address (strides not multiples of 16 bytes)
   // are served by repacking (REPACK=true in the space).
   return "";
@@ -37,11 +37,18 @@ Space GemmFamily::wgmma_space(const GemmProblem& p, const DeviceSpec& d) {
   s.add(Parameter::categorical("PATH", {"wgmma"}, "wgmma", "tensor-core path: Hopper wgmma fed by TMA"));
   s.add(Parameter::list("BLOCK_M", {i64(64), i64(128), i64(256)}, i64(128), "rows of C per block"));
   std::vector<Value> widths;
-  // Every width wgmma takes (steps of 8): widths like 168 fit the tile count
-  // to the SMs (512 x 11008 in 128 x 168 tiles is exactly 2 waves of 132, as
-  // cuBLAS's kernel there runs; in 128 x 176 tiles 1.9, in 128 x 128 ones 2.6).
-  for (int n = 64; n <= 256; n += 8) widths.emplace_back(i64(n));
-  s.add(Parameter::list("BLOCK_N", widths, i64(128), "columns of C per block (the wgmma N)"));
+  // A K-major B (stored N x K: layouts nt, tt) takes every width wgmma takes
+  // (steps of 8): widths like 168 fit the tile count to the SMs (512 x 11008
+  // in 128 x 168 tiles is exactly 2 waves of 132, as cuBLAS's kernel there
+  // runs; in 128 x 176 tiles 1.9, in 128 x 128 ones 2.6). An N-major B (stored
+  // K x N: layouts nn, tn) lies in shared memory as column blocks of 64
+  // N-elements, the 128-byte swizzle atom of an MN-major operand, and a wgmma
+  // reads whole atoms: steps of 64. (BLOCK_M's values are all multiples of 64.)
+  const int width_step = p.b_t() ? 8 : 64;
+  for (int n = 64; n <= 256; n += width_step) widths.emplace_back(i64(n));
+  s.add(Parameter::list("BLOCK_N", widths, i64(128),
+                        p.b_t() ? "columns of C per block (the wgmma N)"
+                                : "columns of C per block (the wgmma N; whole 64-column swizzle atoms of B)"));
   s.add(Parameter::list("BLOCK_K", {i64(kWgmmaBlockK)}, i64(kWgmmaBlockK),
                         "K per stage (one 128-byte swizzled row of 16-bit elements)"));
   s.add(Parameter::list("WARP_M", {i64(64), i64(128)}, i64(64), "rows of C per consumer warpgroup (m64 blocks)"));

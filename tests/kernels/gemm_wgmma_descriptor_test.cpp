@@ -3,6 +3,7 @@
 // geometry (persistent grid) and generated source.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -30,8 +31,6 @@ TEST(GemmWgmma, RoutedOnlyWhereTheHopperPathApplies) {
   // Each reason is named.
   EXPECT_NE(GemmFamily::wgmma_unavailable_reason(typed("m=64,n=64,k=64,layout=nt"), device("sm_80")).find("sm_90"),
             std::string::npos);
-  EXPECT_NE(GemmFamily::wgmma_unavailable_reason(typed("m=64,n=64,k=64,layout=nn"), h200).find("layout"),
-            std::string::npos);
   EXPECT_NE(GemmFamily::wgmma_unavailable_reason(typed("m=64,n=64,k=64,layout=nt,dtype=tf32"), h200).find("16-bit"),
             std::string::npos);
   // Leading dimensions TMA cannot address are served by repacking, not refused.
@@ -40,10 +39,38 @@ TEST(GemmWgmma, RoutedOnlyWhereTheHopperPathApplies) {
   // path=mma declines it; path=wgmma where impossible is a clear error.
   EXPECT_FALSE(GemmFamily::uses_wgmma(typed("m=4096,n=4096,k=4096,layout=nt,path=mma"), h200));
   try {
-    gemm_family().space(problem("m=64,n=64,k=64,layout=nn,path=wgmma"), h200);
-    FAIL() << "path=wgmma with layout nn must be refused";
+    gemm_family().space(problem("m=64,n=64,k=64,layout=nn,dtype=tf32,path=wgmma"), h200);
+    FAIL() << "path=wgmma with tf32 must be refused";
   } catch (const ProblemError& e) {
-    EXPECT_NE(std::string(e.what()).find("layout nn"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("16-bit"), std::string::npos) << e.what();
+  }
+}
+
+TEST(GemmWgmma, EveryLayoutIsServedInBf16AndFp16) {
+  const DeviceSpec h200 = device("h200");
+  for (const char* layout : {"nn", "nt", "tn", "tt"})
+    for (const char* dtype : {"bf16", "fp16"}) {
+      const std::string text = std::string("m=509,n=383,k=257,layout=") + layout + ",dtype=" + dtype;
+      SCOPED_TRACE(text);
+      const GemmProblem p = typed(text);
+      EXPECT_EQ(GemmFamily::wgmma_unavailable_reason(p, h200), "");
+      EXPECT_TRUE(GemmFamily::uses_wgmma(p, h200));
+      // The default configuration is the wgmma path's, and valid.
+      const Config def = gemm_family().default_config(problem(text), h200);
+      EXPECT_EQ(def.text_or("PATH", "mma"), "wgmma");
+      EXPECT_TRUE(gemm_family().space(problem(text), h200).is_valid(def)) << def.key();
+      // path=mma keeps the mma.sync space for comparison, in every layout.
+      EXPECT_FALSE(GemmFamily::uses_wgmma(typed(text + ",path=mma"), h200));
+      EXPECT_FALSE(gemm_family().default_config(problem(text + ",path=mma"), h200).contains("PATH"));
+      // The path's files version the results, whatever the layout.
+      const auto files = gemm_family().template_files_for(problem(text), h200);
+      EXPECT_NE(std::find(files.begin(), files.end(), "gemm/gemm_wgmma.cuh"), files.end());
+    }
+  // Other devices and dtypes keep the mma.sync path in every layout.
+  for (const char* layout : {"nn", "tn", "tt"}) {
+    const std::string l = std::string(",layout=") + layout;
+    EXPECT_FALSE(GemmFamily::uses_wgmma(typed("m=64,n=64,k=64" + l), device("sm_80"))) << layout;
+    EXPECT_FALSE(GemmFamily::uses_wgmma(typed("m=64,n=64,k=64,dtype=tf32" + l), h200)) << layout;
   }
 }
 
@@ -96,6 +123,81 @@ TEST(GemmWgmma, SpaceHoldsOnlyRunnableConfigurations) {
   // The mma.sync space stays reachable for the same problem.
   const Space mma = gemm_family().space(problem("m=4096,n=4096,k=4096,layout=nt,path=mma"), h200);
   EXPECT_FALSE(mma.sample(1, 1).front().contains("PATH"));
+}
+
+TEST(GemmWgmma, AnNMajorBTakesWholeSwizzleAtomsOfColumns) {
+  // B stored K x N (layouts nn, tn) is read in column blocks of 64 N-elements,
+  // the 128-byte swizzle atom of an MN-major operand: BLOCK_N in steps of 64.
+  // A K-major B (nt, tt) keeps every wgmma N in steps of 8.
+  const DeviceSpec h200 = device("h200");
+  std::set<int> steps_of_8, steps_of_64 = {64, 128, 192, 256};
+  for (int n = 64; n <= 256; n += 8) steps_of_8.insert(n);
+  for (const char* layout : {"nn", "nt", "tn", "tt"}) {
+    const Problem p = problem(std::string("m=4096,n=4096,k=4096,layout=") + layout);
+    const Space s = gemm_family().space(p, h200);
+    std::set<int> widths;
+    std::size_t count = 0, clusters_m = 0, clusters_n = 0, pingpong = 0, staged = 0;
+    for (const Config& c : s.enumerate()) {
+      const GemmKnobs k = GemmKnobs::from(c);
+      widths.insert(k.block_n);
+      ++count;
+      clusters_m += k.cluster_m == 2;
+      clusters_n += k.cluster_n == 2;
+      pingpong += k.pingpong;
+      staged += k.stage_c;
+    }
+    EXPECT_EQ(widths, GemmProblem::from(p).b_t() ? steps_of_8 : steps_of_64) << layout;
+    // Every variant of the kernel is offered in every layout.
+    EXPECT_GT(count, 100u) << layout;
+    EXPECT_GT(clusters_m, 0u) << layout;
+    EXPECT_GT(clusters_n, 0u) << layout;
+    EXPECT_GT(pingpong, 0u) << layout;
+    EXPECT_GT(staged, 0u) << layout;
+  }
+  // A width of 168 is a start for nt, not for nn.
+  Config c = gemm_family().default_config(problem("m=512,n=11008,k=4096,layout=nt"), h200);
+  c.set("BLOCK_N", std::int64_t{168});
+  EXPECT_TRUE(gemm_family().space(problem("m=512,n=11008,k=4096,layout=nt"), h200).is_valid(c));
+  EXPECT_FALSE(gemm_family().space(problem("m=512,n=11008,k=4096,layout=nn"), h200).is_valid(c));
+}
+
+TEST(GemmWgmma, SourceNamesHowEachOperandIsStored) {
+  // nt keeps its kernel (the cubins of its stored results stay the same);
+  // the other layouts name A M-major (stored K x M) and B N-major (stored K x N).
+  const DeviceSpec h200 = device("h200");
+  const std::string args = "__nv_bfloat16, __nv_bfloat16, 128, 128, 64, 4, 1, 1, 8, 0, 0, false, false";
+  const std::pair<const char*, std::string> expected[] = {
+      {"nt", "ktune_gemm::gemm_wgmma<" + args + ">"},
+      {"nn", "ktune_gemm::gemm_wgmma_layout<" + args + ", false, true>"},
+      {"tn", "ktune_gemm::gemm_wgmma_layout<" + args + ", true, true>"},
+      {"tt", "ktune_gemm::gemm_wgmma_layout<" + args + ", true, false>"}};
+  for (const auto& [layout, kernel] : expected) {
+    const Problem p = problem(std::string("m=512,n=512,k=512,layout=") + layout);
+    const KernelSource s = gemm_family().source(p, gemm_family().default_config(p, h200));
+    ASSERT_EQ(s.kernels.size(), 1u) << layout;
+    EXPECT_EQ(s.kernels[0], kernel);
+    EXPECT_TRUE(s.needs_arch_specific) << layout;
+  }
+}
+
+TEST(GemmWgmma, MisalignedOperandsAreRepackedInEveryLayout) {
+  // TMA needs 16-byte strides whichever way an operand is stored; a repacked
+  // operand's rows are its stored rows (K of them when A is stored K x M).
+  const DeviceSpec h200 = device("h200");
+  const Problem p = problem("m=300,n=260,k=1000,layout=tn,lda=1001,ldb=1000");
+  const Space s = gemm_family().space(p, h200);
+  const Config def = gemm_family().default_config(p, h200);
+  EXPECT_TRUE(s.is_valid(def));
+  EXPECT_TRUE(def.boolean("REPACK"));
+  for (const Config& c : s.sample(30, 3)) EXPECT_TRUE(c.boolean("REPACK")) << c.key();
+  const GemmGeometry g = GemmFamily::geometry(GemmProblem::from(p), GemmKnobs::from(def), 132);
+  EXPECT_TRUE(g.repack_a);
+  EXPECT_FALSE(g.repack_b);
+  EXPECT_EQ(g.kernel_lda, 304);  // M = 300 rounded up to 8 elements (16 bytes)
+  EXPECT_EQ(g.packed_a_elems, 1000 * 304);
+  const KernelSource src = gemm_family().source(p, def);
+  ASSERT_EQ(src.kernels.size(), 2u);
+  EXPECT_EQ(src.kernels[0], "ktune_gemm::repack_rows<__nv_bfloat16>");
 }
 
 TEST(GemmWgmma, BenchSweepStartsAreInTheirSpacesOnTheH200) {

@@ -49,10 +49,23 @@ struct HostGemmParams {
 
 }  // namespace
 
+cudaError_t GemmLauncher::OperandMap::encode(const TmaOperandKey& k) {
+  if (valid && k == key) return cudaSuccess;
+  valid = false;  // stale until encoded
+  if (cudaError_t e = encode_tma_map_2d(&map, k.base, k.bf16, static_cast<std::uint64_t>(k.rows),
+                                        static_cast<std::uint64_t>(k.cols),
+                                        static_cast<std::uint64_t>(k.ld), k.box_rows, k.box_cols);
+      e != cudaSuccess)
+    return e;
+  key = k;
+  valid = true;
+  return cudaSuccess;
+}
+
 void GemmLauncher::release_buffers() {
   workspace_.reset();
   pack_.reset();
-  maps_ab_valid_ = maps_c_valid_ = false;
+  map_a_.valid = map_b_.valid = maps_c_valid_ = false;
 }
 
 cudaError_t GemmLauncher::launch(const GemmProblem& p, const GemmKnobs& knobs,
@@ -149,29 +162,25 @@ cudaError_t GemmLauncher::launch(const GemmProblem& p, const GemmKnobs& knobs,
                         static_cast<float>(p.beta),
                         g.k_per_split};
   void* args[] = {&params};
-  void* wgmma_args[] = {&map_a_, &map_b_, &map_c_, &params};
+  void* wgmma_args[] = {&map_a_.map, &map_b_.map, &map_c_, &params};
   if (knobs.wgmma) {
-    // A is M x K and B is N x K, both row-major (layout nt): boxes of 64
-    // K-elements; each block of a cluster loads its share of the tile it
-    // shares (B along M, A along N).
-    const int box_m = knobs.block_m / knobs.cluster_n;
-    const int box_n = knobs.block_n / knobs.cluster_m;
-    const auto ab_key = std::make_tuple(kernel_a, kernel_b, p.m, p.n, p.k, g.kernel_lda,
-                                        g.kernel_ldb, box_m, box_n);
-    if (!maps_ab_valid_ || ab_key != maps_ab_key_) {
-      const bool bf16 = p.dtype == "bf16";
-      maps_ab_valid_ = false;  // stale until both are encoded
-      if (cudaError_t e = encode_tma_map_2d(&map_a_, kernel_a, bf16, p.m, p.k, g.kernel_lda, box_m,
-                                            knobs.block_k);
-          e != cudaSuccess)
-        return e;
-      if (cudaError_t e = encode_tma_map_2d(&map_b_, kernel_b, bf16, p.n, p.k, g.kernel_ldb, box_n,
-                                            knobs.block_k);
-          e != cudaSuccess)
-        return e;
-      maps_ab_key_ = ab_key;
-      maps_ab_valid_ = true;
-    }
+    // Boxes of 64 K-elements by a tile's rows for a K-major operand (A stored M x K,
+    // B stored N x K), of 64 M or N elements by BLOCK_K rows for an MN-major one
+    // (stored K x M or K x N: one box per 64 columns of the tile). Each block of a
+    // cluster loads its share of the tile it shares (B along M, A along N): half
+    // the rows of a K-major tile, half the K-rows of an MN-major one.
+    const bool bf16 = p.dtype == "bf16";
+    auto key_of = [&](const void* base, const GemmOperand& o, long long ld, bool k_major, int tile_rows,
+                      int sharers) {
+      return k_major ? TmaOperandKey{base, o.rows, o.cols, ld, bf16, tile_rows / sharers, knobs.block_k}
+                     : TmaOperandKey{base, o.rows, o.cols, ld, bf16, knobs.block_k / sharers, 128 / p.in_bytes()};
+    };
+    const TmaOperandKey a_key =
+        key_of(kernel_a, p.a_stored(), g.kernel_lda, !p.a_t(), knobs.block_m, knobs.cluster_n);
+    const TmaOperandKey b_key =
+        key_of(kernel_b, p.b_stored(), g.kernel_ldb, p.b_t(), knobs.block_n, knobs.cluster_m);
+    if (cudaError_t e = map_a_.encode(a_key); e != cudaSuccess) return e;
+    if (cudaError_t e = map_b_.encode(b_key); e != cudaSuccess) return e;
     // C in 16 rows x 128 bytes boxes. The kernel stores through the map only where C's rows are
     // 16-byte aligned (c_rows_aligned, the map's own requirement); there the map must encode, and
     // elsewhere it is left zeroed and never read.
