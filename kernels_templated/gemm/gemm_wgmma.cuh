@@ -27,6 +27,10 @@
 // copy. gemm_wgmma serves layout nt and gemm_wgmma_layout every layout. TMA
 // zero-fills reads past M, N and K, so edges need no predication on the load
 // side; the epilogue checks bounds per element.
+//
+// NVRTC emits every namespace-scope constant into every cubin: a new one
+// changes the cubins of all stored results (their symbol tables), so
+// constants that only some kernels use live inside functions.
 #pragma once
 
 #include <cuda/ptx>
@@ -55,11 +59,11 @@ constexpr int kProducerRegs = 40;
 ///   rows (the next atom along M or N) are 1024 bytes on. Moving along K
 ///   inside the atom is a plain address offset.
 /// - MN-major: a row holds 64 M (or N) elements of one K index; a column block
-///   is BK such rows (kMnBlockBytes), and the tile's column blocks follow one
-///   another. Along K the next 8 rows are 1024 bytes on, and moving along K
-///   in steps of 8 rows is a plain address offset; along M or N the next 64
-///   elements are one column block on: the leading byte offset. The
-///   derivation: docs/gemm-hopper.md.
+///   is BK such rows, and the tile's column blocks follow one another. Along
+///   K the next 8 rows are 1024 bytes on, and moving along K in steps of 8
+///   rows is a plain address offset; along M or N the next 64 elements are
+///   one column block on: the leading byte offset. The derivation:
+///   docs/gemm-hopper.md.
 ///
 /// The descriptor is kept as two 32-bit words. The high word is the same for
 /// every tile: stride byte offset (the next 8 rows, 1024 bytes in both
@@ -71,11 +75,10 @@ constexpr int kProducerRegs = 40;
 /// recomputing it from an address took a mask, a shift and an OR more (gemm
 /// v13 run A: 0.5-2% faster).
 constexpr unsigned kWgmmaDescHigh = (1024u >> 4) | (1u << 30);
-/// Bytes of an MN-major column block: BK rows of 128 bytes.
-constexpr unsigned kMnBlockBytes = kWgmmaBlockK * 128;
 template <bool MN_MAJOR = false>
 __device__ __forceinline__ unsigned wgmma_desc_low(const void* tile) {
-  return (smem_addr(tile) >> 4) | ((MN_MAJOR ? kMnBlockBytes >> 4 : 1u) << 16);
+  constexpr unsigned kColumnBlockBytes = kWgmmaBlockK * 128;  // MN-major: BK rows of 128 bytes
+  return (smem_addr(tile) >> 4) | ((MN_MAJOR ? kColumnBlockBytes >> 4 : 1u) << 16);
 }
 __device__ __forceinline__ unsigned long long wgmma_desc(unsigned low) {
   return (static_cast<unsigned long long>(kWgmmaDescHigh) << 32) | low;
@@ -360,8 +363,9 @@ __device__ __forceinline__ void named_barrier_sync(unsigned id, unsigned threads
 }
 
 /// Threads of a block: the consumer warpgroups and the producer's.
-template <int BM, int WM, bool PINGPONG>
-constexpr int kWgmmaThreads = 128 * ((PINGPONG ? 2 : BM / WM) + 1);
+__host__ __device__ constexpr int wgmma_threads(int bm, int wm, bool pingpong) {
+  return 128 * ((pingpong ? 2 : bm / wm) + 1);
+}
 
 /// C = alpha * op(A) * op(B) (+ beta C, bias, activation), all row-major; A
 /// stored M x K, or K x M when A_M_MAJOR; B stored N x K, or K x N when
@@ -583,7 +587,7 @@ __device__ __forceinline__ void gemm_wgmma_block(const TmaMap& tma_a, const TmaM
 /// other layouts came.
 template <typename T, typename TOut, int BM, int BN, int WM, int STAGES, int CLUSTER_M, int CLUSTER_N, int GROUP_M,
           int SPLIT_MODE, int EPI, bool PINGPONG, bool STAGE_C>
-__global__ void __launch_bounds__(kWgmmaThreads<BM, WM, PINGPONG>, 1)
+__global__ void __launch_bounds__(wgmma_threads(BM, WM, PINGPONG), 1)
     gemm_wgmma(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b,
                const __grid_constant__ TmaMap tma_c, const GemmParams p) {
   gemm_wgmma_block<T, TOut, BM, BN, WM, STAGES, CLUSTER_M, CLUSTER_N, GROUP_M, SPLIT_MODE, EPI, PINGPONG, STAGE_C,
@@ -594,7 +598,7 @@ __global__ void __launch_bounds__(kWgmmaThreads<BM, WM, PINGPONG>, 1)
 /// B stored K x N (layouts nn, tn).
 template <typename T, typename TOut, int BM, int BN, int WM, int STAGES, int CLUSTER_M, int CLUSTER_N, int GROUP_M,
           int SPLIT_MODE, int EPI, bool PINGPONG, bool STAGE_C, bool A_M_MAJOR, bool B_N_MAJOR>
-__global__ void __launch_bounds__(kWgmmaThreads<BM, WM, PINGPONG>, 1)
+__global__ void __launch_bounds__(wgmma_threads(BM, WM, PINGPONG), 1)
     gemm_wgmma_layout(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b,
                       const __grid_constant__ TmaMap tma_c, const GemmParams p) {
   gemm_wgmma_block<T, TOut, BM, BN, WM, STAGES, CLUSTER_M, CLUSTER_N, GROUP_M, SPLIT_MODE, EPI, PINGPONG, STAGE_C,
