@@ -539,10 +539,12 @@ std::string run_ampere_suite(Bench& b) {
     c.set("VEC", std::int64_t{4});
     mis_seeds.push_back(c);
   }
-  const Problem mis4 = problem("m=4096,n=4096,k=4096,dtype=bf16,lda=4100,ldb=4100,ldc=4100,path=mma");
+  const Problem mis4 =
+      problem("m=4096,n=4096,k=4096,dtype=bf16,lda=4100,ldb=4100,ldc=4100,path=mma");
   results.push_back(
       b.run("bf16 4096^3, ld=4100", mis4, candidates(mis4, d, mis_seeds, 4, 14), 1, 4));
-  const Problem mis1 = problem("m=4096,n=4096,k=4096,dtype=bf16,lda=4097,ldb=4097,ldc=4097,path=mma");
+  const Problem mis1 =
+      problem("m=4096,n=4096,k=4096,dtype=bf16,lda=4097,ldb=4097,ldc=4097,path=mma");
   results.push_back(
       b.run("bf16 4096^3, ld=4097", mis1, candidates(mis1, d, mis_seeds, 8, 15), 1, 4));
 
@@ -564,24 +566,24 @@ std::string run_ampere_suite(Bench& b) {
 /// Starting points of the wgmma searches at the square shapes (repaired into
 /// each problem's space: an N-major B takes BLOCK_N in steps of 64).
 std::vector<Config> hopper_seeds() {
-  return {
-      wg(128, 256, 64, 4, 8, false), wg(128, 256, 64, 4, 8, true), wg(128, 128, 64, 6, 8, false),
-      wg(128, 128, 64, 6, 8, true), wg(256, 128, 128, 4, 8, false), wg(256, 128, 128, 4, 8, true),
-      wg(128, 192, 64, 5, 8, true), wg(128, 256, 64, 4, 16, true), wg(128, 128, 128, 6, 8, true),
-      wg(64, 256, 64, 6, 8, true), wg(128, 256, 64, 4, 8, true, 1, 2),
-      wg(128, 256, 64, 4, 8, false, 1, 2), wg(128, 256, 64, 4, 16, true, 1, 2),
-      wg(128, 192, 64, 5, 8, true, 1, 2), wg(256, 128, 128, 4, 8, true, 1, 2),
-      wg(128, 128, 64, 6, 8, true, 1, 2),
-      // pingpong: one consumer's epilogue under the other's main loop
-      wg(128, 128, 128, 6, 8, true, 1, 1, true), wg(128, 128, 128, 6, 8, true, 1, 2, true),
-      wg(64, 256, 64, 5, 8, true, 1, 1, true), wg(64, 256, 64, 5, 8, true, 1, 2, true),
-      wg(128, 128, 128, 6, 16, true, 1, 2, true),
-      // C staged through shared memory (16-byte row segments)
-      wg(128, 256, 64, 4, 8, true, 1, 1, false, true),
-      wg(128, 256, 64, 4, 8, true, 1, 2, false, true),
-      wg(128, 128, 128, 6, 8, true, 1, 2, true, true),
-      wg(128, 128, 128, 6, 8, true, 1, 1, true, true),
-      wg(128, 224, 64, 4, 8, false, 1, 1, false, true)};
+  return {wg(128, 256, 64, 4, 8, false), wg(128, 256, 64, 4, 8, true),
+          wg(128, 128, 64, 6, 8, false), wg(128, 128, 64, 6, 8, true),
+          wg(256, 128, 128, 4, 8, false), wg(256, 128, 128, 4, 8, true),
+          wg(128, 192, 64, 5, 8, true), wg(128, 256, 64, 4, 16, true),
+          wg(128, 128, 128, 6, 8, true), wg(64, 256, 64, 6, 8, true),
+          wg(128, 256, 64, 4, 8, true, 1, 2), wg(128, 256, 64, 4, 8, false, 1, 2),
+          wg(128, 256, 64, 4, 16, true, 1, 2), wg(128, 192, 64, 5, 8, true, 1, 2),
+          wg(256, 128, 128, 4, 8, true, 1, 2), wg(128, 128, 64, 6, 8, true, 1, 2),
+          // pingpong: one consumer's epilogue under the other's main loop
+          wg(128, 128, 128, 6, 8, true, 1, 1, true), wg(128, 128, 128, 6, 8, true, 1, 2, true),
+          wg(64, 256, 64, 5, 8, true, 1, 1, true), wg(64, 256, 64, 5, 8, true, 1, 2, true),
+          wg(128, 128, 128, 6, 16, true, 1, 2, true),
+          // C staged through shared memory (16-byte row segments)
+          wg(128, 256, 64, 4, 8, true, 1, 1, false, true),
+          wg(128, 256, 64, 4, 8, true, 1, 2, false, true),
+          wg(128, 128, 128, 6, 8, true, 1, 2, true, true),
+          wg(128, 128, 128, 6, 8, true, 1, 1, true, true),
+          wg(128, 224, 64, 4, 8, false, 1, 1, false, true)};
 }
 
 /// The wgmma path: 4096^3, 8192^3 and (with_llm) the LLM shapes, with their
@@ -719,11 +721,12 @@ int main(int argc, char** argv) {
   CLI::App app{"gemm benchmark: tuned configurations against cuBLAS in the same run"};
   std::string out_dir, suite = "all";
   app.add_option("--out", out_dir, "write gemm-bench.md and gemm-bench-log.txt here");
-  app.add_option("--suite", suite,
-                 "ampere (mma.sync, SIMT, misaligned), hopper (wgmma: 4096^3, 8192^3, misaligned "
-                 "4096^3, LLM "
-                 "shapes), hopper-square (the same without the LLM shapes), hopper-layouts (wgmma in "
-                 "every layout at 4096^3 and 8192^3) or all")
+  app.add_option(
+         "--suite", suite,
+         "ampere (mma.sync, SIMT, misaligned), hopper (wgmma: 4096^3, 8192^3, misaligned "
+         "4096^3, LLM "
+         "shapes), hopper-square (the same without the LLM shapes), hopper-layouts (wgmma in "
+         "every layout at 4096^3 and 8192^3) or all")
       ->check(CLI::IsMember({"ampere", "hopper", "hopper-square", "hopper-layouts", "all"}));
   std::vector<std::string> config_keys;
   app.add_option(
@@ -804,7 +807,8 @@ int main(int argc, char** argv) {
     tables += run_hopper_suite(b, true, {});
   else if (suite == "hopper-square")
     tables += run_hopper_suite(b, false, only);
-  if (!single && (suite == "hopper-layouts" || suite == "all")) tables += run_hopper_layouts_suite(b);
+  if (!single && (suite == "hopper-layouts" || suite == "all"))
+    tables += run_hopper_layouts_suite(b);
   if (!single && (suite == "ampere" || suite == "all")) tables += run_ampere_suite(b);
 
   std::ostringstream head;

@@ -735,10 +735,10 @@ KernelSource GemmFamily::source(const Problem& raw, const Config& c) const {
     // Layout nt keeps its own kernel (and so the cubins of its stored results);
     // the others name how A and B are stored (gemm_wgmma.cuh).
     const bool nt = !p.a_t() && p.b_t();
-    main << (nt ? "ktune_gemm::gemm_wgmma<" : "ktune_gemm::gemm_wgmma_layout<") << tin << ", " << tout << ", "
-         << k.block_m << ", " << k.block_n << ", " << k.warp_m << ", " << k.stages << ", " << k.cluster_m << ", "
-         << k.cluster_n << ", " << k.group_m << ", " << mode << ", " << epi << ", " << b(k.pingpong) << ", "
-         << b(k.stage_c);
+    main << (nt ? "ktune_gemm::gemm_wgmma<" : "ktune_gemm::gemm_wgmma_layout<") << tin << ", "
+         << tout << ", " << k.block_m << ", " << k.block_n << ", " << k.warp_m << ", " << k.stages
+         << ", " << k.cluster_m << ", " << k.cluster_n << ", " << k.group_m << ", " << mode << ", "
+         << epi << ", " << b(k.pingpong) << ", " << b(k.stage_c);
     if (!nt) main << ", " << b(p.a_t()) << ", " << b(!p.b_t());
     main << ">";
   } else if (p.simt()) {

@@ -377,10 +377,11 @@ __host__ __device__ constexpr int wgmma_threads(int bm, int wm, bool pingpong) {
 /// (CLUSTER_M x CLUSTER_N tiles) c, c + clusters, ... STAGE_C: C leaves
 /// through shared memory as 16-byte row segments (store_rows_staged), else
 /// straight from the accumulators in pairs. The kernels below run it.
-template <typename T, typename TOut, int BM, int BN, int WM, int STAGES, int CLUSTER_M, int CLUSTER_N, int GROUP_M,
-          int SPLIT_MODE, int EPI, bool PINGPONG, bool STAGE_C, bool A_M_MAJOR, bool B_N_MAJOR>
-__device__ __forceinline__ void gemm_wgmma_block(const TmaMap& tma_a, const TmaMap& tma_b, const TmaMap& tma_c,
-                                                 const GemmParams& p) {
+template <typename T, typename TOut, int BM, int BN, int WM, int STAGES, int CLUSTER_M,
+          int CLUSTER_N, int GROUP_M, int SPLIT_MODE, int EPI, bool PINGPONG, bool STAGE_C,
+          bool A_M_MAJOR, bool B_N_MAJOR>
+__device__ __forceinline__ void gemm_wgmma_block(const TmaMap& tma_a, const TmaMap& tma_b,
+                                                 const TmaMap& tma_c, const GemmParams& p) {
   constexpr int CONSUMERS = PINGPONG ? 2 : BM / WM;
   // Consumers reading one stage: both halves of the tile, or the one owner.
   constexpr int READERS = PINGPONG ? 1 : CONSUMERS;
@@ -397,7 +398,8 @@ __device__ __forceinline__ void gemm_wgmma_block(const TmaMap& tma_a, const TmaM
   static_assert(STAGES >= 2, "the ring needs two stages to overlap");
   constexpr int CLUSTER = CLUSTER_M * CLUSTER_N;
   static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of one or two blocks");
-  static_assert(!STAGE_C || SPLIT_MODE == kSplitNone, "split-K partials are fp32 sums, not finished C");
+  static_assert(!STAGE_C || SPLIT_MODE == kSplitNone,
+                "split-K partials are fp32 sums, not finished C");
 
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
@@ -465,8 +467,10 @@ __device__ __forceinline__ void gemm_wgmma_block(const TmaMap& tma_a, const TmaM
                                                bar, STAGE_BYTES);
           const int k = k_begin + kt * BK;
           // Of a shared tile, this block loads the share of its rank.
-          load_operand<T, A_M_MAJOR, BM, CLUSTER_N>(ring_a + stage * A_STAGE, &tma_a, tile_m * BM, k, rank_n, bar);
-          load_operand<T, B_N_MAJOR, BN, CLUSTER_M>(ring_b + stage * B_STAGE, &tma_b, tile_n * BN, k, rank_m, bar);
+          load_operand<T, A_M_MAJOR, BM, CLUSTER_N>(ring_a + stage * A_STAGE, &tma_a, tile_m * BM,
+                                                    k, rank_n, bar);
+          load_operand<T, B_N_MAJOR, BN, CLUSTER_M>(ring_b + stage * B_STAGE, &tma_b, tile_n * BN,
+                                                    k, rank_m, bar);
           if (++stage == STAGES) {
             stage = 0;
             phase ^= 1;
@@ -518,7 +522,9 @@ __device__ __forceinline__ void gemm_wgmma_block(const TmaMap& tma_a, const TmaM
           for (int mb = 0; mb < M_BLOCKS; ++mb) {
             // The first k-step of a tile overwrites instead of accumulating.
             Wgmma<BN, T>::template run<A_M_MAJOR, B_N_MAJOR>(
-                acc[mb], wgmma_desc(a_desc + wgmma_desc_offset<T>(mb * 64 * BK + k_offset<T, A_M_MAJOR>(k16 * 16))),
+                acc[mb],
+                wgmma_desc(a_desc +
+                           wgmma_desc_offset<T>(mb * 64 * BK + k_offset<T, A_M_MAJOR>(k16 * 16))),
                 wgmma_desc(b_desc + wgmma_desc_offset<T>(k_offset<T, B_N_MAJOR>(k16 * 16))),
                 (kt > 0 || k16 > 0) ? 1 : 0);
           }
@@ -585,24 +591,25 @@ __device__ __forceinline__ void gemm_wgmma_block(const TmaMap& tma_a, const TmaM
 /// Layout nt: A and B K-major. Its own kernel so that its name, and with it
 /// the cubins of the results stored for it, stay as they were before the
 /// other layouts came.
-template <typename T, typename TOut, int BM, int BN, int WM, int STAGES, int CLUSTER_M, int CLUSTER_N, int GROUP_M,
-          int SPLIT_MODE, int EPI, bool PINGPONG, bool STAGE_C>
+template <typename T, typename TOut, int BM, int BN, int WM, int STAGES, int CLUSTER_M,
+          int CLUSTER_N, int GROUP_M, int SPLIT_MODE, int EPI, bool PINGPONG, bool STAGE_C>
 __global__ void __launch_bounds__(wgmma_threads(BM, WM, PINGPONG), 1)
     gemm_wgmma(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b,
                const __grid_constant__ TmaMap tma_c, const GemmParams p) {
-  gemm_wgmma_block<T, TOut, BM, BN, WM, STAGES, CLUSTER_M, CLUSTER_N, GROUP_M, SPLIT_MODE, EPI, PINGPONG, STAGE_C,
-                   false, false>(tma_a, tma_b, tma_c, p);
+  gemm_wgmma_block<T, TOut, BM, BN, WM, STAGES, CLUSTER_M, CLUSTER_N, GROUP_M, SPLIT_MODE, EPI,
+                   PINGPONG, STAGE_C, false, false>(tma_a, tma_b, tma_c, p);
 }
 
 /// Any layout: A_M_MAJOR for A stored K x M (layouts tn, tt), B_N_MAJOR for
 /// B stored K x N (layouts nn, tn).
-template <typename T, typename TOut, int BM, int BN, int WM, int STAGES, int CLUSTER_M, int CLUSTER_N, int GROUP_M,
-          int SPLIT_MODE, int EPI, bool PINGPONG, bool STAGE_C, bool A_M_MAJOR, bool B_N_MAJOR>
+template <typename T, typename TOut, int BM, int BN, int WM, int STAGES, int CLUSTER_M,
+          int CLUSTER_N, int GROUP_M, int SPLIT_MODE, int EPI, bool PINGPONG, bool STAGE_C,
+          bool A_M_MAJOR, bool B_N_MAJOR>
 __global__ void __launch_bounds__(wgmma_threads(BM, WM, PINGPONG), 1)
     gemm_wgmma_layout(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b,
                       const __grid_constant__ TmaMap tma_c, const GemmParams p) {
-  gemm_wgmma_block<T, TOut, BM, BN, WM, STAGES, CLUSTER_M, CLUSTER_N, GROUP_M, SPLIT_MODE, EPI, PINGPONG, STAGE_C,
-                   A_M_MAJOR, B_N_MAJOR>(tma_a, tma_b, tma_c, p);
+  gemm_wgmma_block<T, TOut, BM, BN, WM, STAGES, CLUSTER_M, CLUSTER_N, GROUP_M, SPLIT_MODE, EPI,
+                   PINGPONG, STAGE_C, A_M_MAJOR, B_N_MAJOR>(tma_a, tma_b, tma_c, p);
 }
 
 }  // namespace ktune_gemm

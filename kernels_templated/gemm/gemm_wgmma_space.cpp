@@ -46,9 +46,10 @@ Space GemmFamily::wgmma_space(const GemmProblem& p, const DeviceSpec& d) {
   // reads whole atoms: steps of 64. (BLOCK_M's values are all multiples of 64.)
   const int width_step = p.b_t() ? 8 : 64;
   for (int n = 64; n <= 256; n += width_step) widths.emplace_back(i64(n));
-  s.add(Parameter::list("BLOCK_N", widths, i64(128),
-                        p.b_t() ? "columns of C per block (the wgmma N)"
-                                : "columns of C per block (the wgmma N; whole 64-column swizzle atoms of B)"));
+  s.add(Parameter::list(
+      "BLOCK_N", widths, i64(128),
+      p.b_t() ? "columns of C per block (the wgmma N)"
+              : "columns of C per block (the wgmma N; whole 64-column swizzle atoms of B)"));
   s.add(Parameter::list("BLOCK_K", {i64(kWgmmaBlockK)}, i64(kWgmmaBlockK),
                         "K per stage (one 128-byte swizzled row of 16-bit elements)"));
   s.add(Parameter::list("WARP_M", {i64(64), i64(128)}, i64(64), "rows of C per consumer warpgroup (m64 blocks)"));

@@ -80,13 +80,15 @@ TEST(GemmDescriptor, MisalignedLeadingDimensionsLeaveOnlyNarrowVectorsUnlessRepa
     }
   }
   // Aligned problems have no REPACK knob at all.
-  EXPECT_THROW(gemm_family().space(problem("m=128,n=128,k=128,path=mma"), d).parameter("REPACK"), SpaceError);
+  EXPECT_THROW(gemm_family().space(problem("m=128,n=128,k=128,path=mma"), d).parameter("REPACK"),
+               SpaceError);
 }
 
 TEST(GemmDescriptor, RepackCopiesOnlyTheMisalignedOperandsToAlignedRows) {
   // A stored M x K with lda 4097 (odd); B stored K x N with ldb 4104 (aligned).
   const GemmProblem p = GemmProblem::from(problem("m=4096,n=4100,k=4096,lda=4097,ldb=4104,ldc=4100"));
-  GemmKnobs k = GemmKnobs::from(gemm_family().default_config(problem("m=4096,n=4100,k=4096,lda=4097,ldb=4104,path=mma"), h200()));
+  GemmKnobs k = GemmKnobs::from(gemm_family().default_config(
+      problem("m=4096,n=4100,k=4096,lda=4097,ldb=4104,path=mma"), h200()));
   EXPECT_FALSE(k.repack);  // the default stays the path without extra kernels
   k.repack = true;
   const GemmGeometry g = GemmFamily::geometry(p, k);
@@ -150,7 +152,8 @@ TEST(GemmDescriptor, AtomicSplitKOnlyForFp32OutputWithoutActivation) {
 TEST(GemmDescriptor, StagedCFitsTheRingWithoutSplitAndOnlyOnTheMmaPath) {
   const DeviceSpec d = h200();
   bool saw_staged = false;
-  for (const char* text : {"m=4096,n=4096,k=4096,path=mma", "m=1000,n=1000,k=1000,dtype=tf32", "m=512,n=512,k=512,out=fp32,path=mma"}) {
+  for (const char* text : {"m=4096,n=4096,k=4096,path=mma", "m=1000,n=1000,k=1000,dtype=tf32",
+                           "m=512,n=512,k=512,out=fp32,path=mma"}) {
     const Problem p = problem(text);
     const GemmProblem gp = GemmProblem::from(p);
     for (const Config& c : gemm_family().space(p, d).sample(400, 3)) {

@@ -29,7 +29,8 @@ TEST(GemmWgmma, RoutedOnlyWhereTheHopperPathApplies) {
   EXPECT_TRUE(GemmFamily::uses_wgmma(typed("m=4096,n=4096,k=4096,layout=nt"), h200));
   EXPECT_TRUE(GemmFamily::uses_wgmma(typed("m=7,n=9,k=24,layout=nt,dtype=fp16,out=fp32"), h200));
   // Each reason is named.
-  EXPECT_NE(GemmFamily::wgmma_unavailable_reason(typed("m=64,n=64,k=64,layout=nt"), device("sm_80")).find("sm_90"),
+  EXPECT_NE(GemmFamily::wgmma_unavailable_reason(typed("m=64,n=64,k=64,layout=nt"), device("sm_80"))
+                .find("sm_90"),
             std::string::npos);
   EXPECT_NE(GemmFamily::wgmma_unavailable_reason(typed("m=64,n=64,k=64,layout=nt,dtype=tf32"), h200).find("16-bit"),
             std::string::npos);
@@ -50,7 +51,8 @@ TEST(GemmWgmma, EveryLayoutIsServedInBf16AndFp16) {
   const DeviceSpec h200 = device("h200");
   for (const char* layout : {"nn", "nt", "tn", "tt"})
     for (const char* dtype : {"bf16", "fp16"}) {
-      const std::string text = std::string("m=509,n=383,k=257,layout=") + layout + ",dtype=" + dtype;
+      const std::string text =
+          std::string("m=509,n=383,k=257,layout=") + layout + ",dtype=" + dtype;
       SCOPED_TRACE(text);
       const GemmProblem p = typed(text);
       EXPECT_EQ(GemmFamily::wgmma_unavailable_reason(p, h200), "");
@@ -61,7 +63,8 @@ TEST(GemmWgmma, EveryLayoutIsServedInBf16AndFp16) {
       EXPECT_TRUE(gemm_family().space(problem(text), h200).is_valid(def)) << def.key();
       // path=mma keeps the mma.sync space for comparison, in every layout.
       EXPECT_FALSE(GemmFamily::uses_wgmma(typed(text + ",path=mma"), h200));
-      EXPECT_FALSE(gemm_family().default_config(problem(text + ",path=mma"), h200).contains("PATH"));
+      EXPECT_FALSE(
+          gemm_family().default_config(problem(text + ",path=mma"), h200).contains("PATH"));
       // The path's files version the results, whatever the layout.
       const auto files = gemm_family().template_files_for(problem(text), h200);
       EXPECT_NE(std::find(files.begin(), files.end(), "gemm/gemm_wgmma.cuh"), files.end());
@@ -165,7 +168,8 @@ TEST(GemmWgmma, SourceNamesHowEachOperandIsStored) {
   // nt keeps its kernel (the cubins of its stored results stay the same);
   // the other layouts name A M-major (stored K x M) and B N-major (stored K x N).
   const DeviceSpec h200 = device("h200");
-  const std::string args = "__nv_bfloat16, __nv_bfloat16, 128, 128, 64, 4, 1, 1, 8, 0, 0, false, false";
+  const std::string args =
+      "__nv_bfloat16, __nv_bfloat16, 128, 128, 64, 4, 1, 1, 8, 0, 0, false, false";
   const std::pair<const char*, std::string> expected[] = {
       {"nt", "ktune_gemm::gemm_wgmma<" + args + ">"},
       {"nn", "ktune_gemm::gemm_wgmma_layout<" + args + ", false, true>"},

@@ -170,10 +170,12 @@ cudaError_t GemmLauncher::launch(const GemmProblem& p, const GemmKnobs& knobs,
     // cluster loads its share of the tile it shares (B along M, A along N): half
     // the rows of a K-major tile, half the K-rows of an MN-major one.
     const bool bf16 = p.dtype == "bf16";
-    auto key_of = [&](const void* base, const GemmOperand& o, long long ld, bool k_major, int tile_rows,
-                      int sharers) {
-      return k_major ? TmaOperandKey{base, o.rows, o.cols, ld, bf16, tile_rows / sharers, knobs.block_k}
-                     : TmaOperandKey{base, o.rows, o.cols, ld, bf16, knobs.block_k / sharers, 128 / p.in_bytes()};
+    auto key_of = [&](const void* base, const GemmOperand& o, long long ld, bool k_major,
+                      int tile_rows, int sharers) {
+      return k_major
+                 ? TmaOperandKey{base, o.rows, o.cols, ld, bf16, tile_rows / sharers, knobs.block_k}
+                 : TmaOperandKey{
+                       base, o.rows, o.cols, ld, bf16, knobs.block_k / sharers, 128 / p.in_bytes()};
     };
     const TmaOperandKey a_key =
         key_of(kernel_a, p.a_stored(), g.kernel_lda, !p.a_t(), knobs.block_m, knobs.cluster_n);
