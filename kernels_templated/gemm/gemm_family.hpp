@@ -148,9 +148,10 @@ class GemmFamily final : public KernelFamily {
   /// or with REPACK and a misaligned one, the row length rounded up to 16 bytes.
   static long long kernel_ld(const GemmProblem& p, const GemmOperand& o, bool repack);
   /// Why the wgmma path cannot serve this problem on this device ("" when it can):
-  /// it needs sm_90, 16-bit inputs and layout nt (A and B K-major). Leading
-  /// dimensions TMA cannot address (not multiples of 8 elements) are served
-  /// with REPACK=true (the space then holds only that value).
+  /// it needs sm_90 and 16-bit inputs, in any layout (an operand stored K-major or
+  /// MN-major is read as it is). Leading dimensions TMA cannot address (not
+  /// multiples of 8 elements) are served with REPACK=true (the space then holds
+  /// only that value).
   static std::string wgmma_unavailable_reason(const GemmProblem& p, const DeviceSpec& d);
   /// True when the space of (p, d) is the wgmma path's: available and not
   /// declined with path=mma.
