@@ -10,6 +10,7 @@
 #include "engine/sweep.hpp"
 #include "engine/tune_job.hpp"
 #include "kernels_templated/gemm/gemm_family.hpp"
+#include "kernels_templated/gemm/gpu/gemm_launch.hpp"
 #include "ktune_test_paths.hpp"
 
 namespace ktune {
@@ -182,6 +183,49 @@ TEST(GemmWgmma, SourceNamesHowEachOperandIsStored) {
     EXPECT_EQ(s.kernels[0], kernel);
     EXPECT_TRUE(s.needs_arch_specific) << layout;
   }
+}
+
+TEST(GemmWgmma, TensorMapsFollowHowEachOperandIsStored) {
+  // m=300, n=200, k=128 in layout tn: A stored K x M (M-major), B stored K x N
+  // (N-major); in tt, B stored N x K (K-major).
+  const DeviceSpec h200 = device("h200");
+  const int a = 1, b = 2;  // stand-in addresses
+  for (const char* layout : {"tn", "tt"}) {
+    SCOPED_TRACE(layout);
+    const Problem p = problem(std::string("m=300,n=200,k=128,lda=304,layout=") + layout);
+    Config c = gemm_family().default_config(p, h200);
+    c.set("BLOCK_M", std::int64_t{128});
+    c.set("BLOCK_N", std::int64_t{128});
+    const GemmProblem gp = GemmProblem::from(p);
+    GemmKnobs k = GemmKnobs::from(c);
+    const GemmGeometry g = GemmFamily::geometry(gp, k);
+    const TmaOperandKey ma = wgmma_operand_map(gp, k, g, false, &a);
+    // M-major A: K rows of M columns, boxes of 64 K-rows by 64 M-elements.
+    EXPECT_EQ(ma, (TmaOperandKey{&a, 128, 300, 304, true, 64, 64}));
+    const TmaOperandKey mb = wgmma_operand_map(gp, k, g, true, &b);
+    if (gp.b_t()) {  // K-major B: N rows of K, boxes of the tile's 128 rows by 64 K-elements
+      EXPECT_EQ(mb, (TmaOperandKey{&b, 200, 128, 128, true, 128, 64}));
+    } else {  // N-major B: K rows of N, boxes of 64 K-rows by 64 N-elements
+      EXPECT_EQ(mb, (TmaOperandKey{&b, 128, 200, 200, true, 64, 64}));
+    }
+    // Shared along N in a cluster pair: each block loads half the K-rows of A's
+    // column blocks; shared along M: half of B's K-rows (N-major) or rows (K-major).
+    k.cluster_n = 2;
+    EXPECT_EQ(wgmma_operand_map(gp, k, g, false, &a).box_rows, 32);
+    k.cluster_n = 1;
+    k.cluster_m = 2;
+    EXPECT_EQ(wgmma_operand_map(gp, k, g, true, &b).box_rows, gp.b_t() ? 64 : 32);
+  }
+  // Layout nt keeps its maps: rows of the tile (or half of them) by 64 K-elements.
+  const Problem nt = problem("m=300,n=200,k=128,layout=nt,dtype=fp16");
+  const GemmProblem gp = GemmProblem::from(nt);
+  GemmKnobs k = GemmKnobs::from(gemm_family().default_config(nt, h200));
+  k.cluster_n = 2;
+  const GemmGeometry g = GemmFamily::geometry(gp, k);
+  EXPECT_EQ(wgmma_operand_map(gp, k, g, false, &a),
+            (TmaOperandKey{&a, 300, 128, 128, false, 64, 64}));
+  EXPECT_EQ(wgmma_operand_map(gp, k, g, true, &b),
+            (TmaOperandKey{&b, 200, 128, 128, false, 128, 64}));
 }
 
 TEST(GemmWgmma, MisalignedOperandsAreRepackedInEveryLayout) {

@@ -49,6 +49,20 @@ struct HostGemmParams {
 
 }  // namespace
 
+TmaOperandKey wgmma_operand_map(const GemmProblem& p, const GemmKnobs& k, const GemmGeometry& g,
+                                bool operand_b, const void* base) {
+  const GemmOperand o = operand_b ? p.b_stored() : p.a_stored();
+  const long long ld = operand_b ? g.kernel_ldb : g.kernel_lda;
+  const bool k_major = operand_b ? p.b_t() : !p.a_t();
+  // B is shared along M (CLUSTER_M), A along N (CLUSTER_N).
+  const int sharers = operand_b ? k.cluster_m : k.cluster_n;
+  const int tile_rows = operand_b ? k.block_n : k.block_m;
+  const bool bf16 = p.dtype == "bf16";
+  return k_major ? TmaOperandKey{base, o.rows, o.cols, ld, bf16, tile_rows / sharers, k.block_k}
+                 : TmaOperandKey{
+                       base, o.rows, o.cols, ld, bf16, k.block_k / sharers, 128 / p.in_bytes()};
+}
+
 cudaError_t GemmLauncher::OperandMap::encode(const TmaOperandKey& k) {
   if (valid && k == key) return cudaSuccess;
   valid = false;  // stale until encoded
@@ -164,23 +178,9 @@ cudaError_t GemmLauncher::launch(const GemmProblem& p, const GemmKnobs& knobs,
   void* args[] = {&params};
   void* wgmma_args[] = {&map_a_.map, &map_b_.map, &map_c_, &params};
   if (knobs.wgmma) {
-    // Boxes of 64 K-elements by a tile's rows for a K-major operand (A stored M x K,
-    // B stored N x K), of 64 M or N elements by BLOCK_K rows for an MN-major one
-    // (stored K x M or K x N: one box per 64 columns of the tile). Each block of a
-    // cluster loads its share of the tile it shares (B along M, A along N): half
-    // the rows of a K-major tile, half the K-rows of an MN-major one.
-    const bool bf16 = p.dtype == "bf16";
-    auto key_of = [&](const void* base, const GemmOperand& o, long long ld, bool k_major,
-                      int tile_rows, int sharers) {
-      return k_major
-                 ? TmaOperandKey{base, o.rows, o.cols, ld, bf16, tile_rows / sharers, knobs.block_k}
-                 : TmaOperandKey{
-                       base, o.rows, o.cols, ld, bf16, knobs.block_k / sharers, 128 / p.in_bytes()};
-    };
-    const TmaOperandKey a_key =
-        key_of(kernel_a, p.a_stored(), g.kernel_lda, !p.a_t(), knobs.block_m, knobs.cluster_n);
-    const TmaOperandKey b_key =
-        key_of(kernel_b, p.b_stored(), g.kernel_ldb, p.b_t(), knobs.block_n, knobs.cluster_m);
+    // Each operand's map as it is stored (wgmma_operand_map).
+    const TmaOperandKey a_key = wgmma_operand_map(p, knobs, g, false, kernel_a);
+    const TmaOperandKey b_key = wgmma_operand_map(p, knobs, g, true, kernel_b);
     if (cudaError_t e = map_a_.encode(a_key); e != cudaSuccess) return e;
     if (cudaError_t e = map_b_.encode(b_key); e != cudaSuccess) return e;
     // C in 16 rows x 128 bytes boxes. The kernel stores through the map only where C's rows are

@@ -34,6 +34,14 @@ struct TmaOperandKey {
   bool operator==(const TmaOperandKey&) const = default;
 };
 
+/// The tensor map operand A (or B) of a wgmma configuration needs, stored at `base` with the
+/// leading dimension the kernel reads (GemmGeometry::kernel_lda/ldb). K-major (A stored M x K, B
+/// N x K): boxes of the tile's rows (its share, half of them, when a cluster pair shares the tile)
+/// by 64 K-elements. MN-major (A stored K x M, B K x N): boxes of BLOCK_K K-rows (half of them
+/// when shared) by 64 M or N elements, one per 64 columns of the tile.
+TmaOperandKey wgmma_operand_map(const GemmProblem& p, const GemmKnobs& k, const GemmGeometry& g,
+                                bool operand_b, const void* base);
+
 /// Not thread-safe: one launcher per stream (its workspace is in use until
 /// the stream's work is done). Buffers grow on the first call of a larger
 /// shape and are reused after: once a shape has been launched, launching it
