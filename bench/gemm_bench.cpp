@@ -1,12 +1,15 @@
 // gemm benchmark: the tuned gemm configurations against cuBLAS in the same run.
-// Suite "ampere": the mma.sync path (bf16 4096^3 and 8192^3, layout nn), the
-// SIMT path (fp32 4096^3), misaligned leading dimensions near 4096^3 against
-// the aligned shape. Suite "hopper": the wgmma path (layout nt) at 4096^3,
-// 8192^3 and the LLM shape set, with the geometric mean of the ratios. Suite
+// Suite "ampere": the mma.sync path (bf16 4096^3 and 8192^3, layout nn, with
+// path=mma on sm_90), the SIMT path (fp32 4096^3), misaligned leading
+// dimensions near 4096^3 against the aligned shape. Suite "hopper": the wgmma
+// path (layout nt) at 4096^3, 8192^3 and the LLM shape set, with the geometric
+// mean of the ratios. Suite "hopper-layouts": the wgmma path in every layout
+// at 4096^3 and 8192^3, each against cuBLAS in the same layout. Suite
 // "hopper-dtypes": the wgmma path's tf32 against cuBLAS's TF32 mode
 // (CUBLAS_COMPUTE_32F_FAST_TF32) and fp8 against cuBLASLt's FP8 matmul with
 // the same scales, at 4096^3 and 8192^3.
-// Usage: bench_gemm_bench [--out DIR] [--suite ampere|hopper|hopper-square|hopper-dtypes|all]
+// Usage: bench_gemm_bench [--out DIR]
+//                         [--suite ampere|hopper|hopper-square|hopper-layouts|hopper-dtypes|all]
 //        bench_gemm_bench --problem KEYS --config KEY [--config KEY ...]   (time exactly these)
 // A timed launch that has not finished after 10 s is taken for a hang (a
 // deadlocking configuration): the bench says so and exits with status 3.
@@ -519,13 +522,14 @@ std::string run_ampere_suite(Bench& b) {
   append_with(simt_seeds, "MIN_BLOCKS", std::int64_t{2});
   const DeviceSpec& d = b.device;
   std::vector<CaseResult> results;
-  const Problem bf4k = problem("m=4096,n=4096,k=4096,dtype=bf16");
+  // path=mma: on sm_90, 16-bit problems of every layout would take the wgmma path.
+  const Problem bf4k = problem("m=4096,n=4096,k=4096,dtype=bf16,path=mma");
   results.push_back(b.run("bf16 4096^3", bf4k, candidates(bf4k, d, tc_seeds, 16, 11), 2, 4));
   // 8192^3: the six fastest of 4096^3, re-timed, plus a few random ones.
   std::vector<Config> top;
   for (std::size_t i = 0; i < results[0].ranked.size() && i < 6; ++i)
     top.push_back(results[0].ranked[i].config);
-  const Problem bf8k = problem("m=8192,n=8192,k=8192,dtype=bf16");
+  const Problem bf8k = problem("m=8192,n=8192,k=8192,dtype=bf16,path=mma");
   results.push_back(b.run("bf16 8192^3", bf8k, candidates(bf8k, d, top, 2, 12), 1, 2));
   const Problem fp4k = problem("m=4096,n=4096,k=4096,dtype=fp32");
   results.push_back(b.run("fp32 4096^3", fp4k, candidates(fp4k, d, simt_seeds, 12, 13), 2, 4));
@@ -539,10 +543,12 @@ std::string run_ampere_suite(Bench& b) {
     c.set("VEC", std::int64_t{4});
     mis_seeds.push_back(c);
   }
-  const Problem mis4 = problem("m=4096,n=4096,k=4096,dtype=bf16,lda=4100,ldb=4100,ldc=4100");
+  const Problem mis4 =
+      problem("m=4096,n=4096,k=4096,dtype=bf16,lda=4100,ldb=4100,ldc=4100,path=mma");
   results.push_back(
       b.run("bf16 4096^3, ld=4100", mis4, candidates(mis4, d, mis_seeds, 4, 14), 1, 4));
-  const Problem mis1 = problem("m=4096,n=4096,k=4096,dtype=bf16,lda=4097,ldb=4097,ldc=4097");
+  const Problem mis1 =
+      problem("m=4096,n=4096,k=4096,dtype=bf16,lda=4097,ldb=4097,ldc=4097,path=mma");
   results.push_back(
       b.run("bf16 4096^3, ld=4097", mis1, candidates(mis1, d, mis_seeds, 8, 15), 1, 4));
 
@@ -561,28 +567,34 @@ std::string run_ampere_suite(Bench& b) {
   return table.str();
 }
 
+/// Starting points of the wgmma searches at the square shapes (repaired into
+/// each problem's space: an N-major B takes BLOCK_N in steps of 64).
+std::vector<Config> hopper_seeds() {
+  return {wg(128, 256, 64, 4, 8, false), wg(128, 256, 64, 4, 8, true),
+          wg(128, 128, 64, 6, 8, false), wg(128, 128, 64, 6, 8, true),
+          wg(256, 128, 128, 4, 8, false), wg(256, 128, 128, 4, 8, true),
+          wg(128, 192, 64, 5, 8, true), wg(128, 256, 64, 4, 16, true),
+          wg(128, 128, 128, 6, 8, true), wg(64, 256, 64, 6, 8, true),
+          wg(128, 256, 64, 4, 8, true, 1, 2), wg(128, 256, 64, 4, 8, false, 1, 2),
+          wg(128, 256, 64, 4, 16, true, 1, 2), wg(128, 192, 64, 5, 8, true, 1, 2),
+          wg(256, 128, 128, 4, 8, true, 1, 2), wg(128, 128, 64, 6, 8, true, 1, 2),
+          // pingpong: one consumer's epilogue under the other's main loop
+          wg(128, 128, 128, 6, 8, true, 1, 1, true), wg(128, 128, 128, 6, 8, true, 1, 2, true),
+          wg(64, 256, 64, 5, 8, true, 1, 1, true), wg(64, 256, 64, 5, 8, true, 1, 2, true),
+          wg(128, 128, 128, 6, 16, true, 1, 2, true),
+          // C staged through shared memory (16-byte row segments)
+          wg(128, 256, 64, 4, 8, true, 1, 1, false, true),
+          wg(128, 256, 64, 4, 8, true, 1, 2, false, true),
+          wg(128, 128, 128, 6, 8, true, 1, 2, true, true),
+          wg(128, 128, 128, 6, 8, true, 1, 1, true, true),
+          wg(128, 224, 64, 4, 8, false, 1, 1, false, true)};
+}
+
 /// The wgmma path: 4096^3, 8192^3 and (with_llm) the LLM shapes, with their
 /// geometric mean. Given configurations replace the search at 4096^3 and
 /// 8192^3 (time exactly these: for a profiler run on one kernel).
 std::string run_hopper_suite(Bench& b, bool with_llm, const std::vector<Config>& only) {
-  const std::vector<Config> seeds = {
-      wg(128, 256, 64, 4, 8, false), wg(128, 256, 64, 4, 8, true), wg(128, 128, 64, 6, 8, false),
-      wg(128, 128, 64, 6, 8, true), wg(256, 128, 128, 4, 8, false), wg(256, 128, 128, 4, 8, true),
-      wg(128, 192, 64, 5, 8, true), wg(128, 256, 64, 4, 16, true), wg(128, 128, 128, 6, 8, true),
-      wg(64, 256, 64, 6, 8, true), wg(128, 256, 64, 4, 8, true, 1, 2),
-      wg(128, 256, 64, 4, 8, false, 1, 2), wg(128, 256, 64, 4, 16, true, 1, 2),
-      wg(128, 192, 64, 5, 8, true, 1, 2), wg(256, 128, 128, 4, 8, true, 1, 2),
-      wg(128, 128, 64, 6, 8, true, 1, 2),
-      // pingpong: one consumer's epilogue under the other's main loop
-      wg(128, 128, 128, 6, 8, true, 1, 1, true), wg(128, 128, 128, 6, 8, true, 1, 2, true),
-      wg(64, 256, 64, 5, 8, true, 1, 1, true), wg(64, 256, 64, 5, 8, true, 1, 2, true),
-      wg(128, 128, 128, 6, 16, true, 1, 2, true),
-      // C staged through shared memory (16-byte row segments)
-      wg(128, 256, 64, 4, 8, true, 1, 1, false, true),
-      wg(128, 256, 64, 4, 8, true, 1, 2, false, true),
-      wg(128, 128, 128, 6, 8, true, 1, 2, true, true),
-      wg(128, 128, 128, 6, 8, true, 1, 1, true, true),
-      wg(128, 224, 64, 4, 8, false, 1, 1, false, true)};
+  const std::vector<Config> seeds = hopper_seeds();
   const DeviceSpec& d = b.device;
   std::vector<CaseResult> square;
   const Problem p4k = problem("m=4096,n=4096,k=4096,dtype=bf16,layout=nt");
@@ -711,6 +723,32 @@ std::string run_dtypes_suite(Bench& b) {
   return table.str();
 }
 
+/// The wgmma path in every layout (bf16 4096^3 and 8192^3), each against
+/// cuBLAS in the same layout: nt reads A and B K-major, nn an N-major B, tn
+/// both MN-major, tt an M-major A. Each 8192^3 search starts from the six
+/// fastest of its layout's 4096^3.
+std::string run_hopper_layouts_suite(Bench& b) {
+  const std::vector<Config> seeds = hopper_seeds();
+  std::vector<CaseResult> results;
+  std::uint64_t seed = 50;
+  for (const char* layout : {"nt", "nn", "tn", "tt"}) {
+    const Problem p4k = problem(std::string("m=4096,n=4096,k=4096,dtype=bf16,layout=") + layout);
+    results.push_back(b.run(std::string("bf16 4096^3 ") + layout, p4k,
+                            candidates(p4k, b.device, seeds, 12, seed++), 2, 4));
+    std::vector<Config> top;
+    for (std::size_t i = 0; i < results.back().ranked.size() && i < 6; ++i)
+      top.push_back(results.back().ranked[i].config);
+    const Problem p8k = problem(std::string("m=8192,n=8192,k=8192,dtype=bf16,layout=") + layout);
+    results.push_back(b.run(std::string("bf16 8192^3 ") + layout, p8k,
+                            candidates(p8k, b.device, top, 2, seed++), 1, 2));
+  }
+  std::ostringstream table;
+  table << "## wgmma path in every layout (cuBLAS in the same layout)\n\n" << kTableHeader;
+  for (const CaseResult& r : results) table << table_row(r);
+  table << "\n";
+  return table.str();
+}
+
 /// One problem, exactly the given configurations (no search): for a profiler
 /// run on one kernel, or to re-time a stored winner against cuBLAS.
 std::string run_single(Bench& b, const Problem& p, const std::vector<Config>& only) {
@@ -739,10 +777,10 @@ int main(int argc, char** argv) {
          "--suite", suite,
          "ampere (mma.sync, SIMT, misaligned), hopper (wgmma: 4096^3, 8192^3, misaligned "
          "4096^3, LLM "
-         "shapes), hopper-square (the same without the LLM shapes), hopper-dtypes (wgmma tf32 "
-         "and fp8 at 4096^3 and 8192^3 against cuBLAS TF32 and cuBLASLt FP8) or all (ampere "
-         "and hopper)")
-      ->check(CLI::IsMember({"ampere", "hopper", "hopper-square", "hopper-dtypes", "all"}));
+         "shapes), hopper-square (the same without the LLM shapes), hopper-layouts (wgmma in "
+         "every layout at 4096^3 and 8192^3), hopper-dtypes (wgmma tf32 and fp8 at 4096^3 and "
+         "8192^3 against cuBLAS TF32 and cuBLASLt FP8) or all (ampere, hopper and hopper-layouts)")
+      ->check(CLI::IsMember({"ampere", "hopper", "hopper-square", "hopper-layouts", "hopper-dtypes", "all"}));
   std::vector<std::string> config_keys;
   app.add_option(
       "--config", config_keys,
@@ -824,6 +862,8 @@ int main(int argc, char** argv) {
     tables += run_hopper_suite(b, false, only);
   else if (suite == "hopper-dtypes")
     tables += run_dtypes_suite(b);
+  if (!single && (suite == "hopper-layouts" || suite == "all"))
+    tables += run_hopper_layouts_suite(b);
   if (!single && (suite == "ampere" || suite == "all")) tables += run_ampere_suite(b);
 
   std::ostringstream head;

@@ -797,10 +797,18 @@ KernelSource GemmFamily::source(const Problem& raw, const Config& c) const {
   auto b = [](bool v) { return v ? "true" : "false"; };
   std::ostringstream main;
   if (k.wgmma) {
-    main << "ktune_gemm::gemm_wgmma<" << tin << ", " << tout << ", " << k.block_m << ", " << k.block_n << ", "
-         << k.warp_m << ", " << k.stages << ", " << k.cluster_m << ", " << k.cluster_n << ", " << k.group_m << ", "
-         << mode << ", " << epi
-         << ", " << b(k.pingpong) << ", " << b(k.stage_c) << ">";
+    // Layout nt keeps its own kernel (and so the cubins of its stored results);
+    // the others name how A and B are stored (gemm_wgmma.cuh). A tf32 operand
+    // stored M- or N-major is read from its K-major copy (geometry).
+    const bool mn_major = wgmma_operand_traits(p.dtype).mn_major;
+    const bool a_m_major = mn_major && p.a_t(), b_n_major = mn_major && !p.b_t();
+    const bool nt = !a_m_major && !b_n_major;
+    main << (nt ? "ktune_gemm::gemm_wgmma<" : "ktune_gemm::gemm_wgmma_layout<") << tin << ", "
+         << tout << ", " << k.block_m << ", " << k.block_n << ", " << k.warp_m << ", " << k.stages
+         << ", " << k.cluster_m << ", " << k.cluster_n << ", " << k.group_m << ", " << mode << ", "
+         << epi << ", " << b(k.pingpong) << ", " << b(k.stage_c);
+    if (!nt) main << ", " << b(a_m_major) << ", " << b(b_n_major);
+    main << ">";
   } else if (p.simt()) {
     main << "ktune_gemm::gemm_simt<" << k.block_m << ", " << k.block_n << ", " << k.block_k << ", " << k.warp_m
          << ", " << k.warp_n << ", " << k.vec << ", " << b(k.smem == "pad") << ", " << b(p.a_t()) << ", "

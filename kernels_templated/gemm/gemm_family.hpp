@@ -163,11 +163,12 @@ class GemmFamily final : public KernelFamily {
   /// or with REPACK and a misaligned one, the row length rounded up to 16 bytes.
   static long long kernel_ld(const GemmProblem& p, const GemmOperand& o, bool repack);
   /// Why the wgmma path cannot serve this problem on this device ("" when it can):
-  /// it needs sm_90 and tensor-core inputs: 16-bit and fp8 ones in layout nt
-  /// (A and B K-major), tf32 in any layout (an M- or N-major operand is first
-  /// transposed to K-major, GemmGeometry::transpose_a/b). Leading dimensions
-  /// TMA cannot address (rows not multiples of 16 bytes) are served with
-  /// REPACK=true (the space then holds only that value).
+  /// it needs sm_90 and tensor-core inputs: 16-bit ones in any layout (an
+  /// operand stored K-major or MN-major is read as it is), fp8 ones in layout
+  /// nt (A and B K-major), tf32 in any layout (an M- or N-major operand is
+  /// first transposed to K-major, GemmGeometry::transpose_a/b). Leading
+  /// dimensions TMA cannot address (rows not multiples of 16 bytes) are served
+  /// with REPACK=true (the space then holds only that value).
   static std::string wgmma_unavailable_reason(const GemmProblem& p, const DeviceSpec& d);
   /// True when the space of (p, d) is the wgmma path's: available and not
   /// declined with path=mma.

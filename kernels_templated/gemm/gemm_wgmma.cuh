@@ -20,12 +20,21 @@
 // tile once per pair. A stage is refilled only after the consumers of both
 // blocks released it (they arrive on both blocks' barriers).
 //
-// Scope: A and B both K-major (layout nt), rows 16-byte aligned (the
-// descriptor routes other problems to the mma.sync path or repacks them);
-// bf16, fp16, tf32 (fp32 words) or fp8 elements, whose K per stage and per
-// instruction come from gemm_wgmma_types.hpp. TMA zero-fills
-// reads past M, N and K, so edges need no predication on the load side; the
-// epilogue checks bounds per element.
+// Scope: rows 16-byte aligned (the descriptor repacks other operands first).
+// 16-bit A and B (bf16, fp16) in any layout: each operand is read from shared
+// memory as it is stored, K-major (A stored M x K, B stored N x K) or MN-major
+// (A stored K x M, B stored K x N; wgmma's transpose immediates), so no layout
+// needs a copy. tf32 (fp32 words) and fp8 operands are K-major only (layout
+// nt, or a transposed copy first); their K per stage and per instruction come
+// from gemm_wgmma_types.hpp. gemm_wgmma serves layout nt and
+// gemm_wgmma_layout every layout. TMA zero-fills reads past M, N and K, so
+// edges need no predication on the load side; the epilogue checks bounds per
+// element.
+//
+// NVRTC emits every namespace-scope constant (and static data member) into
+// every cubin: a new or removed one changes the cubins of all stored results
+// (their symbol tables), so constants that only some kernels use live inside
+// functions, and type traits are functions.
 #pragma once
 
 #include <cuda/ptx>
@@ -41,34 +50,52 @@ struct alignas(64) TmaMap {
   unsigned long long opaque[16];
 };
 
-/// The ring's K per stage for element type T: one 128-byte row of the
-/// 128-byte swizzle; and the K of one instruction, 32 bytes (gemm_wgmma_types.hpp).
+/// K per stage of 16-bit elements: one 128-byte row of the 128-byte swizzle.
+constexpr int kWgmmaBlockK = 64;
+/// The ring's K per stage for element type T: one 128-byte row; and the K of
+/// one instruction, 32 bytes (both as gemm_wgmma_types.hpp gives them).
 template <typename T>
 constexpr int wgmma_block_k() {
-  return wgmma_traits(WgmmaOperand<T>::type).row_elems;
+  constexpr int k = kWgmmaBlockK * 2 / static_cast<int>(sizeof(T));
+  static_assert(k == wgmma_traits(WgmmaOperand<T>::type()).row_elems, "one 128-byte row per stage");
+  return k;
 }
 template <typename T>
 constexpr int wgmma_instr_k() {
-  return wgmma_traits(WgmmaOperand<T>::type).instr_k;
+  return wgmma_traits(WgmmaOperand<T>::type()).instr_k;
 }
 /// Consumers take the register file the producer gives up (setmaxnreg).
 constexpr int kProducerRegs = 40;
 
-/// wgmma shared-memory descriptor of a K-major tile stored as TMA writes it
-/// with the 128-byte swizzle: rows of 128 bytes, 8-row atoms 1024 bytes apart.
-/// Moving along K inside the atom is a plain address offset (the hardware
-/// applies the swizzle to the absolute address, hence 1024-byte aligned stages).
+/// wgmma shared-memory descriptor of a tile stored as TMA writes it with the
+/// 128-byte swizzle: rows of 128 bytes, 8-row atoms of 1024 bytes whose
+/// 16-byte chunks are XOR-ed with the row (the hardware applies the swizzle to
+/// the absolute address, hence 1024-byte aligned stages and column blocks).
+/// - K-major: a row holds 64 K-elements of one M (or N) index; the next 8
+///   rows (the next atom along M or N) are 1024 bytes on. Moving along K
+///   inside the atom is a plain address offset.
+/// - MN-major: a row holds 64 M (or N) elements of one K index; a column block
+///   is BK such rows, and the tile's column blocks follow one another. Along
+///   K the next 8 rows are 1024 bytes on, and moving along K in steps of 8
+///   rows is a plain address offset; along M or N the next 64 elements are
+///   one column block on: the leading byte offset. The derivation:
+///   docs/gemm-hopper.md.
 ///
 /// The descriptor is kept as two 32-bit words. The high word is the same for
-/// every tile: stride byte offset (next 8-row atom) and the swizzle mode. The
-/// low word holds the start address in 16-byte units (bits 0-13) and the
-/// leading byte offset (bits 16-29; 1, unused when swizzled K-major). Shared
-/// addresses stay below 2^18, so an offset inside the ring is added to the low
-/// word without carrying into the offset field: a consumer builds each wgmma's
-/// descriptor with one 32-bit add, where recomputing it from an address took
-/// a mask, a shift and an OR more (gemm v13 run A: 0.5-2% faster).
+/// every tile: stride byte offset (the next 8 rows, 1024 bytes in both
+/// layouts) and the swizzle mode. The low word holds the start address in
+/// 16-byte units (bits 0-13) and the leading byte offset (bits 16-29; 1,
+/// unused, when K-major). Shared addresses stay below 2^18, so an offset
+/// inside the ring is added to the low word without carrying into the offset
+/// field: a consumer builds each wgmma's descriptor with one 32-bit add, where
+/// recomputing it from an address took a mask, a shift and an OR more (gemm
+/// v13 run A: 0.5-2% faster).
 constexpr unsigned kWgmmaDescHigh = (1024u >> 4) | (1u << 30);
-__device__ __forceinline__ unsigned wgmma_desc_low(const void* tile) { return (smem_addr(tile) >> 4) | (1u << 16); }
+template <bool MN_MAJOR = false>
+__device__ __forceinline__ unsigned wgmma_desc_low(const void* tile) {
+  constexpr unsigned kColumnBlockBytes = kWgmmaBlockK * 128;  // MN-major: BK rows of 128 bytes
+  return (smem_addr(tile) >> 4) | ((MN_MAJOR ? kColumnBlockBytes >> 4 : 1u) << 16);
+}
 __device__ __forceinline__ unsigned long long wgmma_desc(unsigned low) {
   return (static_cast<unsigned long long>(kWgmmaDescHigh) << 32) | low;
 }
@@ -76,6 +103,12 @@ __device__ __forceinline__ unsigned long long wgmma_desc(unsigned low) {
 template <typename T>
 __host__ __device__ constexpr unsigned wgmma_desc_offset(int elements) {
   return static_cast<unsigned>(elements * sizeof(T) / 16);
+}
+/// Elements from a tile's start to its K index k (a multiple of 8): along the
+/// 128-byte row when K-major, k rows of 128 bytes down when MN-major.
+template <typename T, bool MN_MAJOR>
+__host__ __device__ constexpr int k_offset(int k) {
+  return MN_MAJOR ? k * (128 / static_cast<int>(sizeof(T))) : k;
 }
 
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
@@ -280,6 +313,37 @@ __device__ __forceinline__ void load_tile(void* dst, const TmaMap* map, const cu
   }
 }
 
+/// Loads one operand's stage, tile rows mn0 .. mn0 + W - 1 (W = BLOCK_M of A,
+/// BLOCK_N of B) by K indices k .. k + BK - 1, or with SHARERS = 2 the share
+/// of it that the block of rank `rank` multicasts.
+/// - K-major: one box of W rows by 64 K-elements; a share is W/2 rows (whole
+///   8-row atoms: the space keeps W/2 a multiple of 8).
+/// - MN-major: one box per column block of 64 M or N elements by BK K-rows
+///   (W a multiple of 64: the space and the BLOCK_M values keep it so); a
+///   share is BK/2 K-rows of every column block (four whole atoms, so any W
+///   splits).
+template <typename T, bool MN_MAJOR, int W, int SHARERS>
+__device__ __forceinline__ void load_operand(T* stage, const TmaMap* map, int mn0, int k, int rank,
+                                             cuda::std::uint64_t* bar) {
+  constexpr int BK = wgmma_block_k<T>();
+  if constexpr (!MN_MAJOR) {
+    constexpr int PART = W / SHARERS;
+    static_assert(PART % 8 == 0, "a multicast share is whole 8-row swizzle atoms");
+    const cuda::std::int32_t coords[2] = {k, mn0 + rank * PART};
+    load_tile<SHARERS>(stage + rank * PART * BK, map, coords, bar);
+  } else {
+    constexpr int ROW = 128 / static_cast<int>(sizeof(T));  // elements of a 128-byte row
+    constexpr int PART = BK / SHARERS;
+    static_assert(W % ROW == 0, "an MN-major tile is whole column blocks");
+    static_assert(PART % 8 == 0, "a multicast share is whole 8-row swizzle atoms");
+#pragma unroll
+    for (int block = 0; block < W / ROW; ++block) {
+      const cuda::std::int32_t coords[2] = {mn0 + block * ROW, k + rank * PART};
+      load_tile<SHARERS>(stage + block * ROW * BK + rank * PART * ROW, map, coords, bar);
+    }
+  }
+}
+
 /// Releases a ring stage once the calling warpgroup's wgmma on it completed:
 /// one arrival per consumer warpgroup on the empty barrier of every block
 /// that wrote into the stage (the whole cluster when an operand is multicast). A wgmma
@@ -314,20 +378,26 @@ __device__ __forceinline__ void named_barrier_sync(unsigned id, unsigned threads
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
-/// C = alpha * A * B^T (+ beta C, bias, activation) with A M x K and B N x K,
-/// both row-major. BM x BN tile per block. Cooperative (PINGPONG false): WM
-/// rows per consumer warpgroup (64 or 128: WM/64 wgmma m64 blocks), BM/WM
+/// Threads of a block: the consumer warpgroups and the producer's.
+__host__ __device__ constexpr int wgmma_threads(int bm, int wm, bool pingpong) {
+  return 128 * ((pingpong ? 2 : bm / wm) + 1);
+}
+
+/// C = alpha * op(A) * op(B) (+ beta C, bias, activation), all row-major; A
+/// stored M x K, or K x M when A_M_MAJOR; B stored N x K, or K x N when
+/// B_N_MAJOR. BM x BN tile per block. Cooperative (PINGPONG false): WM rows
+/// per consumer warpgroup (64 or 128: WM/64 wgmma m64 blocks), BM/WM
 /// consumers. PINGPONG: WM = BM, two consumers on alternate tiles. Plus one
 /// producer warpgroup. Grid: (blocks, 1, splits), launched in clusters of
 /// CLUSTER_M x CLUSTER_N blocks along x; cluster c walks the cluster tiles
 /// (CLUSTER_M x CLUSTER_N tiles) c, c + clusters, ... STAGE_C: C leaves
 /// through shared memory as 16-byte row segments (store_rows_staged), else
-/// straight from the accumulators in pairs.
-template <typename T, typename TOut, int BM, int BN, int WM, int STAGES, int CLUSTER_M, int CLUSTER_N, int GROUP_M,
-          int SPLIT_MODE, int EPI, bool PINGPONG, bool STAGE_C>
-__global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
-    gemm_wgmma(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b,
-               const __grid_constant__ TmaMap tma_c, const GemmParams p) {
+/// straight from the accumulators in pairs. The kernels below run it.
+template <typename T, typename TOut, int BM, int BN, int WM, int STAGES, int CLUSTER_M,
+          int CLUSTER_N, int GROUP_M, int SPLIT_MODE, int EPI, bool PINGPONG, bool STAGE_C,
+          bool A_M_MAJOR, bool B_N_MAJOR>
+__device__ __forceinline__ void gemm_wgmma_block(const TmaMap& tma_a, const TmaMap& tma_b,
+                                                 const TmaMap& tma_c, const GemmParams& p) {
   constexpr int CONSUMERS = PINGPONG ? 2 : BM / WM;
   // Consumers reading one stage: both halves of the tile, or the one owner.
   constexpr int READERS = PINGPONG ? 1 : CONSUMERS;
@@ -345,12 +415,8 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
   static_assert(STAGES >= 2, "the ring needs two stages to overlap");
   constexpr int CLUSTER = CLUSTER_M * CLUSTER_N;
   static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of one or two blocks");
-  static_assert(!STAGE_C || SPLIT_MODE == kSplitNone, "split-K partials are fp32 sums, not finished C");
-  // Rows of the shared tile this block loads (and multicasts): whole 8-row
-  // swizzle atoms, so each half starts on a 1024-byte boundary.
-  constexpr int A_PART = BM / CLUSTER_N;
-  constexpr int B_PART = BN / CLUSTER_M;
-  static_assert(A_PART % 8 == 0 && B_PART % 8 == 0, "a multicast half is whole 8-row swizzle atoms");
+  static_assert(!STAGE_C || SPLIT_MODE == kSplitNone,
+                "split-K partials are fp32 sums, not finished C");
 
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
@@ -416,12 +482,12 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
           auto* bar = reinterpret_cast<cuda::std::uint64_t*>(&full[stage]);
           cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
                                                bar, STAGE_BYTES);
-          const cuda::std::int32_t k = k_begin + kt * BK;
-          // Of a shared tile, this block loads the rows of its rank.
-          const cuda::std::int32_t a_coords[2] = {k, tile_m * BM + rank_n * A_PART};
-          const cuda::std::int32_t b_coords[2] = {k, tile_n * BN + rank_m * B_PART};
-          load_tile<CLUSTER_N>(ring_a + stage * A_STAGE + rank_n * A_PART * BK, &tma_a, a_coords, bar);
-          load_tile<CLUSTER_M>(ring_b + stage * B_STAGE + rank_m * B_PART * BK, &tma_b, b_coords, bar);
+          const int k = k_begin + kt * BK;
+          // Of a shared tile, this block loads the share of its rank.
+          load_operand<T, A_M_MAJOR, BM, CLUSTER_N>(ring_a + stage * A_STAGE, &tma_a, tile_m * BM,
+                                                    k, rank_n, bar);
+          load_operand<T, B_N_MAJOR, BN, CLUSTER_M>(ring_b + stage * B_STAGE, &tma_b, tile_n * BN,
+                                                    k, rank_m, bar);
           if (++stage == STAGES) {
             stage = 0;
             phase ^= 1;
@@ -442,9 +508,11 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
     // Pingpong consumer c takes every other item, starting with the c-th.
     const int own_stride = PINGPONG ? 2 * item_stride : item_stride;
     const int rows_before = PINGPONG ? 0 : consumer * WM;  // this consumer's first row inside the tile
-    // Descriptor low words of stage 0's A rows of this consumer and of its B tile.
-    const unsigned a_desc0 = wgmma_desc_low(ring_a + rows_before * BK);
-    const unsigned b_desc0 = wgmma_desc_low(ring_b);
+    // Descriptor low words of stage 0's A rows of this consumer and of its B
+    // tile. Row r of A (r a multiple of 64) starts r * BK elements in, K-major
+    // (r rows of BK) or MN-major (r / 64 column blocks of 64 * BK) alike.
+    const unsigned a_desc0 = wgmma_desc_low<A_M_MAJOR>(ring_a + rows_before * BK);
+    const unsigned b_desc0 = wgmma_desc_low<B_N_MAJOR>(ring_b);
     unsigned flip = 0;  // this warp's TMA stores of C so far (STAGE_C)
     for (int item = first_item + (PINGPONG ? consumer * item_stride : 0); item < items; item += own_stride) {
       int cluster_m, cluster_n;
@@ -470,9 +538,12 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
 #pragma unroll
           for (int mb = 0; mb < M_BLOCKS; ++mb) {
             // The first k-step of a tile overwrites instead of accumulating.
-            Wgmma<BN, T>::run(
-                acc[mb], wgmma_desc(a_desc + wgmma_desc_offset<T>(mb * 64 * BK + ks * KSTEP)),
-                wgmma_desc(b_desc + wgmma_desc_offset<T>(ks * KSTEP)), (kt > 0 || ks > 0) ? 1 : 0);
+            Wgmma<BN, T>::template run<A_M_MAJOR, B_N_MAJOR>(
+                acc[mb],
+                wgmma_desc(a_desc +
+                           wgmma_desc_offset<T>(mb * 64 * BK + k_offset<T, A_M_MAJOR>(ks * KSTEP))),
+                wgmma_desc(b_desc + wgmma_desc_offset<T>(k_offset<T, B_N_MAJOR>(ks * KSTEP))),
+                (kt > 0 || ks > 0) ? 1 : 0);
           }
         }
         wgmma_commit();
@@ -532,6 +603,30 @@ __global__ void __launch_bounds__(128 * ((PINGPONG ? 2 : BM / WM) + 1), 1)
     cuda::ptx::barrier_cluster_arrive();
     cuda::ptx::barrier_cluster_wait();
   }
+}
+
+/// Layout nt: A and B K-major. Its own kernel so that its name, and with it
+/// the cubins of the results stored for it, stay as they were before the
+/// other layouts came.
+template <typename T, typename TOut, int BM, int BN, int WM, int STAGES, int CLUSTER_M,
+          int CLUSTER_N, int GROUP_M, int SPLIT_MODE, int EPI, bool PINGPONG, bool STAGE_C>
+__global__ void __launch_bounds__(wgmma_threads(BM, WM, PINGPONG), 1)
+    gemm_wgmma(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b,
+               const __grid_constant__ TmaMap tma_c, const GemmParams p) {
+  gemm_wgmma_block<T, TOut, BM, BN, WM, STAGES, CLUSTER_M, CLUSTER_N, GROUP_M, SPLIT_MODE, EPI,
+                   PINGPONG, STAGE_C, false, false>(tma_a, tma_b, tma_c, p);
+}
+
+/// Any layout: A_M_MAJOR for A stored K x M (layouts tn, tt), B_N_MAJOR for
+/// B stored K x N (layouts nn, tn).
+template <typename T, typename TOut, int BM, int BN, int WM, int STAGES, int CLUSTER_M,
+          int CLUSTER_N, int GROUP_M, int SPLIT_MODE, int EPI, bool PINGPONG, bool STAGE_C,
+          bool A_M_MAJOR, bool B_N_MAJOR>
+__global__ void __launch_bounds__(wgmma_threads(BM, WM, PINGPONG), 1)
+    gemm_wgmma_layout(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b,
+                      const __grid_constant__ TmaMap tma_c, const GemmParams p) {
+  gemm_wgmma_block<T, TOut, BM, BN, WM, STAGES, CLUSTER_M, CLUSTER_N, GROUP_M, SPLIT_MODE, EPI,
+                   PINGPONG, STAGE_C, A_M_MAJOR, B_N_MAJOR>(tma_a, tma_b, tma_c, p);
 }
 
 }  // namespace ktune_gemm

@@ -37,9 +37,8 @@ ktune_gemm::WgmmaTypeTraits wgmma_operand_traits(const std::string& dtype) {
 std::string GemmFamily::wgmma_unavailable_reason(const GemmProblem& p, const DeviceSpec& d) {
   if (d.cc_major != 9 || d.cc_minor != 0) return "wgmma needs an sm_90 device, this is " + d.arch();
   if (p.simt()) return "fp32 runs on CUDA cores (dtype=tf32 multiplies fp32 data on tensor cores)";
-  // tf32 reads any layout: M- or N-major operands are transposed to K-major first (geometry).
-  if (p.layout != "nt" && wgmma_operand_traits(p.dtype).mn_major)
-    return "wgmma here reads A and B K-major (layout nt), not layout " + p.layout;
+  // 16-bit operands are read K-major or MN-major as they are stored; tf32 ones
+  // stored M- or N-major are transposed to K-major first (geometry).
   if (p.layout != "nt" && p.fp8())
     return "wgmma reads fp8 operands K-major only (layout nt), not layout " + p.layout;
   // Leading dimensions TMA cannot address (strides not multiples of 16 bytes)
@@ -61,11 +60,21 @@ Space GemmFamily::wgmma_space(const GemmProblem& p, const DeviceSpec& d) {
   s.add(Parameter::categorical("PATH", {"wgmma"}, "wgmma", "tensor-core path: Hopper wgmma fed by TMA"));
   s.add(Parameter::list("BLOCK_M", {i64(64), i64(128), i64(256)}, i64(128), "rows of C per block"));
   std::vector<Value> widths;
-  // Every width wgmma takes (steps of 8): widths like 168 fit the tile count
-  // to the SMs (512 x 11008 in 128 x 168 tiles is exactly 2 waves of 132, as
-  // cuBLAS's kernel there runs; in 128 x 176 tiles 1.9, in 128 x 128 ones 2.6).
-  for (int n = 64; n <= 256; n += 8) widths.emplace_back(i64(n));
-  s.add(Parameter::list("BLOCK_N", widths, i64(128), "columns of C per block (the wgmma N)"));
+  // A K-major B (stored N x K: layouts nt, tt, or a tf32 operand's K-major
+  // copy) takes every width wgmma takes (steps of 8): widths like 168 fit the
+  // tile count to the SMs (512 x 11008 in 128 x 168 tiles is exactly 2 waves
+  // of 132, as cuBLAS's kernel there runs; in 128 x 176 tiles 1.9, in 128 x
+  // 128 ones 2.6). A 16-bit N-major B (stored K x N: layouts nn, tn) lies in
+  // shared memory as column blocks of 64 N-elements, the 128-byte swizzle atom
+  // of an MN-major operand, and a wgmma reads whole atoms: steps of 64.
+  // (BLOCK_M's values are all multiples of 64.)
+  const bool b_n_major = !p.b_t() && wgmma_operand_traits(p.dtype).mn_major;
+  const int width_step = b_n_major ? 64 : 8;
+  for (int n = 64; n <= 256; n += width_step) widths.emplace_back(i64(n));
+  s.add(Parameter::list(
+      "BLOCK_N", widths, i64(128),
+      b_n_major ? "columns of C per block (the wgmma N; whole 64-column swizzle atoms of B)"
+                : "columns of C per block (the wgmma N)"));
   const int block_k = wgmma_block_k(p);
   s.add(Parameter::list(
       "BLOCK_K", {i64(block_k)}, i64(block_k),

@@ -41,7 +41,7 @@ struct Case {
   const KernelFamily& gemm = find_family("gemm");
   DeviceSpec h200 = find_builtin_device("NVIDIA H200").value();
   Problem problem =
-      parse_problem(gemm, "m=512,n=512,k=512,dtype=bf16,layout=nn");  // the mma.sync path
+      parse_problem(gemm, "m=512,n=512,k=512,dtype=bf16,layout=nn,path=mma");  // the mma.sync path
   Config two_stages, three_stages;
   std::string db = dir.file("results.db");
 
@@ -99,7 +99,7 @@ TEST(CubinRehashCli, ACommentEditMovesEveryResult) {
   EXPECT_EQ(c.stale(), 0);
   // The wrong result moved with its status: never served under the new hash.
   auto lookup = test::ktune(
-      "lookup --kernel gemm --problem m=512,n=512,k=512,dtype=bf16,layout=nn "
+      "lookup --kernel gemm --problem m=512,n=512,k=512,dtype=bf16,layout=nn,path=mma "
       "--device 'NVIDIA H200' --json --db " +
       quote(c.db) + " --system-db " + quote(c.db));
   ASSERT_EQ(lookup.code, 0) << lookup.output;

@@ -24,10 +24,11 @@ DeviceSpec h200() {
 }
 
 Problem problem(std::int64_t m, std::int64_t n = 1024, std::int64_t k = 1024) {
-  // layout nn: the mma.sync path, whose predicated tiles fit every size here
+  // The mma.sync path (path=mma: on the H200 bf16 takes the wgmma path in
+  // every layout), whose predicated tiles fit every size here.
   return parse_problem(find_family("gemm"), "m=" + std::to_string(m) + ",n=" + std::to_string(n) +
                                                 ",k=" + std::to_string(k) +
-                                                ",dtype=bf16,layout=nn");
+                                                ",dtype=bf16,layout=nn,path=mma");
 }
 
 /// The family's general configuration with other tile sizes (all predicated).

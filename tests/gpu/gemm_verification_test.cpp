@@ -2,8 +2,8 @@
 // on its operands widened to bf16)
 // on seeded random data and the edge inputs (rows of A zero or scaled by a
 // large power of two), with the element bound gamma_K |A||B|, over edge shapes (1x1x1, primes, K=1,
-// K=65536, tall-skinny, short-wide, misaligned leading dimensions), for the default configuration,
-// a seeded sample, split-K and fast-path configurations.
+// K=65536, tall-skinny, short-wide, misaligned leading dimensions, every layout), for the default
+// configuration, a seeded sample, split-K and fast-path configurations.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime_api.h>
@@ -253,14 +253,17 @@ TEST(GemmGpu, EveryPathMatchesCublasOnEdgeShapes) {
       "m=512,n=512,k=512,layout=tt,epilogue=bias_relu",
       "m=384,n=256,k=2048,epilogue=bias,beta=-1",
   };
-  // tf32 goes to wgmma on sm_90 (every layout: WgmmaTf32...) and stays covered on mma.sync here.
-  verify_against_cublas(shapes, {"dtype=bf16", "dtype=fp32", "dtype=fp16,out=fp32", "dtype=tf32",
-                                 "dtype=tf32,path=mma", "dtype=bf16,out=fp32"});
+  // 16-bit and tf32 problems of every layout take the wgmma path on sm_90
+  // (the tests below): path=mma keeps these on the mma.sync and SIMT kernels.
+  std::vector<std::string> mma;
+  for (const auto& s : shapes) mma.push_back(s + ",path=mma");
+  verify_against_cublas(mma, {"dtype=bf16", "dtype=fp32", "dtype=fp16,out=fp32", "dtype=tf32",
+                              "dtype=bf16,out=fp32"});
 }
 
-// The Hopper path serves layout nt; its edges are TMA's zero fill and the
-// epilogue's bounds checks; leading dimensions that break 16-byte alignment
-// (K = 1, odd lda/ldb, one operand only) go through the repack kernel.
+// The Hopper path with A and B K-major (layout nt); its edges are TMA's zero
+// fill and the epilogue's bounds checks; leading dimensions that break 16-byte
+// alignment (K = 1, odd lda/ldb, one operand only) go through the repack kernel.
 TEST(GemmGpu, WgmmaPathMatchesCublasOnEdgeShapes) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device (cudaGetDeviceCount failed or found none)";
   const std::vector<std::string> shapes = {
@@ -327,6 +330,29 @@ TEST(GemmGpu, WgmmaFp8MatchesTheWidenedReference) {
   verify_against_cublas(
       nt, {"dtype=e4m3,scale_a=0.5,scale_b=4", "dtype=e4m3,out=fp16,scale_a=2,scale_b=0.25",
            "dtype=e5m2,scale_a=0.75,scale_b=2"});
+}
+
+// The Hopper path with an MN-major operand: A stored K x M (tn, tt), B stored
+// K x N (nn, tn), read by the transposing wgmma from column blocks of 64
+// elements. Aligned, odd (partial column blocks, zero-filled by TMA), padded
+// and misaligned leading dimensions (A, B or both repacked), in bf16 and fp16;
+// pick_configs adds persistent, cluster (each block loading half the K-rows of
+// the shared operand's column blocks), pingpong and staged-epilogue ones.
+TEST(GemmGpu, WgmmaPathMatchesCublasInEveryLayout) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device (cudaGetDeviceCount failed or found none)";
+  // Leading dimensions valid in every layout (>= max(M, K) for A, max(N, K) for B).
+  const std::vector<std::string> shapes = {
+      "m=512,n=384,k=256",
+      "m=509,n=383,k=257",
+      "m=384,n=320,k=512,lda=520,ldb=528,epilogue=bias_gelu",
+      "m=200,n=136,k=120,lda=203,ldb=203,ldc=139",
+      "m=300,n=260,k=1000,lda=1000,ldb=1003,ldc=261,epilogue=bias,beta=0.5",
+      "m=300,n=260,k=1000,lda=1001,ldb=1000,out=fp32",
+  };
+  std::vector<std::string> problems;
+  for (const char* layout : {"nn", "tn", "tt"})
+    for (const auto& s : shapes) problems.push_back(s + ",layout=" + layout + ",path=wgmma");
+  verify_against_cublas(problems, {"dtype=bf16", "dtype=fp16"});
 }
 
 }  // namespace

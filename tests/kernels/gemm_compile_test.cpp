@@ -145,6 +145,34 @@ TEST(GemmCompile, WgmmaSampleCompilesWithoutSpills) {
                    {"m=1000,n=1000,k=1000,layout=nt,out=fp32,epilogue=bias", 2, 419, "CLUSTER_N == 2 && PINGPONG"}});
 }
 
+TEST(GemmCompile, WgmmaOtherLayoutsSampleCompilesWithoutSpills) {
+  // MN-major operands: A stored K x M (tn, tt), B stored K x N (nn, tn), read by
+  // the transposing wgmma from column blocks of 64 elements, one TMA box each.
+  compile_samples(
+      {{"m=4096,n=4096,k=4096,layout=nn", 10, 501},
+       {"m=4096,n=4096,k=4096,layout=tn", 8, 502},
+       {"m=4096,n=4096,k=4096,layout=tt", 8, 503},
+       {"m=509,n=383,k=257,layout=nn,dtype=fp16,out=fp32,beta=1,epilogue=bias_gelu", 3, 504},
+       {"m=509,n=383,k=257,layout=tt,dtype=fp16", 3, 505},
+       {"m=509,n=383,k=257,layout=tn,out=fp32,epilogue=bias", 2, 506, "SPLIT_K > 1"},
+       // Misaligned leading dimensions: the repack kernel first.
+       {"m=1000,n=1000,k=1000,layout=tn,lda=1003,ldb=1001", 2, 507},
+       {"m=4096,n=4096,k=4096,layout=nn", 3, 508, "PINGPONG"},
+       {"m=4096,n=4096,k=4096,layout=tn", 2, 509, "PINGPONG && STAGE_C"},
+       {"m=4096,n=4096,k=4096,layout=tt", 3, 510, "PERSISTENT && STAGE_C && !PINGPONG"},
+       // Clusters: an MN-major operand's share is half the K-rows of each
+       // column block (B along M in nn, A along N in tn and tt, A of one
+       // column block when BLOCK_M = 64), a K-major one's half its rows.
+       {"m=512,n=4096,k=4096,layout=nn", 3, 511, "CLUSTER_M == 2"},
+       {"m=512,n=4096,k=4096,layout=tn", 3, 512, "CLUSTER_N == 2"},
+       {"m=512,n=4096,k=4096,layout=tt", 2, 513, "CLUSTER_N == 2 && BLOCK_M == 64"},
+       {"m=4096,n=4096,k=4096,layout=tt", 2, 514, "CLUSTER_M == 2 && BLOCK_N == 208"},
+       {"m=1000,n=1000,k=1000,layout=nn,out=fp32,epilogue=bias", 2, 515,
+        "CLUSTER_M == 2 && PINGPONG"},
+       // A K-major B of odd widths beside an M-major A (tt).
+       {"m=512,n=11008,k=4096,layout=tt", 2, 516, "BLOCK_N == 168 && STAGE_C && PERSISTENT"}});
+}
+
 TEST(GemmCompile, TensorCoreFp16AndTf32SamplesCompile) {
   compile_samples({{"m=512,n=512,k=512,dtype=fp16,out=fp32", 5, 301},
                    {"m=512,n=512,k=512,dtype=tf32,path=mma", 5, 302}});

@@ -13,6 +13,8 @@ DeviceSpec h200() {
   return *d;
 }
 
+// On the H200 16-bit problems of every layout take the wgmma path: the tests
+// of the mma.sync path's knobs ask for it with path=mma.
 Problem problem(const std::string& text) { return parse_problem(gemm_family(), text); }
 
 TEST(GemmDescriptor, IsRegistered) { EXPECT_EQ(&find_family("gemm"), &gemm_family()); }
@@ -60,7 +62,7 @@ TEST(GemmDescriptor, DefaultConfigIsValidEverywhere) {
 
 TEST(GemmDescriptor, MisalignedLeadingDimensionsLeaveOnlyNarrowVectorsUnlessRepacked) {
   const DeviceSpec d = h200();
-  const Problem odd = problem("m=128,n=128,k=128,lda=129");
+  const Problem odd = problem("m=128,n=128,k=128,lda=129,path=mma");
   const Space odd_space = gemm_family().space(odd, d);
   bool saw_repacked_wide = false;
   for (const Config& c : odd_space.sample(400, 3)) {
@@ -71,20 +73,22 @@ TEST(GemmDescriptor, MisalignedLeadingDimensionsLeaveOnlyNarrowVectorsUnlessRepa
     }
   }
   EXPECT_TRUE(saw_repacked_wide) << "REPACK=true must allow 16-byte loads";
-  const Problem by4 = problem("m=128,n=128,k=128,lda=132,ldb=132");
+  const Problem by4 = problem("m=128,n=128,k=128,lda=132,ldb=132,path=mma");
   for (const Config& c : gemm_family().space(by4, d).sample(200, 3)) {
     if (!c.boolean("REPACK")) {
       EXPECT_LE(c.integer("VEC"), 4) << c.key();
     }
   }
   // Aligned problems have no REPACK knob at all.
-  EXPECT_THROW(gemm_family().space(problem("m=128,n=128,k=128"), d).parameter("REPACK"), SpaceError);
+  EXPECT_THROW(gemm_family().space(problem("m=128,n=128,k=128,path=mma"), d).parameter("REPACK"),
+               SpaceError);
 }
 
 TEST(GemmDescriptor, RepackCopiesOnlyTheMisalignedOperandsToAlignedRows) {
   // A stored M x K with lda 4097 (odd); B stored K x N with ldb 4104 (aligned).
   const GemmProblem p = GemmProblem::from(problem("m=4096,n=4100,k=4096,lda=4097,ldb=4104,ldc=4100"));
-  GemmKnobs k = GemmKnobs::from(gemm_family().default_config(problem("m=4096,n=4100,k=4096,lda=4097,ldb=4104"), h200()));
+  GemmKnobs k = GemmKnobs::from(gemm_family().default_config(
+      problem("m=4096,n=4100,k=4096,lda=4097,ldb=4104,path=mma"), h200()));
   EXPECT_FALSE(k.repack);  // the default stays the path without extra kernels
   k.repack = true;
   const GemmGeometry g = GemmFamily::geometry(p, k);
@@ -103,7 +107,7 @@ TEST(GemmDescriptor, RepackCopiesOnlyTheMisalignedOperandsToAlignedRows) {
 }
 
 TEST(GemmDescriptor, RepackKernelComesFirstAndCountsInTheEstimate) {
-  const Problem p = problem("m=256,n=256,k=256,lda=257,ldb=259");
+  const Problem p = problem("m=256,n=256,k=256,lda=257,ldb=259,path=mma");
   Config c = gemm_family().default_config(p, h200());
   c.set("REPACK", true);
   c.set("VEC", std::int64_t{8});
@@ -122,9 +126,9 @@ TEST(GemmDescriptor, RepackKernelComesFirstAndCountsInTheEstimate) {
 
 TEST(GemmDescriptor, FastPathOnlyWhereTilesDivide) {
   const DeviceSpec d = h200();
-  const Problem prime = problem("m=127,n=131,k=257");
+  const Problem prime = problem("m=127,n=131,k=257,path=mma");
   for (const Config& c : gemm_family().space(prime, d).sample(200, 5)) EXPECT_TRUE(c.boolean("PREDICATED")) << c.key();
-  const Problem even = problem("m=1024,n=1024,k=1024");
+  const Problem even = problem("m=1024,n=1024,k=1024,path=mma");
   bool saw_fast = false;
   for (const Config& c : gemm_family().space(even, d).sample(300, 5)) saw_fast |= !c.boolean("PREDICATED");
   EXPECT_TRUE(saw_fast);
@@ -148,8 +152,8 @@ TEST(GemmDescriptor, AtomicSplitKOnlyForFp32OutputWithoutActivation) {
 TEST(GemmDescriptor, StagedCFitsTheRingWithoutSplitAndOnlyOnTheMmaPath) {
   const DeviceSpec d = h200();
   bool saw_staged = false;
-  for (const char* text : {"m=4096,n=4096,k=4096", "m=1000,n=1000,k=1000,dtype=tf32,path=mma",
-                           "m=512,n=512,k=512,out=fp32"}) {
+  for (const char* text : {"m=4096,n=4096,k=4096,path=mma", "m=1000,n=1000,k=1000,dtype=tf32,path=mma",
+                           "m=512,n=512,k=512,out=fp32,path=mma"}) {
     const Problem p = problem(text);
     const GemmProblem gp = GemmProblem::from(p);
     for (const Config& c : gemm_family().space(p, d).sample(400, 3)) {
@@ -198,7 +202,7 @@ TEST(GemmDescriptor, SpaceRespectsDeviceLimits) {
 }
 
 TEST(GemmDescriptor, SourceListsKernelsInLaunchOrder) {
-  const Problem p = problem("m=256,n=256,k=8192,out=fp32");
+  const Problem p = problem("m=256,n=256,k=8192,out=fp32,path=mma");
   Config c = gemm_family().default_config(p, h200());
   EXPECT_EQ(gemm_family().source(p, c).kernels.size(), 1u);
   c.set("SPLIT_K", std::int64_t{4});
@@ -233,7 +237,7 @@ TEST(GemmDescriptor, EstimateCountsPaddingSplitsAndReuse) {
 
 // The main loop the cost model's term model prices, hand-computed.
 TEST(GemmDescriptor, EstimateDescribesTheMainLoop) {
-  const Problem p = problem("m=4096,n=4096,k=1000,dtype=bf16");
+  const Problem p = problem("m=4096,n=4096,k=1000,dtype=bf16,path=mma");
   Config c = gemm_family().default_config(p, h200());
   c.set("BLOCK_M", std::int64_t{128});
   c.set("BLOCK_N", std::int64_t{64});

@@ -66,10 +66,43 @@ struct HostGemmParams {
 
 }  // namespace
 
+TmaOperandKey wgmma_operand_map(const GemmProblem& p, const GemmKnobs& k, const GemmGeometry& g,
+                                bool operand_b, const void* base) {
+  const long long ld = operand_b ? g.kernel_ldb : g.kernel_lda;
+  // A tf32 operand stored M- or N-major is read from its K-major copy (M x K, or N x K).
+  const bool transposed = operand_b ? g.transpose_b : g.transpose_a;
+  const GemmOperand o = transposed  ? GemmOperand{operand_b ? p.n : p.m, p.k, ld}
+                        : operand_b ? p.b_stored()
+                                    : p.a_stored();
+  const bool k_major = transposed || (operand_b ? p.b_t() : !p.a_t());
+  // B is shared along M (CLUSTER_M), A along N (CLUSTER_N).
+  const int sharers = operand_b ? k.cluster_m : k.cluster_n;
+  const int tile_rows = operand_b ? k.block_n : k.block_m;
+  const ktune_gemm::WgmmaTypeTraits t = wgmma_operand_traits(p.dtype);
+  TmaOperandKey key{base, o.rows, o.cols, ld, t.tma_type, t.bytes, 0, 0};
+  key.box_rows = k_major ? tile_rows / sharers : k.block_k / sharers;
+  key.box_cols = k_major ? k.block_k : t.row_elems;
+  return key;
+}
+
+cudaError_t GemmLauncher::OperandMap::encode(const TmaOperandKey& k) {
+  if (valid && k == key) return cudaSuccess;
+  valid = false;  // stale until encoded
+  if (cudaError_t e = encode_tma_map_2d(&map, k.base, static_cast<CUtensorMapDataType>(k.tma_type),
+                                        k.element_bytes, static_cast<std::uint64_t>(k.rows),
+                                        static_cast<std::uint64_t>(k.cols),
+                                        static_cast<std::uint64_t>(k.ld), k.box_rows, k.box_cols);
+      e != cudaSuccess)
+    return e;
+  key = k;
+  valid = true;
+  return cudaSuccess;
+}
+
 void GemmLauncher::release_buffers() {
   workspace_.reset();
   pack_.reset();
-  maps_ab_valid_ = maps_c_valid_ = false;
+  map_a_.valid = map_b_.valid = maps_c_valid_ = false;
 }
 
 cudaError_t GemmLauncher::launch(const GemmProblem& p, const GemmKnobs& knobs,
@@ -175,30 +208,13 @@ cudaError_t GemmLauncher::launch(const GemmProblem& p, const GemmKnobs& knobs,
                         static_cast<float>(p.kernel_beta()),
                         g.k_per_split};
   void* args[] = {&params};
-  void* wgmma_args[] = {&map_a_, &map_b_, &map_c_, &params};
+  void* wgmma_args[] = {&map_a_.map, &map_b_.map, &map_c_, &params};
   if (knobs.wgmma) {
-    // A is M x K and B is N x K, both row-major (layout nt, or after the
-    // transposing copy): boxes of one 128-byte row of K-elements; each block
-    // of a cluster loads its share of the tile it shares (B along M, A along N).
-    const int box_m = knobs.block_m / knobs.cluster_n;
-    const int box_n = knobs.block_n / knobs.cluster_m;
-    const auto ab_key = std::make_tuple(kernel_a, kernel_b, p.m, p.n, p.k, g.kernel_lda,
-                                        g.kernel_ldb, box_m, box_n);
-    if (!maps_ab_valid_ || ab_key != maps_ab_key_) {
-      const ktune_gemm::WgmmaTypeTraits t = wgmma_operand_traits(p.dtype);
-      const auto type = static_cast<CUtensorMapDataType>(t.tma_type);
-      maps_ab_valid_ = false;  // stale until both are encoded
-      if (cudaError_t e = encode_tma_map_2d(&map_a_, kernel_a, type, t.bytes, p.m, p.k,
-                                            g.kernel_lda, box_m, knobs.block_k);
-          e != cudaSuccess)
-        return e;
-      if (cudaError_t e = encode_tma_map_2d(&map_b_, kernel_b, type, t.bytes, p.n, p.k,
-                                            g.kernel_ldb, box_n, knobs.block_k);
-          e != cudaSuccess)
-        return e;
-      maps_ab_key_ = ab_key;
-      maps_ab_valid_ = true;
-    }
+    // Each operand's map as it is stored, or as its K-major copy (wgmma_operand_map).
+    const TmaOperandKey a_key = wgmma_operand_map(p, knobs, g, false, kernel_a);
+    const TmaOperandKey b_key = wgmma_operand_map(p, knobs, g, true, kernel_b);
+    if (cudaError_t e = map_a_.encode(a_key); e != cudaSuccess) return e;
+    if (cudaError_t e = map_b_.encode(b_key); e != cudaSuccess) return e;
     // C in 16 rows x 128 bytes boxes. The kernel stores through the map only where C's rows are
     // 16-byte aligned (c_rows_aligned, the map's own requirement); there the map must encode, and
     // elsewhere it is left zeroed and never read.

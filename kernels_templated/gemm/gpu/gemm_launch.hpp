@@ -24,6 +24,25 @@ struct GemmOperands {
   const void* bias = nullptr;
 };
 
+/// What one operand's tensor map is encoded for: the stored matrix (rows x cols, `ld` apart) and
+/// the box of one TMA load.
+struct TmaOperandKey {
+  const void* base = nullptr;
+  long long rows = 0, cols = 0, ld = 0;
+  int tma_type = 0;       ///< CUtensorMapDataType (gemm_wgmma_types.hpp)
+  int element_bytes = 0;  ///< bytes per element
+  int box_rows = 0, box_cols = 0;
+  bool operator==(const TmaOperandKey&) const = default;
+};
+
+/// The tensor map operand A (or B) of a wgmma configuration needs, stored at `base` with the
+/// leading dimension the kernel reads (GemmGeometry::kernel_lda/ldb). K-major (A stored M x K, B
+/// N x K, or a tf32 operand's K-major copy): boxes of the tile's rows (its share, half of them, when
+/// a cluster pair shares the tile) by one 128-byte row of K-elements. MN-major (A stored K x M, B K x N): boxes of BLOCK_K K-rows (half of them
+/// when shared) by 64 M or N elements, one per 64 columns of the tile.
+TmaOperandKey wgmma_operand_map(const GemmProblem& p, const GemmKnobs& k, const GemmGeometry& g,
+                                bool operand_b, const void* base);
+
 /// Not thread-safe: one launcher per stream (its workspace is in use until
 /// the stream's work is done). Buffers grow on the first call of a larger
 /// shape and are reused after: once a shape has been launched, launching it
@@ -56,13 +75,16 @@ class GemmLauncher {
   GrowingDeviceBuffer<float> workspace_;  ///< split-K partial sums
   GrowingDeviceBuffer<unsigned char>
       pack_;  ///< REPACK: aligned copies of A (at 0) and B (256-byte aligned after A)
-  // Tensor maps of the wgmma path, encoded for one (buffers, shape, box) and
-  // reused while it stays the same (encoding on every timed launch would stall the stream).
-  CUtensorMap map_a_{}, map_b_{};
-  std::tuple<const void*, const void*, long long, long long, long long, long long, long long, int,
-             int>
-      maps_ab_key_{};
-  bool maps_ab_valid_ = false;
+  /// A and B's tensor maps of the wgmma path, each encoded for one stored operand and box and
+  /// reused while they stay the same (encoding on every timed launch would stall the stream).
+  struct OperandMap {
+    CUtensorMap map{};
+    TmaOperandKey key{};
+    bool valid = false;
+    /// Encodes `k` unless it is the map's already; the map is invalid after a failure.
+    cudaError_t encode(const TmaOperandKey& k);
+  };
+  OperandMap map_a_, map_b_;
   /// STAGE_C's TMA stores of C: encoded for the C buffer, shape and ldc in maps_c_key_.
   CUtensorMap map_c_{};
   std::tuple<const void*, long long, long long, long long, int> maps_c_key_{};
