@@ -46,8 +46,8 @@ struct CostModelPredictor::Group {
   std::vector<std::string> shape_keys;
   RooflineModel model{DeviceSpec{}};
   std::vector<Problem> learned_from;
+  std::vector<std::vector<double>> problem_shapes;  ///< log shapes, by problem index
   struct Residual {
-    std::vector<double> log_shape;
     double log_ratio = 0;  ///< log(measured / predicted) less its problem's median
     std::size_t problem = 0;
   };
@@ -60,19 +60,27 @@ namespace {
 using Residuals = std::vector<CostModelPredictor::Group::Residual>;
 constexpr std::size_t kNoProblem = std::numeric_limits<std::size_t>::max();
 
-/// The residuals' log ratios averaged with weights 2^-distance from `here`,
-/// with a prior of 0 weighing `prior_weight`; the residuals of problem `skip`
-/// are left out.
-double shrunk_log_ratio(const Residuals& residuals, const std::vector<double>& here,
+/// 2^-distance from `here` to each measured problem of the group.
+std::vector<double> problem_weights(const CostModelPredictor::Group& g,
+                                    const std::vector<double>& here) {
+  std::vector<double> out;
+  out.reserve(g.problem_shapes.size());
+  for (const auto& shape : g.problem_shapes) out.push_back(std::exp2(-distance(here, shape)));
+  return out;
+}
+
+/// The residuals' log ratios averaged with their problems' weights, with a
+/// prior of 0 weighing `prior_weight`; the residuals of problem `skip` are
+/// left out.
+double shrunk_log_ratio(const Residuals& residuals, const std::vector<double>& weights,
                         double prior_weight, std::size_t skip = kNoProblem) {
-  double weighted = 0, weights = prior_weight;
+  double weighted = 0, sum = prior_weight;
   for (const auto& r : residuals) {
     if (r.problem == skip) continue;
-    const double w = std::exp2(-distance(here, r.log_shape));
-    weighted += w * r.log_ratio;
-    weights += w;
+    weighted += weights[r.problem] * r.log_ratio;
+    sum += weights[r.problem];
   }
-  return weights > 0 ? weighted / weights : 0;
+  return sum > 0 ? weighted / sum : 0;
 }
 
 double median_of(std::vector<double> v) {
@@ -88,46 +96,65 @@ struct Point {
   double log_model = 0;  ///< log of the model's time
 };
 
-/// Geometric-mean regret of the predictor's picks with this prior weight,
-/// each measured problem hidden in turn: its candidates are the fastest
-/// configurations of the other problems (as the lookup offers them) that the
-/// hidden problem measured, ranked by the model and the other problems'
-/// residuals. Infinity when no problem could be scored.
-double leave_one_problem_out_regret(const CostModelPredictor::Group& g,
-                                    const std::vector<std::vector<Point>>& by_problem,
-                                    const std::vector<std::vector<double>>& shapes,
-                                    double prior_weight) {
+/// One measured problem hidden from the others: the candidates the lookup
+/// would offer for it (the fastest configurations of the other problems) that
+/// it measured, and its optimum.
+struct HiddenProblem {
+  struct Candidate {
+    double log_model = 0;
+    double time_s = 0;
+    const Residuals* residuals = nullptr;  ///< null: none
+  };
+  std::vector<Candidate> candidates;  ///< in configuration key order (ties break alike)
+  double optimum_s = 0;
+};
+
+std::vector<HiddenProblem> hidden_problems(const CostModelPredictor::Group& g,
+                                           const std::vector<std::vector<Point>>& by_problem) {
   const std::size_t winners = PredictionRule{}.winners_per_problem;
-  double log_sum = 0;
-  std::size_t scored = 0;
+  std::vector<HiddenProblem> out(by_problem.size());
   for (std::size_t y = 0; y < by_problem.size(); ++y) {
-    std::map<std::string, const Point*> here;  // key order: ties break the same way every time
-    double optimum = std::numeric_limits<double>::infinity();
-    for (const Point& p : by_problem[y]) {
-      here.emplace(p.config_key, &p);
-      optimum = std::min(optimum, p.time_s);
-    }
-    std::set<std::string> candidates;
+    std::map<std::string, const Point*> here;
+    for (const Point& p : by_problem[y]) here.emplace(p.config_key, &p);
+    std::map<std::string, const Point*> offered;
     for (std::size_t s = 0; s < by_problem.size(); ++s) {
       if (s == y) continue;
       // by_problem[s] is sorted fastest first
       for (std::size_t i = 0; i < by_problem[s].size() && i < winners; ++i)
-        if (here.count(by_problem[s][i].config_key)) candidates.insert(by_problem[s][i].config_key);
+        if (auto it = here.find(by_problem[s][i].config_key); it != here.end()) offered.insert(*it);
     }
-    const Point* best = nullptr;
-    double best_log = std::numeric_limits<double>::infinity();
-    for (const std::string& key : candidates) {
+    out[y].optimum_s = by_problem[y].empty() ? 0 : by_problem[y].front().time_s;
+    for (const auto& [key, point] : offered) {
       auto it = g.residuals.find(key);
+      out[y].candidates.push_back(
+          {point->log_model, point->time_s, it == g.residuals.end() ? nullptr : &it->second});
+    }
+  }
+  return out;
+}
+
+/// Geometric-mean regret of the predictor's picks with this prior weight,
+/// each measured problem hidden in turn and its candidates ranked by the
+/// model and the other problems' residuals. Infinity when none was scored.
+double leave_one_problem_out_regret(const std::vector<HiddenProblem>& hidden,
+                                    const std::vector<std::vector<double>>& weights,
+                                    double prior_weight) {
+  double log_sum = 0;
+  std::size_t scored = 0;
+  for (std::size_t y = 0; y < hidden.size(); ++y) {
+    const HiddenProblem::Candidate* best = nullptr;
+    double best_log = std::numeric_limits<double>::infinity();
+    for (const auto& c : hidden[y].candidates) {
       const double t =
-          here.at(key)->log_model +
-          (it == g.residuals.end() ? 0 : shrunk_log_ratio(it->second, shapes[y], prior_weight, y));
+          c.log_model +
+          (c.residuals ? shrunk_log_ratio(*c.residuals, weights[y], prior_weight, y) : 0);
       if (t < best_log) {
         best_log = t;
-        best = here.at(key);
+        best = &c;
       }
     }
     if (!best) continue;
-    log_sum += std::log(best->time_s / optimum);
+    log_sum += std::log(best->time_s / hidden[y].optimum_s);
     ++scored;
   }
   return scored ? std::exp(log_sum / static_cast<double>(scored))
@@ -135,12 +162,14 @@ double leave_one_problem_out_regret(const CostModelPredictor::Group& g,
 }
 
 double chosen_prior_weight(const CostModelPredictor::Group& g,
-                           const std::vector<std::vector<Point>>& by_problem,
-                           const std::vector<std::vector<double>>& shapes) {
+                           const std::vector<std::vector<Point>>& by_problem) {
   if (by_problem.size() < 3) return kDefaultPriorWeight;
+  std::vector<std::vector<double>> weights;  // between the measured problems
+  for (const auto& shape : g.problem_shapes) weights.push_back(problem_weights(g, shape));
+  const std::vector<HiddenProblem> hidden = hidden_problems(g, by_problem);
   double best = kDefaultPriorWeight, best_regret = std::numeric_limits<double>::infinity();
   for (double w : kPriorWeightGrid) {
-    const double regret = leave_one_problem_out_regret(g, by_problem, shapes, w);
+    const double regret = leave_one_problem_out_regret(hidden, weights, w);
     if (regret < best_regret) {
       best_regret = regret;
       best = w;
@@ -213,9 +242,8 @@ CostModelPredictor::CostModelPredictor(const std::vector<Measurement>& measureme
       if (predicted > 0 && std::isfinite(predicted))
         by_problem[s.problem].push_back({s.config_key, s.time_s, std::log(predicted)});
     }
-    std::vector<std::vector<double>> shapes;
     for (const Problem& problem : p.problems)
-      shapes.push_back(log_shape(problem, p.group.shape_keys));
+      p.group.problem_shapes.push_back(log_shape(problem, p.group.shape_keys));
     for (std::size_t i = 0; i < by_problem.size(); ++i) {
       auto& points = by_problem[i];
       if (points.empty()) continue;
@@ -226,10 +254,10 @@ CostModelPredictor::CostModelPredictor(const std::vector<Measurement>& measureme
       for (const Point& pt : points) ratios.push_back(std::log(pt.time_s) - pt.log_model);
       const double centre = median_of(ratios);
       for (std::size_t j = 0; j < points.size(); ++j)
-        p.group.residuals[points[j].config_key].push_back({shapes[i], ratios[j] - centre, i});
+        p.group.residuals[points[j].config_key].push_back({ratios[j] - centre, i});
     }
-    p.group.prior_weight = options_.prior_weight ? *options_.prior_weight
-                                                 : chosen_prior_weight(p.group, by_problem, shapes);
+    p.group.prior_weight =
+        options_.prior_weight ? *options_.prior_weight : chosen_prior_weight(p.group, by_problem);
     for (const Problem& problem : p.problems) p.group.learned_from.push_back(problem);
     std::sort(p.group.learned_from.begin(), p.group.learned_from.end(),
               [](const Problem& a, const Problem& b) { return a.key() < b.key(); });
@@ -277,6 +305,8 @@ std::optional<PredictedChoice> CostModelPredictor::choose(const PredictionQuery&
   if (!g) return std::nullopt;
   const Problem& problem = q.request->problem;
   const std::vector<double> here = log_shape(problem, g->shape_keys);
+  const std::vector<double> weights =
+      here.empty() ? std::vector<double>{} : problem_weights(*g, here);
   std::optional<PredictedChoice> best;
   for (std::size_t i = 0; i < q.candidates.size(); ++i) {
     double t = std::numeric_limits<double>::infinity();
@@ -291,7 +321,7 @@ std::optional<PredictedChoice> CostModelPredictor::choose(const PredictionQuery&
       // as a median configuration: the model's time alone.
       auto it = g->residuals.find(q.candidates[i].key());
       if (it != g->residuals.end())
-        t *= std::exp(shrunk_log_ratio(it->second, here, g->prior_weight));
+        t *= std::exp(shrunk_log_ratio(it->second, weights, g->prior_weight));
     }
     if (!best || t < best->predicted_s) best = PredictedChoice{i, t, {}};
   }
