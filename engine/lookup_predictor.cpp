@@ -8,6 +8,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "engine/median.hpp"
+
 namespace ktune {
 namespace {
 
@@ -81,12 +83,6 @@ double shrunk_log_ratio(const Residuals& residuals, const std::vector<double>& w
     sum += weights[r.problem];
   }
   return sum > 0 ? weighted / sum : 0;
-}
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /// One measured configuration of one problem, as the calibration saw it.

@@ -17,6 +17,7 @@
 #include "db/store.hpp"
 #include "engine/lookup_predictor.hpp"
 #include "engine/lookup_validity.hpp"
+#include "engine/median.hpp"
 #include "engine/replay_evaluator.hpp"
 #include "engine/version.hpp"
 #include "kernels_templated/family.hpp"
@@ -36,12 +37,6 @@ struct Loaded {
   std::string hash, shape_class;
   double optimum_s = 0, median_s = 0;
 };
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 Loaded load(const std::string& path) {
   Loaded l;

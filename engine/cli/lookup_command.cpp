@@ -28,7 +28,7 @@ struct LookupOptions {
   bool json = false;
   bool deterministic = false;  ///< serve only results verified bit-for-bit repeatable
   std::string objective = "time";  ///< time, energy or edp: what "best" means
-  bool no_predict = false;         ///< answer far shapes with the nearest, not the cost model
+  bool no_predict = false;         ///< answer unmeasured shapes with the nearest, not the model
   double min_distance = PredictionRule{}.min_distance;
 };
 
@@ -242,7 +242,7 @@ const CommandRegistrar registrar(60, [](CLI::App& app) {
       ->check(CLI::IsMember({"time", "energy", "edp"}));
   cmd->add_flag(
       "--no-predict", o->no_predict,
-      "Answer shapes far from every measured one with the nearest measured shape's winner, "
+      "Answer shapes not measured with the nearest measured shape's winner, "
       "not the cost model's pick");
   cmd->add_option("--min-distance", o->min_distance,
                   "Predict from this distance to the nearest measured shape on (log2 space of the "

@@ -139,8 +139,8 @@ TEST_F(LookupRegret, HandComputedRegretsPerRule) {
   EXPECT_DOUBLE_EQ(r.worst[bucket], 4.0);
 
   for (std::size_t s = 0; s < 3; ++s) {
-    // Every shape is nearer than the default switch distance: the chain is nearest.
-    EXPECT_EQ(answer(r, s, "lookup").config_key, answer(r, s, "nearest").config_key);
+    // The default switch distance is 0: the chain predicts every hidden shape.
+    EXPECT_EQ(answer(r, s, "lookup").config_key, answer(r, s, "predicted").config_key);
     // The predictor's answer is scored like the others.
     const RuleAnswer& p = answer(r, s, "predicted");
     EXPECT_EQ(p.source, "predicted");
