@@ -320,5 +320,37 @@ TEST(CostModelPredictor, FarResidualsAreShrunkTowardsAMedianConfiguration) {
             kPriorWeightGrid.end());
 }
 
+TEST(CostModelPredictor, ThePriorWeightIsChosenByLeavingEachProblemOut) {
+  const DeviceSpec device = h200();
+  // P is 2x faster than the median at 1024, 2048 and 4096. Pg (P regrouped:
+  // the same model time there) was measured at 2048 and, 20x faster than the
+  // median, at m=2048, k=65536 (6 away). Hiding 2048, trusting Pg's far
+  // residual picks Pg; a prior picks P. Which one 2048 measured faster decides
+  // the weight the calibration keeps.
+  auto data = [&](double pg_at_2048) {
+    return joined({
+        measurements(problem(1024), {{&kP, 0.5e-3}, {&kS, 1e-3}, {&kR, 1e-3}}, device),
+        measurements(problem(2048), {{&kP, 1e-3}, {&kPg, pg_at_2048}, {&kS, 2e-3}, {&kR, 2e-3}},
+                     device),
+        measurements(problem(4096), {{&kP, 2e-3}, {&kS, 4e-3}, {&kR, 4e-3}}, device),
+        measurements(problem(2048, 1024, 65536), {{&kPg, 6.4e-3}, {&kS, 128e-3}, {&kR, 128e-3}},
+                     device),
+    });
+  };
+  LookupRequest req;
+  req.family = "gemm";
+  req.problem = problem(2048, 1024, 2048);
+  req.device = device.name;
+  const auto q = query_for(req, {kP, kPg});
+  // Pg slow at 2048 (4x the median): the far residual misled, a prior pays.
+  const auto misled = CostModelPredictor(data(8e-3)).prior_weight(q);
+  ASSERT_TRUE(misled);
+  EXPECT_GT(*misled, 0.0);
+  // Pg fast at 2048 too (20x): trusting every residual was right.
+  const auto trusted = CostModelPredictor(data(0.1e-3)).prior_weight(q);
+  ASSERT_TRUE(trusted);
+  EXPECT_EQ(*trusted, 0.0);
+}
+
 }  // namespace
 }  // namespace ktune
