@@ -121,10 +121,11 @@ class LookupPredictor {
 struct PredictionRule {
   /// Predict when the nearest measured shape of the class is at least this
   /// far (log2-space distance over the shape keys; 1 = one key off by 2x).
-  /// The default is where the chain's geometric-mean regret was lowest,
-  /// leaving one shape out over 30 H200 GEMM recordings
-  /// (bench/results/lookup-regret-2026-12-05.md, `ktune bench-lookup`).
-  double min_distance = 1.735;
+  /// The default, 0, predicts wherever the shape is not measured: the chain's
+  /// lowest geometric-mean regret, leaving one shape out over 30 H200 GEMM
+  /// recordings (bench/results/lookup-regret-2026-12-05-v2.md, `ktune
+  /// bench-lookup`; read off the same shapes that score it).
+  double min_distance = 0;
   /// Candidates taken from each measured problem (its fastest that fit),
   /// from the `problems` measured problems nearest the asked one.
   std::size_t winners_per_problem = 3;

@@ -8,6 +8,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "engine/median.hpp"
+
 namespace ktune {
 namespace {
 
@@ -46,26 +48,130 @@ struct CostModelPredictor::Group {
   std::vector<std::string> shape_keys;
   RooflineModel model{DeviceSpec{}};
   std::vector<Problem> learned_from;
+  std::vector<std::vector<double>> problem_shapes;  ///< log shapes, by problem index
   struct Residual {
-    std::vector<double> log_shape;
-    double log_ratio = 0;  ///< log(measured / predicted)
+    double log_ratio = 0;  ///< log(measured / predicted) less its problem's median
+    std::size_t problem = 0;
   };
   std::unordered_map<std::string, std::vector<Residual>> residuals;  // by config key
-  std::vector<Residual> all_residuals;
+  double prior_weight = kDefaultPriorWeight;
 };
 
 namespace {
 
-/// The mean of the residuals' log ratios, each weighted 2^-distance from `here`.
-double weighted_log_ratio(const std::vector<CostModelPredictor::Group::Residual>& residuals,
-                          const std::vector<double>& here) {
-  double weighted = 0, weights = 0;
+using Residuals = std::vector<CostModelPredictor::Group::Residual>;
+constexpr std::size_t kNoProblem = std::numeric_limits<std::size_t>::max();
+
+/// 2^-distance from `here` to each measured problem of the group.
+std::vector<double> problem_weights(const CostModelPredictor::Group& g,
+                                    const std::vector<double>& here) {
+  std::vector<double> out;
+  out.reserve(g.problem_shapes.size());
+  for (const auto& shape : g.problem_shapes) out.push_back(std::exp2(-distance(here, shape)));
+  return out;
+}
+
+/// The residuals' log ratios averaged with their problems' weights, with a
+/// prior of 0 weighing `prior_weight`; the residuals of problem `skip` are
+/// left out.
+double shrunk_log_ratio(const Residuals& residuals, const std::vector<double>& weights,
+                        double prior_weight, std::size_t skip = kNoProblem) {
+  double weighted = 0, sum = prior_weight;
   for (const auto& r : residuals) {
-    const double w = std::exp2(-distance(here, r.log_shape));
-    weighted += w * r.log_ratio;
-    weights += w;
+    if (r.problem == skip) continue;
+    weighted += weights[r.problem] * r.log_ratio;
+    sum += weights[r.problem];
   }
-  return weights > 0 ? weighted / weights : 0;
+  return sum > 0 ? weighted / sum : 0;
+}
+
+/// One measured configuration of one problem, as the calibration saw it.
+struct Point {
+  std::string config_key;
+  double time_s = 0;
+  double log_model = 0;  ///< log of the model's time
+};
+
+/// One measured problem hidden from the others: the candidates the lookup
+/// would offer for it (the fastest configurations of the other problems) that
+/// it measured, and its optimum.
+struct HiddenProblem {
+  struct Candidate {
+    double log_model = 0;
+    double time_s = 0;
+    const Residuals* residuals = nullptr;  ///< null: none
+  };
+  std::vector<Candidate> candidates;  ///< in configuration key order (ties break alike)
+  double optimum_s = 0;
+};
+
+std::vector<HiddenProblem> hidden_problems(const CostModelPredictor::Group& g,
+                                           const std::vector<std::vector<Point>>& by_problem) {
+  const std::size_t winners = PredictionRule{}.winners_per_problem;
+  std::vector<HiddenProblem> out(by_problem.size());
+  for (std::size_t y = 0; y < by_problem.size(); ++y) {
+    std::map<std::string, const Point*> here;
+    for (const Point& p : by_problem[y]) here.emplace(p.config_key, &p);
+    std::map<std::string, const Point*> offered;
+    for (std::size_t s = 0; s < by_problem.size(); ++s) {
+      if (s == y) continue;
+      // by_problem[s] is sorted fastest first
+      for (std::size_t i = 0; i < by_problem[s].size() && i < winners; ++i)
+        if (auto it = here.find(by_problem[s][i].config_key); it != here.end()) offered.insert(*it);
+    }
+    out[y].optimum_s = by_problem[y].empty() ? 0 : by_problem[y].front().time_s;
+    for (const auto& [key, point] : offered) {
+      auto it = g.residuals.find(key);
+      out[y].candidates.push_back(
+          {point->log_model, point->time_s, it == g.residuals.end() ? nullptr : &it->second});
+    }
+  }
+  return out;
+}
+
+/// Geometric-mean regret of the predictor's picks with this prior weight,
+/// each measured problem hidden in turn and its candidates ranked by the
+/// model and the other problems' residuals. Infinity when none was scored.
+double leave_one_problem_out_regret(const std::vector<HiddenProblem>& hidden,
+                                    const std::vector<std::vector<double>>& weights,
+                                    double prior_weight) {
+  double log_sum = 0;
+  std::size_t scored = 0;
+  for (std::size_t y = 0; y < hidden.size(); ++y) {
+    const HiddenProblem::Candidate* best = nullptr;
+    double best_log = std::numeric_limits<double>::infinity();
+    for (const auto& c : hidden[y].candidates) {
+      const double t =
+          c.log_model +
+          (c.residuals ? shrunk_log_ratio(*c.residuals, weights[y], prior_weight, y) : 0);
+      if (t < best_log) {
+        best_log = t;
+        best = &c;
+      }
+    }
+    if (!best) continue;
+    log_sum += std::log(best->time_s / hidden[y].optimum_s);
+    ++scored;
+  }
+  return scored ? std::exp(log_sum / static_cast<double>(scored))
+                : std::numeric_limits<double>::infinity();
+}
+
+double chosen_prior_weight(const CostModelPredictor::Group& g,
+                           const std::vector<std::vector<Point>>& by_problem) {
+  if (by_problem.size() < 3) return kDefaultPriorWeight;
+  std::vector<std::vector<double>> weights;  // between the measured problems
+  for (const auto& shape : g.problem_shapes) weights.push_back(problem_weights(g, shape));
+  const std::vector<HiddenProblem> hidden = hidden_problems(g, by_problem);
+  double best = kDefaultPriorWeight, best_regret = std::numeric_limits<double>::infinity();
+  for (double w : kPriorWeightGrid) {
+    const double regret = leave_one_problem_out_regret(hidden, weights, w);
+    if (regret < best_regret) {
+      best_regret = regret;
+      best = w;
+    }
+  }
+  return best;
 }
 
 }  // namespace
@@ -77,12 +183,13 @@ CostModelPredictor::CostModelPredictor(const std::vector<Measurement>& measureme
     WorkEstimate work;
     double time_s;
     std::string config_key;
-    std::vector<double> log_shape;
+    std::size_t problem;  ///< index into Pending::problems
   };
   struct Pending {
     Group group;
     std::vector<Sample> samples;
-    std::map<std::string, Problem> problems;
+    std::map<std::string, std::size_t> problem_index;  // by problem key
+    std::vector<Problem> problems;
   };
   std::map<std::string, Pending> pending;
   for (const Measurement& m : measurements) {
@@ -107,9 +214,10 @@ CostModelPredictor::CostModelPredictor(const std::vector<Measurement>& measureme
         p.group.device = device;
         p.group.shape_keys = family->shape_keys();
       }
-      p.samples.push_back({std::move(work), m.result.time.median_s, m.result.config.key(),
-                           log_shape(m.key.problem, p.group.shape_keys)});
-      p.problems.try_emplace(m.key.problem.key(), m.key.problem);
+      const auto [it, added] = p.problem_index.try_emplace(m.key.problem.key(), p.problems.size());
+      if (added) p.problems.push_back(m.key.problem);
+      p.samples.push_back(
+          {std::move(work), m.result.time.median_s, m.result.config.key(), it->second});
     } catch (const std::exception&) {
       // a measurement the family cannot estimate (an older knob set) teaches nothing
     }
@@ -124,15 +232,31 @@ CostModelPredictor::CostModelPredictor(const std::vector<Measurement>& measureme
     p.group.model = RooflineModel(p.group.device);
     p.group.model.calibrate(work, times);
     if (p.group.model.calibration().samples == 0) continue;  // too few points to learn from
+    std::vector<std::vector<Point>> by_problem(p.problems.size());
     for (const Sample& s : p.samples) {
       const double predicted = p.group.model.predict(s.work).time_s;
-      if (predicted > 0 && std::isfinite(predicted)) {
-        const Group::Residual r{s.log_shape, std::log(s.time_s / predicted)};
-        p.group.residuals[s.config_key].push_back(r);
-        p.group.all_residuals.push_back(r);
-      }
+      if (predicted > 0 && std::isfinite(predicted))
+        by_problem[s.problem].push_back({s.config_key, s.time_s, std::log(predicted)});
     }
-    for (auto& [unused, problem] : p.problems) p.group.learned_from.push_back(problem);
+    for (const Problem& problem : p.problems)
+      p.group.problem_shapes.push_back(log_shape(problem, p.group.shape_keys));
+    for (std::size_t i = 0; i < by_problem.size(); ++i) {
+      auto& points = by_problem[i];
+      if (points.empty()) continue;
+      std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
+        return a.time_s != b.time_s ? a.time_s < b.time_s : a.config_key < b.config_key;
+      });
+      std::vector<double> ratios;
+      for (const Point& pt : points) ratios.push_back(std::log(pt.time_s) - pt.log_model);
+      const double centre = median_of(ratios);
+      for (std::size_t j = 0; j < points.size(); ++j)
+        p.group.residuals[points[j].config_key].push_back({ratios[j] - centre, i});
+    }
+    p.group.prior_weight =
+        options_.prior_weight ? *options_.prior_weight : chosen_prior_weight(p.group, by_problem);
+    for (const Problem& problem : p.problems) p.group.learned_from.push_back(problem);
+    std::sort(p.group.learned_from.begin(), p.group.learned_from.end(),
+              [](const Problem& a, const Problem& b) { return a.key() < b.key(); });
     groups_.emplace(key, std::make_shared<const Group>(std::move(p.group)));
   }
 }
@@ -167,11 +291,18 @@ const CostModelPredictor::Group* CostModelPredictor::group_for(const PredictionQ
   return best;
 }
 
+std::optional<double> CostModelPredictor::prior_weight(const PredictionQuery& query) const {
+  const Group* g = group_for(query);
+  return g ? std::optional<double>(g->prior_weight) : std::nullopt;
+}
+
 std::optional<PredictedChoice> CostModelPredictor::choose(const PredictionQuery& q) const {
   const Group* g = group_for(q);
   if (!g) return std::nullopt;
   const Problem& problem = q.request->problem;
   const std::vector<double> here = log_shape(problem, g->shape_keys);
+  const std::vector<double> weights =
+      here.empty() ? std::vector<double>{} : problem_weights(*g, here);
   std::optional<PredictedChoice> best;
   for (std::size_t i = 0; i < q.candidates.size(); ++i) {
     double t = std::numeric_limits<double>::infinity();
@@ -182,12 +313,11 @@ std::optional<PredictedChoice> CostModelPredictor::choose(const PredictionQuery&
     }
     if (!(t > 0) || !std::isfinite(t)) continue;
     if (options_.config_residuals && !here.empty()) {
-      // A configuration never measured here (the general one) takes the
-      // model's bias over all measurements, so that it competes on the
-      // same footing as the measured ones.
+      // A configuration never measured here (the general one) is predicted
+      // as a median configuration: the model's time alone.
       auto it = g->residuals.find(q.candidates[i].key());
-      t *= std::exp(
-          weighted_log_ratio(it != g->residuals.end() ? it->second : g->all_residuals, here));
+      if (it != g->residuals.end())
+        t *= std::exp(shrunk_log_ratio(it->second, weights, g->prior_weight));
     }
     if (!best || t < best->predicted_s) best = PredictedChoice{i, t, {}};
   }

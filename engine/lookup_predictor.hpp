@@ -2,6 +2,7 @@
 // family's cost model calibrated on a database's own measurements per GPU.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -17,11 +18,29 @@ namespace ktune {
 
 struct CostModelPredictorOptions {
   /// Scale each candidate's model time by how its own measurements at other
-  /// problems of the class compared with the model (the geometric mean of
-  /// measured / predicted, each weighted 2^-distance to the asked problem).
-  /// Off: the calibrated model alone ranks.
+  /// problems of the class compared with the model: its residuals
+  /// log(measured / predicted), each less the median residual of its problem
+  /// (so that a problem the model misjudges for every configuration does not
+  /// count against the configurations measured there), averaged with weights
+  /// 2^-distance to the asked problem and shrunk towards 0 (the problem's
+  /// median configuration) by `prior_weight`. Off: the calibrated model alone
+  /// ranks.
   bool config_residuals = true;
+  /// Weight of the prior in the residual average, in the same units as the
+  /// 2^-distance weights: a configuration whose measurements are far from the
+  /// asked problem is predicted close to a median one instead of by its far
+  /// residuals. Unset: chosen per group at calibration among
+  /// kPriorWeightGrid by leaving each measured problem out in turn (the
+  /// choice whose picks had the lowest geometric-mean regret on the group's
+  /// own measurements).
+  std::optional<double> prior_weight;
 };
+
+/// The prior weights the calibration chooses from.
+inline constexpr std::array<double, 5> kPriorWeightGrid{0, 0.3, 1, 3, 10};
+/// The prior weight of a group with too few measured problems to choose one
+/// (fewer than 3).
+inline constexpr double kDefaultPriorWeight = 1;
 
 /// Installed on a Lookup (Lookup::set_predictor): one RooflineModel per
 /// (family, template hash, shape class, GPU), calibrated at construction on
@@ -41,6 +60,9 @@ class CostModelPredictor final : public LookupPredictor {
 
   /// Calibrated groups (family, hash, class, GPU).
   std::size_t models() const { return groups_.size(); }
+  /// The prior weight of the group that would answer `query`; nullopt when
+  /// none would.
+  std::optional<double> prior_weight(const PredictionQuery& query) const;
 
   struct Group;
 

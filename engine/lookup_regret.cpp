@@ -17,6 +17,7 @@
 #include "db/store.hpp"
 #include "engine/lookup_predictor.hpp"
 #include "engine/lookup_validity.hpp"
+#include "engine/median.hpp"
 #include "engine/replay_evaluator.hpp"
 #include "engine/version.hpp"
 #include "kernels_templated/family.hpp"
@@ -36,12 +37,6 @@ struct Loaded {
   std::string hash, shape_class;
   double optimum_s = 0, median_s = 0;
 };
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 Loaded load(const std::string& path) {
   Loaded l;
@@ -237,7 +232,14 @@ LookupRegretReport leave_one_shape_out(const std::vector<std::string>& recording
 
       Lookup lookup = Lookup::open_layers(layers);
       auto full = CostModelPredictor::from_databases(layers);
-      auto model_only = CostModelPredictor::from_databases(layers, {.config_residuals = false});
+      auto model_only = CostModelPredictor::from_databases(
+          layers, {.config_residuals = false, .prior_weight = {}});
+      PredictionQuery group_query;
+      group_query.request = &req;
+      group_query.arch = req.arch;
+      group_query.family_hash = req.family_hash;
+      group_query.shape_class = req.shape_class;
+      shape.prior_weight = full->prior_weight(group_query).value_or(-1);
       const auto nearest = lookup.best(req);
       shape.nearest_distance =
           nearest && nearest->source == LookupSource::nearest ? nearest->distance : -1;
@@ -264,21 +266,34 @@ LookupRegretReport leave_one_shape_out(const std::vector<std::string>& recording
   std::error_code ec;
   if (options.work_dir.empty()) fs::remove_all(work, ec);
 
-  auto summarize = [&](auto regret_of, double& geomean, double& worst) {
+  auto summarize = [&](auto regret_of, double& geomean, double& worst, auto counted) {
     double log_sum = 0;
+    std::size_t n = 0;
     worst = 0;
     for (const auto& s : report.shapes) {
+      if (!counted(s)) continue;
       const double r = regret_of(s);
       log_sum += std::log(r);
       worst = std::max(worst, r);
+      ++n;
     }
-    geomean = std::exp(log_sum / static_cast<double>(report.shapes.size()));
+    geomean = n ? std::exp(log_sum / static_cast<double>(n)) : 0;
+    return n;
+  };
+  const auto every = [](const ShapeRegret&) { return true; };
+  // nearest (0) and predicted (2) both measured by the hidden recording
+  const auto both = [](const ShapeRegret& s) {
+    return s.answers[0].recorded && s.answers[2].recorded;
   };
   report.geomean.resize(report.rules.size());
   report.worst.resize(report.rules.size());
-  for (std::size_t r = 0; r < report.rules.size(); ++r)
-    summarize([r](const ShapeRegret& s) { return s.answers[r].regret; }, report.geomean[r],
-              report.worst[r]);
+  report.geomean_both_recorded.resize(report.rules.size());
+  for (std::size_t r = 0; r < report.rules.size(); ++r) {
+    const auto regret = [r](const ShapeRegret& s) { return s.answers[r].regret; };
+    summarize(regret, report.geomean[r], report.worst[r], every);
+    double unused;
+    report.both_recorded = summarize(regret, report.geomean_both_recorded[r], unused, both);
+  }
   // The chain at every switch distance worth trying: predicted from d on.
   std::set<double> thresholds{0.0, std::numeric_limits<double>::infinity()};
   for (const auto& s : report.shapes)
@@ -291,7 +306,7 @@ LookupRegretReport leave_one_shape_out(const std::vector<std::string>& recording
           const bool predict = s.nearest_distance >= 0 && s.nearest_distance >= t;
           return s.answers[predict ? 2 : 0].regret;
         },
-        p.geomean, p.worst);
+        p.geomean, p.worst, every);
     report.switch_table.push_back(p);
   }
   return report;
@@ -314,11 +329,15 @@ nlohmann::json to_json(const LookupRegretReport& report) {
                       {"optimum_s", s.optimum_s},
                       {"median_s", s.median_s},
                       {"nearest_distance", s.nearest_distance},
+                      {"prior_weight", s.prior_weight},
                       {"answers", answers}});
   }
   nlohmann::json summary = nlohmann::json::object();
   for (std::size_t r = 0; r < report.rules.size(); ++r)
     summary[report.rules[r]] = {{"geomean", report.geomean[r]}, {"worst", report.worst[r]}};
+  nlohmann::json both = nlohmann::json::object();
+  for (std::size_t r = 0; r < report.rules.size(); ++r)
+    both[report.rules[r]] = report.geomean_both_recorded[r];
   nlohmann::json switches = nlohmann::json::array();
   for (const auto& p : report.switch_table)
     switches.push_back(
@@ -330,29 +349,38 @@ nlohmann::json to_json(const LookupRegretReport& report) {
           {"min_distance", report.min_distance},
           {"shapes", shapes},
           {"summary", summary},
+          {"both_recorded", {{"shapes", report.both_recorded}, {"geomean", both}}},
           {"switch_table", switches}};
 }
 
 std::string format_table(const LookupRegretReport& report) {
   const std::vector<std::string>& keys = report.shape_keys;
   std::ostringstream out;
-  out << "| shape | nearest distance |";
+  out << "| shape | nearest distance | prior weight |";
   for (const auto& r : report.rules) out << " " << r << " |";
-  out << "\n|---|---|";
+  out << "\n|---|---|---|";
   for (std::size_t r = 0; r < report.rules.size(); ++r) out << "---|";
   out << "\n";
   for (const auto& s : report.shapes) {
     out << "| " << shape_label(s, keys) << " | "
-        << (s.nearest_distance >= 0 ? fixed(s.nearest_distance, 2) : "-") << " |";
+        << (s.nearest_distance >= 0 ? fixed(s.nearest_distance, 2) : "-") << " | "
+        << (s.prior_weight >= 0 ? fixed(s.prior_weight, 1) : "-") << " |";
     for (const auto& a : s.answers)
       out << " " << fixed(a.regret, 3) << (a.recorded ? "" : "*") << " |";
     out << "\n";
   }
-  out << "| **geomean** | |";
+  out << "| **geomean** | | |";
   for (double g : report.geomean) out << " **" << fixed(g, 3) << "** |";
-  out << "\n| **worst** | |";
+  out << "\n| **worst** | | |";
   for (double w : report.worst) out << " " << fixed(w, 3) << " |";
+  out << "\n| **geomean, " << report.both_recorded << " shapes** | | |";
+  for (double g : report.geomean_both_recorded) out << " " << fixed(g, 3) << " |";
   out << "\n\n* the answer is not among the recording's ok results: counted as its median.\n"
+      << "geomean, " << report.both_recorded
+      << " shapes: over the shapes where both the nearest and the predicted answer were "
+         "measured.\n"
+      << "prior weight: the predictor's, chosen by its calibration on the other shapes "
+         "(leaving each out in turn).\n"
       << "lookup: nearest below distance " << fixed(report.min_distance, 3)
       << ", predicted from it on.\n\n| switch distance | chain geomean | chain worst "
          "|\n|---|---|---|\n";

@@ -43,6 +43,9 @@ struct ShapeRegret {
   /// log2-space distance to the nearest other measured shape of the class
   /// that could answer (negative: none).
   double nearest_distance = -1;
+  /// The predictor's prior weight for this shape's group, as its calibration
+  /// on the other shapes chose it (negative: no group, the predictor declined).
+  double prior_weight = -1;
   std::vector<RuleAnswer> answers;  ///< in LookupRegretReport::rules order
 };
 
@@ -64,7 +67,11 @@ struct LookupRegretReport {
   std::vector<std::string>
       shape_keys;  ///< of the first recording's family (the table's shape column)
   std::vector<double> geomean, worst;  ///< per rule
-  double min_distance = 0;             ///< the "lookup" rule's switch
+  /// The same over the shapes where both the nearest and the predicted
+  /// answers were measured by the hidden recording (no median stand-ins).
+  std::size_t both_recorded = 0;
+  std::vector<double> geomean_both_recorded;
+  double min_distance = 0;  ///< the "lookup" rule's switch
   std::vector<SwitchPoint> switch_table;
 };
 

@@ -22,13 +22,13 @@ namespace {
 
 struct LookupOptions {
   std::string kernel, problem, device, db, system_db;
-  std::string spec;  ///< a user kernel's description, in place of --kernel
-  std::string hash;  ///< serve this template version instead of the current templates'
+  std::string spec;        ///< a user kernel's description, in place of --kernel
+  std::string hash;        ///< serve this template version instead of the current templates'
   std::string log_misses;  ///< append the problem here when no exact measurement answers it
   bool json = false;
-  bool deterministic = false;  ///< serve only results verified bit-for-bit repeatable
+  bool deterministic = false;      ///< serve only results verified bit-for-bit repeatable
   std::string objective = "time";  ///< time, energy or edp: what "best" means
-  bool no_predict = false;         ///< answer far shapes with the nearest, not the cost model
+  bool no_predict = false;         ///< answer unmeasured shapes with the nearest, not the model
   double min_distance = PredictionRule{}.min_distance;
 };
 
@@ -56,8 +56,10 @@ int run_lookup(LookupOptions o) {
 
   DeviceSpec spec;
   if (!o.device.empty()) {
-    if (o.device.rfind("sm_", 0) == 0) req.arch = o.device;
-    else req.device = o.device;
+    if (o.device.rfind("sm_", 0) == 0)
+      req.arch = o.device;
+    else
+      req.device = o.device;
     // A known GPU's short name ('h200') asks for what its full name measured.
     if (auto b = find_builtin_device(o.device)) {
       spec = *b;
@@ -185,12 +187,15 @@ int run_lookup(LookupOptions o) {
     }
   }
   const Result& r = a->result;
-  std::printf("  measured on %s (%s) for %s\n", a->measured_device.c_str(), a->measured_arch.c_str(),
-              a->measured_problem.key().c_str());
-  if (a->source == LookupSource::nearest) std::printf("  shape distance %.3f (log2 space)\n", a->distance);
-  std::printf("  median %.4g ms (min %.4g, max %.4g, spread %.3f, %d repetitions), %.2f TFLOP/s, %.1f GB/s\n",
-              r.time.median_s * 1e3, r.time.min_s * 1e3, r.time.max_s * 1e3, r.time.spread, r.time.repetitions,
-              r.tflops, r.gbps);
+  std::printf("  measured on %s (%s) for %s\n", a->measured_device.c_str(),
+              a->measured_arch.c_str(), a->measured_problem.key().c_str());
+  if (a->source == LookupSource::nearest)
+    std::printf("  shape distance %.3f (log2 space)\n", a->distance);
+  std::printf(
+      "  median %.4g ms (min %.4g, max %.4g, spread %.3f, %d repetitions), %.2f TFLOP/s, %.1f "
+      "GB/s\n",
+      r.time.median_s * 1e3, r.time.min_s * 1e3, r.time.max_s * 1e3, r.time.spread,
+      r.time.repetitions, r.tflops, r.gbps);
   if (const std::optional<double> joules = energy_per_launch(r)) {
     std::printf("  energy %.4g J per launch", *joules);
     if (const auto w = r.metrics.find("power_w"); w != r.metrics.end() && w->is_number())
@@ -209,13 +214,16 @@ const CommandRegistrar registrar(60, [](CLI::App& app) {
   auto o = std::make_shared<LookupOptions>();
   o->db = default_db_path();
   o->system_db = default_system_db_path();
-  auto* cmd = app.add_subcommand("lookup", "Best tuned configuration for a problem on a GPU: exact, nearest "
-                                           "shape, another device of the arch, or the family's default");
+  auto* cmd = app.add_subcommand("lookup",
+                                 "Best tuned configuration for a problem on a GPU: exact, nearest "
+                                 "shape, another device of the arch, or the family's default");
   cmd->add_option("--kernel", o->kernel, "Kernel family, e.g. gemm");
   cmd->add_option("--spec", o->spec,
                   "A user kernel's JSON description (docs/user-kernels.md), in place of --kernel");
-  cmd->add_option("--problem", o->problem, "Problem, e.g. 'm=4096,n=4096,k=4096,dtype=bf16'")->required();
-  cmd->add_option("--device", o->device, "GPU name ('NVIDIA H200') or arch (sm_90); default: this machine's GPU 0");
+  cmd->add_option("--problem", o->problem, "Problem, e.g. 'm=4096,n=4096,k=4096,dtype=bf16'")
+      ->required();
+  cmd->add_option("--device", o->device,
+                  "GPU name ('NVIDIA H200') or arch (sm_90); default: this machine's GPU 0");
   cmd->add_option("--db", o->db,
                   std::string("User tuning database; its results win (") + kDefaultDbHelp + ")");
   cmd->add_option(
@@ -227,9 +235,10 @@ const CommandRegistrar registrar(60, [](CLI::App& app) {
       "Serve results of this template hash (`ktune db stats` lists them) instead of the current "
       "templates' path hash: a replayed recording, or a database measured with other kernel text "
       "(a knob that text lacked counts at its default in the validity check)");
-  cmd->add_option("--log-misses", o->log_misses,
-                  "Append the problem to this file (JSON lines, once each) when no exact measurement answers "
-                  "it; `ktune sweep FILE` tunes them (default $KTUNE_LOOKUP_LOG)");
+  cmd->add_option(
+      "--log-misses", o->log_misses,
+      "Append the problem to this file (JSON lines, once each) when no exact measurement answers "
+      "it; `ktune sweep FILE` tunes them (default $KTUNE_LOOKUP_LOG)");
   cmd->add_flag(
       "--deterministic", o->deterministic,
       "Serve only results whose verification found two runs bit-for-bit equal (else the next "
@@ -240,10 +249,9 @@ const CommandRegistrar registrar(60, [](CLI::App& app) {
          "energy and edp consider only verified results that carry energy")
       ->capture_default_str()
       ->check(CLI::IsMember({"time", "energy", "edp"}));
-  cmd->add_flag(
-      "--no-predict", o->no_predict,
-      "Answer shapes far from every measured one with the nearest measured shape's winner, "
-      "not the cost model's pick");
+  cmd->add_flag("--no-predict", o->no_predict,
+                "Answer shapes not measured with the nearest measured shape's winner, "
+                "not the cost model's pick");
   cmd->add_option("--min-distance", o->min_distance,
                   "Predict from this distance to the nearest measured shape on (log2 space of the "
                   "shape keys)")

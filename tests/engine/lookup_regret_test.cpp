@@ -140,8 +140,8 @@ TEST_F(LookupRegret, HandComputedRegretsPerRule) {
   EXPECT_DOUBLE_EQ(r.worst[bucket], 4.0);
 
   for (std::size_t s = 0; s < 3; ++s) {
-    // Every shape is nearer than the default switch distance: the chain is nearest.
-    EXPECT_EQ(answer(r, s, "lookup").config_key, answer(r, s, "nearest").config_key);
+    // The default switch distance is 0: the chain predicts every hidden shape.
+    EXPECT_EQ(answer(r, s, "lookup").config_key, answer(r, s, "predicted").config_key);
     // The predictor's answer is scored like the others.
     const RuleAnswer& p = answer(r, s, "predicted");
     EXPECT_EQ(p.source, "predicted");
@@ -158,7 +158,23 @@ TEST_F(LookupRegret, HandComputedRegretsPerRule) {
   const nlohmann::json j = to_json(r);
   EXPECT_EQ(j["shapes"].size(), 3u);
   EXPECT_DOUBLE_EQ(j["summary"]["nearest"]["worst"].get<double>(), 3.0);
-  EXPECT_NE(format_table(r).find("| 1100x1024x1024 | 0.14 | 2.000 | 4.000 |"), std::string::npos);
+  // Two shapes teach each predictor: too few to choose its prior weight.
+  std::size_t both = 0;
+  double log_sum = 0;
+  for (std::size_t s = 0; s < 3; ++s) {
+    EXPECT_EQ(r.shapes[s].prior_weight, kDefaultPriorWeight);
+    if (answer(r, s, "nearest").recorded && answer(r, s, "predicted").recorded) {
+      ++both;
+      log_sum += std::log(answer(r, s, "nearest").regret);
+    }
+  }
+  EXPECT_EQ(r.both_recorded, both);
+  if (both) {
+    EXPECT_NEAR(r.geomean_both_recorded[nearest], std::exp(log_sum / static_cast<double>(both)),
+                1e-12);
+  }
+  EXPECT_NE(format_table(r).find("| 1100x1024x1024 | 0.14 | 1.0 | 2.000 | 4.000 |"),
+            std::string::npos);
 }
 
 TEST_F(LookupRegret, RefusesARecordingItCannotUseNamingIt) {
@@ -221,12 +237,120 @@ TEST(CostModelPredictor, ConfigurationsFastAtOtherShapesArePredictedFastAndThePr
   EXPECT_EQ(choice->learned_from.size(), 3u);
   // The calibrated model alone ranks the smaller tile first at 8192 (more
   // blocks, less quantization): the residuals are what pick P.
-  const auto plain = CostModelPredictor(all, {.config_residuals = false}).choose(q);
+  const auto plain =
+      CostModelPredictor(all, {.config_residuals = false, .prior_weight = {}}).choose(q);
   ASSERT_TRUE(plain);
   EXPECT_EQ(plain->index, 0u);
   // Another template version (or GPU) has nothing to learn from: no choice.
   q.family_hash = "other-hash";
   EXPECT_FALSE(predictor.choose(q));
+}
+
+/// kP with another GROUP_M: the same model time wherever both operands stay in L2.
+Config regrouped(Config c) {
+  c.set("GROUP_M", std::int64_t{1});
+  return c;
+}
+const Config kPg = regrouped(kP);
+
+PredictionQuery query_for(const LookupRequest& req, std::vector<Config> candidates) {
+  PredictionQuery q;
+  q.request = &req;
+  q.arch = h200().arch();
+  q.family_hash = "synthetic-hash";
+  q.shape_class = find_family("gemm").shape_class(req.problem);
+  q.candidates = std::move(candidates);
+  return q;
+}
+
+std::vector<Measurement> joined(std::vector<std::vector<Measurement>> parts) {
+  std::vector<Measurement> out;
+  for (auto& part : parts) out.insert(out.end(), part.begin(), part.end());
+  return out;
+}
+
+TEST(CostModelPredictor, ResidualsCountAgainstTheirOwnProblemsMedian) {
+  const DeviceSpec device = h200();
+  // At 1024 everything ran 10x slower than at 4096 would suggest, except P:
+  // P is 10x faster than that problem's median. Pg (P regrouped: the same
+  // model time) is 2x faster than the median at 4096. Raw residuals would
+  // favour Pg (its problem is not slow); against each problem's median, P.
+  const auto all = joined({
+      measurements(problem(1024), {{&kP, 1e-3}, {&kS, 10e-3}, {&kR, 10e-3}}, device),
+      measurements(problem(4096), {{&kPg, 0.5e-3}, {&kS, 1e-3}, {&kR, 1e-3}}, device),
+  });
+  LookupRequest req;
+  req.family = "gemm";
+  req.problem = problem(2048);  // 1 from each
+  req.device = device.name;
+  const CostModelPredictor predictor(all, {.config_residuals = true, .prior_weight = 0});
+  const auto choice = predictor.choose(query_for(req, {kPg, kP}));
+  ASSERT_TRUE(choice);
+  EXPECT_EQ(choice->index, 1u);
+}
+
+TEST(CostModelPredictor, FarResidualsAreShrunkTowardsAMedianConfiguration) {
+  const DeviceSpec device = h200();
+  // P is 5x faster than the median at 1024 and 4096 (1 from the asked 2048);
+  // Pg 20x faster at m=2048, k=65536 only (6 away). Trusting every residual
+  // fully picks Pg; with a prior, the nearby evidence for P wins.
+  const auto all = joined({
+      measurements(problem(1024), {{&kP, 0.2e-3}, {&kS, 1e-3}, {&kR, 1e-3}}, device),
+      measurements(problem(4096), {{&kP, 0.8e-3}, {&kS, 4e-3}, {&kR, 4e-3}}, device),
+      measurements(problem(2048, 1024, 65536), {{&kPg, 6.4e-3}, {&kS, 128e-3}, {&kR, 128e-3}},
+                   device),
+  });
+  LookupRequest req;
+  req.family = "gemm";
+  req.problem = problem(2048);
+  req.device = device.name;
+  const auto q = query_for(req, {kPg, kP});
+  const auto trusting =
+      CostModelPredictor(all, {.config_residuals = true, .prior_weight = 0}).choose(q);
+  ASSERT_TRUE(trusting);
+  EXPECT_EQ(trusting->index, 0u);
+  const CostModelPredictor shrinking(all, {.config_residuals = true, .prior_weight = 3});
+  EXPECT_EQ(shrinking.prior_weight(q), 3.0);
+  const auto shrunk = shrinking.choose(q);
+  ASSERT_TRUE(shrunk);
+  EXPECT_EQ(shrunk->index, 1u);
+  // Unset, the weight is chosen among the grid by leaving each problem out.
+  const auto chosen = CostModelPredictor(all).prior_weight(q);
+  ASSERT_TRUE(chosen);
+  EXPECT_NE(std::find(kPriorWeightGrid.begin(), kPriorWeightGrid.end(), *chosen),
+            kPriorWeightGrid.end());
+}
+
+TEST(CostModelPredictor, ThePriorWeightIsChosenByLeavingEachProblemOut) {
+  const DeviceSpec device = h200();
+  // P is 2x faster than the median at 1024, 2048 and 4096. Pg (P regrouped:
+  // the same model time there) was measured at 2048 and, 20x faster than the
+  // median, at m=2048, k=65536 (6 away). Hiding 2048, trusting Pg's far
+  // residual picks Pg; a prior picks P. Which one 2048 measured faster decides
+  // the weight the calibration keeps.
+  auto data = [&](double pg_at_2048) {
+    return joined({
+        measurements(problem(1024), {{&kP, 0.5e-3}, {&kS, 1e-3}, {&kR, 1e-3}}, device),
+        measurements(problem(2048), {{&kP, 1e-3}, {&kPg, pg_at_2048}, {&kS, 2e-3}, {&kR, 2e-3}},
+                     device),
+        measurements(problem(4096), {{&kP, 2e-3}, {&kS, 4e-3}, {&kR, 4e-3}}, device),
+        measurements(problem(2048, 1024, 65536), {{&kPg, 6.4e-3}, {&kS, 128e-3}, {&kR, 128e-3}},
+                     device),
+    });
+  };
+  LookupRequest req;
+  req.family = "gemm";
+  req.problem = problem(2048, 1024, 2048);
+  req.device = device.name;
+  const auto q = query_for(req, {kP, kPg});
+  // Pg slow at 2048 (4x the median): the far residual misled, a prior pays.
+  const auto misled = CostModelPredictor(data(8e-3)).prior_weight(q);
+  ASSERT_TRUE(misled);
+  EXPECT_GT(*misled, 0.0);
+  // Pg fast at 2048 too (20x): trusting every residual was right.
+  const auto trusted = CostModelPredictor(data(0.1e-3)).prior_weight(q);
+  ASSERT_TRUE(trusted);
+  EXPECT_EQ(*trusted, 0.0);
 }
 
 }  // namespace
