@@ -249,6 +249,44 @@ TEST(ModelSearcher, SteersByTheMeasuredBoundClass) {
   EXPECT_EQ(next.front().integer("unroll"), 2);
 }
 
+/// Auto's proposals under a scripted feed (SYNTHETIC times): the first
+/// `flat` results tie, every later one is better than all before it.
+std::vector<std::string> auto_under_improving_feed(std::int64_t regain, std::size_t flat,
+                                                   std::size_t budget) {
+  const Space space = toy_space();
+  SearchContext ctx;
+  ctx.space = &space;
+  ctx.seed = 2;
+  ctx.options = ValueMap::parse("stall=3,gp_min=0,gp_share=2,gp_regain=" + std::to_string(regain));
+  auto searcher = make_searcher("auto", ctx);
+  std::vector<std::string> keys;
+  for (std::size_t i = 0; i < budget; ++i) {
+    auto next = searcher->propose(1);
+    if (next.empty()) break;
+    Result r;
+    r.config = next.front();
+    r.status = Status::ok;
+    r.time.median_s = i < flat ? 1.0 : 1.0 - 1e-3 * static_cast<double>(i);
+    keys.push_back(r.config.key());
+    searcher->observe(std::span<const Result>(&r, 1));
+  }
+  return keys;
+}
+
+// Four tied results stall the GP (stall=3): proposal 5 is the GP's shared
+// turn and improves the best. With gp_regain the GP leads again and makes
+// proposal 6 too; without it, proposal 6 is the evolutionary search's.
+TEST(AutoSearcher, AGpImprovementAfterTheHandOverGivesItTheLeadBack) {
+  const auto regain = auto_under_improving_feed(1, 4, 12);
+  const auto kept = auto_under_improving_feed(0, 4, 12);
+  ASSERT_EQ(regain.size(), 12u);
+  ASSERT_EQ(kept.size(), 12u);
+  EXPECT_TRUE(std::equal(regain.begin(), regain.begin() + 5, kept.begin()));
+  EXPECT_NE(regain[5], kept[5]);
+  // Before any stall the option changes nothing.
+  EXPECT_EQ(auto_under_improving_feed(1, 0, 12), auto_under_improving_feed(0, 0, 12));
+}
+
 TEST(BayesSearcher, BatchesAreDistinctAndFindTheOptimum) {
   const Space space = toy_space();
   int found = 0;
