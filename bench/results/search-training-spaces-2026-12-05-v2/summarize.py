@@ -35,23 +35,28 @@ def budget(run, b):
     return next(x for x in run["budgets"] if x["budget"] == b)
 
 
+def ready(path):
+    """A finished report (the shell creates the output file when a run starts)."""
+    return path.exists() and path.stat().st_size > 0
+
+
 def main(folder):
     folder = pathlib.Path(folder)
-    spaces = sorted(p.name[: -len(".rest.json")] for p in folder.glob("*.rest.json"))
+    spaces = sorted(p.name[: -len(".rest.json")] for p in folder.glob("*.rest.json") if ready(p))
     data = {}
     for name in spaces:
         s, runs = load(folder / f"{name}.rest.json")
         _, auto = load(folder / f"{name}.auto-regain1.json")
         runs["auto"] = auto["auto"]
         lcb = folder / f"{name}.lcb.json"
-        if lcb.exists():
+        if ready(lcb):
             runs["bayes-lcb"] = load(lcb)[1]["bayes-lcb"]
         # Without a cost model `model` is `bayes` (the same proposals under
         # the same seed, tests/search/strategy_contract_test.cpp): its rows
         # are bayes's, not run twice.
         runs.setdefault("model", runs["bayes"])
         alt = folder / f"{name}.auto-regain0.json"
-        alt_run = load(alt)[1]["auto"] if alt.exists() else None
+        alt_run = load(alt)[1]["auto"] if ready(alt) else None
         data[name] = (s, runs, alt_run)
 
     out = []
