@@ -150,7 +150,8 @@ int main() {
   bench(space, "evolutionary", 1000, 1, 21);
   bench(space, "evolutionary", 1000, 1, 21, /*with_model=*/true);
   bench(space, "random", 1000, 1, 21);
-  bench(space, "model", 1000, 1, 6);  // no cost model given: falls back to random
+  bench(space, "auto", 1000, 1, 21);
+  bench(space, "model", 1000, 1, 6);  // no cost model given: the GP of bayes
   bench(space, "model", 1000, 1, 6, /*with_model=*/true);
   return 0;
 }

@@ -24,11 +24,13 @@ class AutoSearcher final : public Searcher {
         gp_min_(
             static_cast<std::size_t>(std::max<std::int64_t>(0, option_int(context, "gp_min", 50)))),
         share_(static_cast<std::size_t>(
-            std::max<std::int64_t>(0, option_int(context, "gp_share", 2)))) {}
+            std::max<std::int64_t>(0, option_int(context, "gp_share", 2)))),
+        regain_(option_int(context, "gp_regain", 1) != 0) {}
   std::string_view name() const override { return "auto"; }
 
   std::vector<Config> propose(std::size_t count) override {
-    Searcher& lead = gp_leads() ? *gp_ : *evolutionary_;
+    const bool gp_turn = gp_leads();
+    Searcher& lead = gp_turn ? *gp_ : *evolutionary_;
     ++turns_;
     std::vector<Config> out;
     // The one that does not lead never saw the other's pending proposals:
@@ -37,7 +39,10 @@ class AutoSearcher final : public Searcher {
       auto batch = lead.propose(count - out.size());
       if (batch.empty()) break;
       for (auto& c : batch)
-        if (proposed_.insert(c.key()).second) out.push_back(std::move(c));
+        if (proposed_.insert(c.key()).second) {
+          if (gp_turn && handed_over_) gp_shared_turns_.insert(c.key());
+          out.push_back(std::move(c));
+        }
     }
     return out;
   }
@@ -49,6 +54,8 @@ class AutoSearcher final : public Searcher {
       if (r.ok() && r.time.median_s < best_) {
         best_ = r.time.median_s;
         last_improvement_ = observed_;
+        // A better best from the GP after the hand-over: it was not spent.
+        if (regain_ && gp_shared_turns_.count(r.config.key()) > 0) handed_over_ = false;
       }
     }
     gp_->observe(results);
@@ -78,6 +85,9 @@ class AutoSearcher final : public Searcher {
   std::size_t turns_ = 0;
   std::size_t
       share_;  ///< after the hand-over, every share_-th proposal is still the GP's (0: none)
+  bool
+      regain_;  ///< a GP proposal that improves the best after the hand-over gives it the lead back
+  std::unordered_set<std::string> gp_shared_turns_;  ///< the GP's proposals after the hand-over
 };
 
 }  // namespace

@@ -1,5 +1,9 @@
 // `exhaustive`: every valid configuration once, most promising first when a
-// cost model is given (ascending predicted time), else in enumeration order.
+// cost model is given (ascending predicted time), else in a seeded random
+// order. Why not enumeration order: a run cut short by its budget would spend
+// it all on the first values of the leading knobs (on the Kernel Tuner GEMM
+// spaces the first 100 reached a quarter of the optimum, random search 0.87);
+// in random order every prefix is a uniform sample.
 #include "search/strategies.hpp"
 
 #include <algorithm>
@@ -16,7 +20,9 @@ class ExhaustiveSearcher final : public SearcherBase {
     all_ = space().enumerate();
     order_.resize(all_.size());
     std::iota(order_.begin(), order_.end(), 0);
-    if (context.predicted_time) {
+    if (!context.predicted_time) {
+      std::shuffle(order_.begin(), order_.end(), rng_);
+    } else {
       std::vector<double> predicted(all_.size());
       for (std::size_t i = 0; i < all_.size(); ++i) {
         const double p = context.predicted_time(all_[i]);

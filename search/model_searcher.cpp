@@ -4,7 +4,9 @@
 // residuals of the nearest measured neighbours), and repeats. When the
 // incumbent carries a measured bound class in its metrics ("bound":
 // "memory" | "compute" | "latency"), one proposal per batch moves the knob
-// that most reduces that term of the model.
+// that most reduces that term of the model. Without a cost model (a kernel
+// ktune has no roofline for) the model is learned from the measurements
+// alone: the strategy is `bayes`, the Gaussian process.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -28,12 +30,6 @@ class ModelSearcher final : public SearcherBase {
 
   std::vector<Config> propose(std::size_t count) override {
     std::vector<Config> out;
-    if (!model_ && !context().predicted_time) {
-      // Nothing to rank by: behave as random search.
-      for (auto& c : sample_unseen(count))
-        if (take(c)) out.push_back(std::move(c));
-      return out;
-    }
     recalibrate();
     if (auto steered = steer()) {
       if (take(*steered)) out.push_back(std::move(*steered));
@@ -57,7 +53,8 @@ class ModelSearcher final : public SearcherBase {
     for (std::size_t i = 0; i < cand.size(); ++i) score[i] = log_predicted(cand[i]);
     std::vector<std::size_t> order(cand.size());
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return score[a] < score[b]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return score[a] < score[b]; });
     // Local correction of the leaders by nearby residuals, then re-rank them.
     const std::size_t leaders = std::min<std::size_t>(order.size(), 256);
     for (std::size_t i = 0; i < leaders; ++i) score[order[i]] += local_residual(cand[order[i]]);
@@ -135,7 +132,8 @@ class ModelSearcher final : public SearcherBase {
     const auto ok = ok_by_time();
     if (ok.empty()) return std::nullopt;
     const Result& best = history()[ok.front()];
-    if (!best.metrics.is_object() || !best.metrics.contains("bound") || !best.metrics["bound"].is_string())
+    if (!best.metrics.is_object() || !best.metrics.contains("bound") ||
+        !best.metrics["bound"].is_string())
       return std::nullopt;
     const std::string bound = best.metrics["bound"].get<std::string>();
     auto term = [&](const Config& c) {
@@ -169,6 +167,8 @@ class ModelSearcher final : public SearcherBase {
 }  // namespace
 
 std::unique_ptr<Searcher> make_model_searcher(const SearchContext& context) {
+  const bool has_model = (context.roofline && context.work_estimate) || context.predicted_time;
+  if (!has_model) return make_bayes_searcher(context, option_text(context, "acquisition", "ei"));
   return std::make_unique<ModelSearcher>(context);
 }
 

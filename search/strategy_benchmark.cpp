@@ -453,7 +453,8 @@ nlohmann::json to_json(const StrategyBenchmarkReport& report) {
                                 {"median_fraction", b.median_fraction},
                                 {"p90_fraction", b.p90_fraction},
                                 {"random_mean_fraction", sb.random_fraction_curve[b.budget - 1]},
-                                {"score", b.score}});
+                                {"score", b.score},
+                                {"fractions", b.fractions}});
       for (const auto& rs : run.reach)
         r["reach"].push_back({{"level", rs.level},
                               {"mean_evaluations", rs.mean_evaluations},

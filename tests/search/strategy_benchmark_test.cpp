@@ -80,6 +80,10 @@ TEST(StrategyBenchmark, RunsOnASyntheticSpaceAndScoresRandomNearZero) {
 
   const auto j = to_json(report);
   EXPECT_EQ(j["spaces"][0]["strategies"].size(), 4u);
+  // The per-seed fractions travel in the JSON, so separate runs pair up.
+  const auto& first_budget = j["spaces"][0]["strategies"][0]["budgets"][0];
+  EXPECT_EQ(first_budget["fractions"].get<std::vector<double>>(), sb.runs[0].budgets[0].fractions);
+  EXPECT_EQ(first_budget["fractions"].size(), opt.repeats);
   const std::string svg = render_svg(report);
   EXPECT_NE(svg.find("<svg"), std::string::npos);
   EXPECT_NE(svg.find("SYNTHETIC"), std::string::npos);

@@ -33,7 +33,8 @@ double toy_time(const Config& c) {
   const double y = std::log2(static_cast<double>(c.integer("y")));
   const double z = static_cast<double>(c.integer("z"));
   const double m = c.text("mode") == "b" ? 0.0 : (c.text("mode") == "a" ? 0.3 : 0.6);
-  return 1e-3 * (1.0 + 0.05 * (x - 7) * (x - 7) + 0.1 * (y - 3) * (y - 3) + 0.08 * (z - 2) * (z - 2) + m);
+  return 1e-3 *
+         (1.0 + 0.05 * (x - 7) * (x - 7) + 0.1 * (y - 3) * (y - 3) + 0.08 * (z - 2) * (z - 2) + m);
 }
 
 /// Synthetic failures: x == 0 does not compile.
@@ -75,7 +76,8 @@ RunLog run(const std::string& strategy, const Space& space, std::size_t budget, 
     std::vector<Result> results;
     for (const auto& c : proposals) {
       std::string why;
-      EXPECT_TRUE(space.is_valid(c, &why)) << strategy << " proposed an invalid " << c.key() << ": " << why;
+      EXPECT_TRUE(space.is_valid(c, &why))
+          << strategy << " proposed an invalid " << c.key() << ": " << why;
       log.keys.push_back(c.key());
       results.push_back(toy_evaluate(c));
       if (results.back().ok()) log.best = std::min(log.best, results.back().time.median_s);
@@ -173,18 +175,42 @@ TEST(SearcherFactory, UnknownNameListsTheKnownOnes) {
 TEST(ExhaustiveSearcher, FollowsTheCostModelWhenGiven) {
   const Space space = toy_space();
   const RunLog log = run("exhaustive", space, 3, 1, 1, /*with_prior=*/true);
-  EXPECT_EQ(log.keys.front(), (Config{{"x", std::int64_t(7)}, {"y", std::int64_t(8)}, {"z", std::int64_t(2)},
-                                      {"mode", std::string("b")}}).key());
-  // Without a model: enumeration order.
-  const RunLog plain = run("exhaustive", space, 3, 1, 1);
-  EXPECT_EQ(plain.keys.front(), space.enumerate().front().key());
+  EXPECT_EQ(log.keys.front(), (Config{{"x", std::int64_t(7)},
+                                      {"y", std::int64_t(8)},
+                                      {"z", std::int64_t(2)},
+                                      {"mode", std::string("b")}})
+                                  .key());
+}
+
+// Without a model the walk is a seeded shuffle: a budget cut short gets a
+// uniform sample, not the first values of the leading knobs.
+TEST(ExhaustiveSearcher, WithoutAModelWalksInRandomOrder) {
+  const Space space = toy_space();
+  const auto all = space.enumerate();
+  const RunLog first = run("exhaustive", space, 20, 1, 1);
+  std::vector<std::string> enumeration_prefix;
+  for (std::size_t i = 0; i < 20; ++i) enumeration_prefix.push_back(all[i].key());
+  EXPECT_NE(first.keys, enumeration_prefix);
+  // Seeded: another seed, another order.
+  EXPECT_NE(run("exhaustive", space, 20, 1, 2).keys, first.keys);
 }
 
 TEST(ModelSearcher, FirstProposalIsTheModelsBest) {
   const Space space = toy_space();
   const RunLog log = run("model", space, 1, 1, 1, /*with_prior=*/true);
-  EXPECT_EQ(log.best, toy_time(Config{{"x", std::int64_t(7)}, {"y", std::int64_t(8)}, {"z", std::int64_t(2)},
+  EXPECT_EQ(log.best, toy_time(Config{{"x", std::int64_t(7)},
+                                      {"y", std::int64_t(8)},
+                                      {"z", std::int64_t(2)},
                                       {"mode", std::string("b")}}));
+}
+
+// A kernel without a cost model: `model` learns one from the measurements
+// (the GP of `bayes`) instead of sampling uniformly.
+TEST(ModelSearcher, WithoutACostModelIsTheGaussianProcess) {
+  const Space space = toy_space();
+  const RunLog model = run("model", space, 30, 1, 4);
+  EXPECT_EQ(model.keys, run("bayes", space, 30, 1, 4).keys);
+  EXPECT_NE(model.keys, run("random", space, 30, 1, 4).keys);
 }
 
 TEST(ModelSearcher, SteersByTheMeasuredBoundClass) {
@@ -223,13 +249,54 @@ TEST(ModelSearcher, SteersByTheMeasuredBoundClass) {
   EXPECT_EQ(next.front().integer("unroll"), 2);
 }
 
+/// Auto's proposals under a scripted feed (SYNTHETIC times): the first
+/// `flat` results tie, every later one is better than all before it.
+std::vector<std::string> auto_under_improving_feed(std::int64_t regain, std::size_t flat,
+                                                   std::size_t budget) {
+  const Space space = toy_space();
+  SearchContext ctx;
+  ctx.space = &space;
+  ctx.seed = 2;
+  ctx.options = ValueMap::parse("stall=3,gp_min=0,gp_share=2,gp_regain=" + std::to_string(regain));
+  auto searcher = make_searcher("auto", ctx);
+  std::vector<std::string> keys;
+  for (std::size_t i = 0; i < budget; ++i) {
+    auto next = searcher->propose(1);
+    if (next.empty()) break;
+    Result r;
+    r.config = next.front();
+    r.status = Status::ok;
+    r.time.median_s = i < flat ? 1.0 : 1.0 - 1e-3 * static_cast<double>(i);
+    keys.push_back(r.config.key());
+    searcher->observe(std::span<const Result>(&r, 1));
+  }
+  return keys;
+}
+
+// Four tied results stall the GP (stall=3): proposal 5 is the GP's shared
+// turn and improves the best. With gp_regain the GP leads again and makes
+// proposal 6 too; without it, proposal 6 is the evolutionary search's.
+TEST(AutoSearcher, AGpImprovementAfterTheHandOverGivesItTheLeadBack) {
+  const auto regain = auto_under_improving_feed(1, 4, 12);
+  const auto kept = auto_under_improving_feed(0, 4, 12);
+  ASSERT_EQ(regain.size(), 12u);
+  ASSERT_EQ(kept.size(), 12u);
+  EXPECT_TRUE(std::equal(regain.begin(), regain.begin() + 5, kept.begin()));
+  EXPECT_NE(regain[5], kept[5]);
+  // Before any stall the option changes nothing.
+  EXPECT_EQ(auto_under_improving_feed(1, 0, 12), auto_under_improving_feed(0, 0, 12));
+}
+
 TEST(BayesSearcher, BatchesAreDistinctAndFindTheOptimum) {
   const Space space = toy_space();
   int found = 0;
   for (std::uint64_t seed = 1; seed <= 4; ++seed) {
     const RunLog log = run("bayes", space, 48, 4, seed);
-    if (log.best <= toy_time(Config{{"x", std::int64_t(7)}, {"y", std::int64_t(8)}, {"z", std::int64_t(2)},
-                                     {"mode", std::string("b")}}) * 1.0001)
+    if (log.best <= toy_time(Config{{"x", std::int64_t(7)},
+                                    {"y", std::int64_t(8)},
+                                    {"z", std::int64_t(2)},
+                                    {"mode", std::string("b")}}) *
+                        1.0001)
       ++found;
   }
   // 48 of 987 configurations: random search finds the optimum with p ≈ 0.05 per run.
@@ -279,23 +346,31 @@ TEST(BayesSearcher, LearnsToAvoidFailures) {
     with += failures_in_basin_run(true, seed);
     without += failures_in_basin_run(false, seed);
   }
-  std::printf("failures in 120 proposals: %d with the feasibility estimate, %d without\n", with, without);
+  std::printf("failures in 120 proposals: %d with the feasibility estimate, %d without\n", with,
+              without);
   EXPECT_LT(with * 2, without) << "with feasibility " << with << ", without " << without;
   EXPECT_LE(with, 12) << "more than 10% of 120 proposals failed";
 }
 
 TEST(WarmStart, UsesValidPriorResultsAndTriesTheirBestFirst) {
   const Space space = toy_space();
-  const Config best{{"x", std::int64_t(7)}, {"y", std::int64_t(8)}, {"z", std::int64_t(2)}, {"mode", std::string("b")}};
+  const Config best{{"x", std::int64_t(7)},
+                    {"y", std::int64_t(8)},
+                    {"z", std::int64_t(2)},
+                    {"mode", std::string("b")}};
   std::vector<Result> prior;
   prior.push_back(toy_evaluate(best));
-  prior.push_back(toy_evaluate(Config{{"x", std::int64_t(3)}, {"y", std::int64_t(8)}, {"z", std::int64_t(2)},
+  prior.push_back(toy_evaluate(Config{{"x", std::int64_t(3)},
+                                      {"y", std::int64_t(8)},
+                                      {"z", std::int64_t(2)},
                                       {"mode", std::string("a")}}));
   Result invalid = toy_evaluate(best);
   invalid.config.set("x", std::int64_t(9));
   invalid.config.set("z", std::int64_t(4));  // x + z > 11: not in this space
   prior.push_back(invalid);
-  Result failed = toy_evaluate(Config{{"x", std::int64_t(0)}, {"y", std::int64_t(8)}, {"z", std::int64_t(2)},
+  Result failed = toy_evaluate(Config{{"x", std::int64_t(0)},
+                                      {"y", std::int64_t(8)},
+                                      {"z", std::int64_t(2)},
                                       {"mode", std::string("a")}});
   prior.push_back(failed);
   for (const std::string strategy : {"evolutionary", "bayes"}) {
@@ -305,7 +380,8 @@ TEST(WarmStart, UsesValidPriorResultsAndTriesTheirBestFirst) {
     EXPECT_EQ(warm_start(*searcher, space, prior), 2u) << strategy;
     const auto first = searcher->propose(1);
     ASSERT_EQ(first.size(), 1u);
-    EXPECT_EQ(first.front().key(), best.key()) << strategy;  // prior hints are measured here, not skipped
+    EXPECT_EQ(first.front().key(), best.key())
+        << strategy;  // prior hints are measured here, not skipped
   }
 }
 
