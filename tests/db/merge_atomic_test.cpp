@@ -1,6 +1,7 @@
 // Merges into a new output are atomic: of forked merges racing to create one
-// file exactly one wins, and a merge killed midway leaves no file that ktune
-// refuses. PartialFile publishes whole or not at all.
+// file one publishes it and the others fail with nothing written (or, started
+// after it, add to it in place), and a merge killed midway leaves no file that
+// ktune refuses. PartialFile publishes whole or not at all.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -53,7 +54,7 @@ std::vector<std::string> partial_files(const TempDir& dir) {
   return out;
 }
 
-TEST(AtomicMerge, ForkedMergesIntoOneNewPathHaveExactlyOneWinner) {
+TEST(AtomicMerge, ForkedMergesIntoOneNewPathKeepExactlyWhatTheWinnersWrote) {
   constexpr int kMergers = 4, kRows = 1500;
   TempDir dir;
   const std::string shared = dir.file("shared.db"), output = dir.file("merged.db");
@@ -93,10 +94,13 @@ TEST(AtomicMerge, ForkedMergesIntoOneNewPathHaveExactlyOneWinner) {
     ASSERT_TRUE(WIFEXITED(status));
     if (WEXITSTATUS(status) == 0) winners.push_back(m);
   }
-  ASSERT_EQ(winners.size(), 1u) << "merges reporting success";
-  // The file holds exactly what the one merge that reported success wrote.
-  const std::map<std::string, std::int64_t> expected = {
-      {"shared", kRows}, {"team" + std::to_string(winners[0]), kRows}};
+  // Of the merges that found the path free, one published; the others failed
+  // with nothing written. A merge that started after the publication found the
+  // file and added to it in place (a transaction per input), which also
+  // succeeds. So the file holds exactly what the successful merges wrote.
+  ASSERT_GE(winners.size(), 1u) << "merges reporting success";
+  std::map<std::string, std::int64_t> expected = {{"shared", kRows}};
+  for (int w : winners) expected["team" + std::to_string(w)] = kRows;
   EXPECT_EQ(rows_by_source(output), expected);
   EXPECT_TRUE(partial_files(dir).empty());
 }
