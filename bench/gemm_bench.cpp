@@ -780,7 +780,8 @@ int main(int argc, char** argv) {
          "shapes), hopper-square (the same without the LLM shapes), hopper-layouts (wgmma in "
          "every layout at 4096^3 and 8192^3), hopper-dtypes (wgmma tf32 and fp8 at 4096^3 and "
          "8192^3 against cuBLAS TF32 and cuBLASLt FP8) or all (ampere, hopper and hopper-layouts)")
-      ->check(CLI::IsMember({"ampere", "hopper", "hopper-square", "hopper-layouts", "hopper-dtypes", "all"}));
+      ->check(CLI::IsMember(
+          {"ampere", "hopper", "hopper-square", "hopper-layouts", "hopper-dtypes", "all"}));
   std::vector<std::string> config_keys;
   app.add_option(
       "--config", config_keys,

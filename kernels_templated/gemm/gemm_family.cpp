@@ -286,8 +286,11 @@ long long GemmFamily::kernel_ld(const GemmProblem& p, const GemmOperand& o, bool
 std::string GemmFamily::shape_class(const Problem& raw) const {
   const GemmProblem p = GemmProblem::from(normalize(raw));
   const long long align = class_alignment(p);
+  // A problem that names its path (mma, wgmma) has another space than one
+  // that leaves it to the device: its configurations must not answer the other.
+  const std::string path = p.path == "auto" ? "" : ",path=" + p.path;
   return "dtype=" + p.dtype + ",layout=" + p.layout + ",out=" + p.out + ",epilogue=" + p.epilogue +
-         ",align=" + std::to_string(align);
+         ",align=" + std::to_string(align) + path;
 }
 
 int GemmFamily::smem_bytes(const GemmProblem& p, const GemmKnobs& k) {

@@ -152,8 +152,9 @@ TEST(GemmDescriptor, AtomicSplitKOnlyForFp32OutputWithoutActivation) {
 TEST(GemmDescriptor, StagedCFitsTheRingWithoutSplitAndOnlyOnTheMmaPath) {
   const DeviceSpec d = h200();
   bool saw_staged = false;
-  for (const char* text : {"m=4096,n=4096,k=4096,path=mma", "m=1000,n=1000,k=1000,dtype=tf32,path=mma",
-                           "m=512,n=512,k=512,out=fp32,path=mma"}) {
+  for (const char* text :
+       {"m=4096,n=4096,k=4096,path=mma", "m=1000,n=1000,k=1000,dtype=tf32,path=mma",
+        "m=512,n=512,k=512,out=fp32,path=mma"}) {
     const Problem p = problem(text);
     const GemmProblem gp = GemmProblem::from(p);
     for (const Config& c : gemm_family().space(p, d).sample(400, 3)) {
@@ -233,6 +234,14 @@ TEST(GemmDescriptor, EstimateCountsPaddingSplitsAndReuse) {
   EXPECT_GT(split.extra_bytes, 0);
   EXPECT_GT(split.blocks, w.blocks);
   EXPECT_EQ(gemm_family().shape_class(problem("m=8,n=8,k=8,lda=9")).find("align=2") != std::string::npos, true);
+  // A named path is its own class: path=mma configurations never answer a
+  // problem whose path the device picks (wgmma on sm_90), nor the reverse.
+  EXPECT_NE(gemm_family().shape_class(problem("m=8,n=8,k=8,path=mma")),
+            gemm_family().shape_class(problem("m=8,n=8,k=8")));
+  EXPECT_NE(gemm_family().shape_class(problem("m=8,n=8,k=8,path=wgmma")),
+            gemm_family().shape_class(problem("m=8,n=8,k=8,path=mma")));
+  EXPECT_EQ(gemm_family().shape_class(problem("m=8,n=8,k=8,path=auto")),
+            gemm_family().shape_class(problem("m=8,n=8,k=8")));
 }
 
 // The main loop the cost model's term model prices, hand-computed.

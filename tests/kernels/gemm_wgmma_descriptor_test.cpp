@@ -239,9 +239,11 @@ TEST(GemmWgmma, TensorMapsFollowHowEachOperandIsStored) {
   ASSERT_TRUE(tg.transpose_b);
   ASSERT_FALSE(tg.transpose_a);
   EXPECT_EQ(wgmma_operand_map(tp, tk, tg, true, &b),
-            (TmaOperandKey{&b, 200, 128, tg.kernel_ldb, 7, 4, static_cast<int>(tk.block_n / tk.cluster_m), 32}));
-  EXPECT_EQ(wgmma_operand_map(tp, tk, tg, false, &a),
-            (TmaOperandKey{&a, 300, 128, 128, 7, 4, static_cast<int>(tk.block_m / tk.cluster_n), 32}));
+            (TmaOperandKey{&b, 200, 128, tg.kernel_ldb, 7, 4,
+                           static_cast<int>(tk.block_n / tk.cluster_m), 32}));
+  EXPECT_EQ(
+      wgmma_operand_map(tp, tk, tg, false, &a),
+      (TmaOperandKey{&a, 300, 128, 128, 7, 4, static_cast<int>(tk.block_m / tk.cluster_n), 32}));
 }
 
 TEST(GemmWgmma, MisalignedOperandsAreRepackedInEveryLayout) {

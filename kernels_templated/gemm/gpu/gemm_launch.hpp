@@ -37,9 +37,10 @@ struct TmaOperandKey {
 
 /// The tensor map operand A (or B) of a wgmma configuration needs, stored at `base` with the
 /// leading dimension the kernel reads (GemmGeometry::kernel_lda/ldb). K-major (A stored M x K, B
-/// N x K, or a tf32 operand's K-major copy): boxes of the tile's rows (its share, half of them, when
-/// a cluster pair shares the tile) by one 128-byte row of K-elements. MN-major (A stored K x M, B K x N): boxes of BLOCK_K K-rows (half of them
-/// when shared) by 64 M or N elements, one per 64 columns of the tile.
+/// N x K, or a tf32 operand's K-major copy): boxes of the tile's rows (its share, half of them,
+/// when a cluster pair shares the tile) by one 128-byte row of K-elements. MN-major (A stored K x
+/// M, B K x N): boxes of BLOCK_K K-rows (half of them when shared) by 64 M or N elements, one per
+/// 64 columns of the tile.
 TmaOperandKey wgmma_operand_map(const GemmProblem& p, const GemmKnobs& k, const GemmGeometry& g,
                                 bool operand_b, const void* base);
 
