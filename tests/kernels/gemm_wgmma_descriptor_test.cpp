@@ -10,20 +10,14 @@
 #include "engine/sweep.hpp"
 #include "engine/tune_job.hpp"
 #include "kernels_templated/gemm/gemm_family.hpp"
+#include "tests/kernels/gemm_test_problems.hpp"
 #include "kernels_templated/gemm/gpu/gemm_launch.hpp"
 #include "ktune_test_paths.hpp"
 
 namespace ktune {
 namespace {
 
-DeviceSpec device(const char* name) {
-  auto d = find_builtin_device(name);
-  EXPECT_TRUE(d.has_value()) << name;
-  return *d;
-}
-
-Problem problem(const std::string& text) { return parse_problem(gemm_family(), text); }
-GemmProblem typed(const std::string& text) { return GemmProblem::from(problem(text)); }
+using namespace gemm_test;
 
 TEST(GemmWgmma, RoutedOnlyWhereTheHopperPathApplies) {
   const DeviceSpec h200 = device("h200");

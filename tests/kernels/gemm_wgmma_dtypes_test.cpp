@@ -12,19 +12,13 @@
 #include "engine/compiler.hpp"
 #include "engine/tune_job.hpp"
 #include "kernels_templated/gemm/gemm_family.hpp"
+#include "tests/kernels/gemm_test_problems.hpp"
 #include "kernels_templated/gemm/gemm_wgmma_types.hpp"
 
 namespace ktune {
 namespace {
 
-DeviceSpec device(const char* name) {
-  auto d = find_builtin_device(name);
-  EXPECT_TRUE(d.has_value()) << name;
-  return *d;
-}
-
-Problem problem(const std::string& text) { return parse_problem(gemm_family(), text); }
-GemmProblem typed(const std::string& text) { return GemmProblem::from(problem(text)); }
+using namespace gemm_test;
 
 /// The ProblemError text of normalizing `text` ("" when it is accepted).
 std::string refusal(const std::string& text) {
