@@ -10,9 +10,9 @@
 #include "engine/sweep.hpp"
 #include "engine/tune_job.hpp"
 #include "kernels_templated/gemm/gemm_family.hpp"
-#include "tests/kernels/gemm_test_problems.hpp"
 #include "kernels_templated/gemm/gpu/gemm_launch.hpp"
 #include "ktune_test_paths.hpp"
+#include "tests/kernels/gemm_test_problems.hpp"
 
 namespace ktune {
 namespace {

@@ -12,8 +12,8 @@
 #include "engine/compiler.hpp"
 #include "engine/tune_job.hpp"
 #include "kernels_templated/gemm/gemm_family.hpp"
-#include "tests/kernels/gemm_test_problems.hpp"
 #include "kernels_templated/gemm/gemm_wgmma_types.hpp"
+#include "tests/kernels/gemm_test_problems.hpp"
 
 namespace ktune {
 namespace {
