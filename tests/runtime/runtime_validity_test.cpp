@@ -14,10 +14,10 @@ using namespace testing_rt;
 namespace fs = std::filesystem;
 
 /// A database with one gemm result at 4096^3 whose configuration the space
-/// rejects for m = 4000 (an unpredicated tile that divides 4096 only). tf32:
-/// the mma.sync path, whose fast path depends on the shape (on the H200 the
-/// 16-bit problems take the wgmma path, whose every configuration fits every
-/// shape).
+/// rejects for m = 4000 (an unpredicated tile that divides 4096 only). fp32:
+/// the SIMT path, whose fast path depends on the shape (on the H200 the
+/// tensor-core problems take the wgmma path, whose every configuration fits
+/// every shape, and the runtime's calls cannot ask for path=mma).
 class RuntimeValidity : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -25,9 +25,9 @@ class RuntimeValidity : public ::testing::Test {
     fs::remove(path_);
     const KernelFamily& gemm = find_family("gemm");
     const Problem measured =
-        gemm.normalize(Problem::parse("m=4096,n=4096,k=4096,dtype=tf32,layout=nn"));
+        gemm.normalize(Problem::parse("m=4096,n=4096,k=4096,dtype=fp32,layout=nn"));
     const Problem asked =
-        gemm.normalize(Problem::parse("m=4000,n=4096,k=4096,dtype=tf32,layout=nn"));
+        gemm.normalize(Problem::parse("m=4000,n=4096,k=4096,dtype=fp32,layout=nn"));
     const Space at_measured = gemm.space(measured, h200());
     const Space at_asked = gemm.space(asked, h200());
     for (const Config& c : at_measured.sample(400, 7))
@@ -57,7 +57,7 @@ TEST_F(RuntimeValidity, TheMeasuredShapeRunsTheDatabaseAnswer) {
                          std::make_shared<LaunchLog>(), lookup);
   Explanation e;
   ASSERT_TRUE(
-      rt->explain(GemmDesc{.m = 4096, .n = 4096, .k = 4096, .dtype = DType::tf32}, &e).ok());
+      rt->explain(GemmDesc{.m = 4096, .n = 4096, .k = 4096, .dtype = DType::fp32}, &e).ok());
   EXPECT_EQ(e.how, "exact");
   EXPECT_EQ(e.config, config_.key());
 }
@@ -67,14 +67,14 @@ TEST_F(RuntimeValidity, AnAnswerTheSpaceRejectsFallsBackToTheDefault) {
   auto log = std::make_shared<LaunchLog>();
   auto rt =
       fake_runtime(std::make_unique<FakeCompiler>(std::make_shared<CompilerCounts>()), log, lookup);
-  const GemmDesc d{.m = 4000, .n = 4096, .k = 4096, .dtype = DType::tf32};
+  const GemmDesc d{.m = 4000, .n = 4096, .k = 4096, .dtype = DType::fp32};
   Explanation e;
   const CallStatus s = rt->explain(d, &e);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_NE(e.config, config_.key());
   EXPECT_TRUE(e.how == "default" || e.how == "space default") << e.how;
   const KernelFamily& gemm = find_family("gemm");
-  const Problem p = gemm.normalize(Problem::parse("m=4000,n=4096,k=4096,dtype=tf32,layout=nn"));
+  const Problem p = gemm.normalize(Problem::parse("m=4000,n=4096,k=4096,dtype=fp32,layout=nn"));
   EXPECT_TRUE(gemm.space(p, h200()).is_valid(Config::parse(e.config)));
   ASSERT_TRUE(rt->gemm(d, {fake_ptr(0), fake_ptr(1), fake_ptr(2)}, nullptr).ok());
   ASSERT_EQ(log->launches.size(), 1u);
