@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -298,20 +299,39 @@ Verification GemmHarness::verify(const Config& config, cudaStream_t stream) {
   const std::vector<float>& magnitude = magnitude_[active_];
   const std::uint32_t poison = poison_of(out);
   verify::Checker checker(v.tolerances.element);
+  // Bad elements per 64 x 64 block of C: where errors gather names the cause
+  // (one tile of a cluster pair, one column block of a tile, one edge).
+  std::map<std::pair<long long, long long>, long long> bad_blocks;
   for (long long m = 0; m < p.m; ++m) {
     for (long long n = 0; n < p.n; ++n) {
       std::uint32_t bits = 0;
       const float got = bits_to_float(host.data() + (m * p.ldc + n) * ob, out, &bits);
       const long long i = m * p.n + n;
-      if (bits == poison && p.beta == 0)
+      const bool unwritten = bits == poison && p.beta == 0;
+      if (unwritten)
         checker.add_unwritten(i);
       else
         checker.add(i, got, reference[i], magnitude[i]);
+      if (unwritten || !std::isfinite(got) ||
+          std::abs(static_cast<double>(got) - reference[i]) >
+              verify::allowed_error(v.tolerances.element, reference[i], magnitude[i]))
+        ++bad_blocks[{m / 64, n / 64}];
     }
   }
   v.stats = checker.finish();
   std::ostringstream detail;
   detail << conclude(v);
+  if (!v.passed && !bad_blocks.empty()) {
+    detail << "; bad per 64x64 block (row, col):";
+    int shown = 0;
+    for (const auto& [block, count] : bad_blocks) {
+      if (++shown > 12) {
+        detail << " ... (" << bad_blocks.size() << " blocks)";
+        break;
+      }
+      detail << " (" << block.first << "," << block.second << ")x" << count;
+    }
+  }
   if (!v.passed && v.stats.first_bad >= 0) {
     const long long i = v.stats.first_bad, m = i / p.n, n = i % p.n;
     std::uint32_t bits = 0;
