@@ -380,8 +380,7 @@ TEST(GemmGpu, WgmmaClusterPairsInEveryLayout) {
     }
   }
   const std::vector<std::string> shapes = {
-      "m=256,n=256,k=64",
-      "m=512,n=384,k=256",
+      "m=256,n=256,k=64", "m=512,n=384,k=256",
       "m=300,n=260,k=1000,lda=1001,out=fp32",  // the NaN case (tn, CLUSTER_N=2, STAGES=6)
   };
   using Knobs = std::vector<std::pair<const char*, std::int64_t>>;
