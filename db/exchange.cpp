@@ -62,37 +62,94 @@ int int_from(const std::string& text, const char* column) {
 
 // ---- Strict JSON --------------------------------------------------------------------
 
-/// A key given twice in one object (nlohmann keeps the last one silently).
-/// `element`: how many objects had been opened at depth 2 (a T4 result) when
-/// it was found, so the caller can name that result's line.
-struct DuplicateKey : std::invalid_argument {
-  DuplicateKey(const std::string& key, int e)
-      : std::invalid_argument("duplicate key \"" + key + "\" (which one counts is not defined)"),
-        element(e) {}
+/// Nesting deeper than this is refused. No record ktune writes comes near it
+/// (its deepest, a T4 result's metrics, is about 8 levels); deeper input
+/// overflowed the stack of the recursive JSON writer (70,000 levels), and a
+/// stored row past SQLite's JSON depth limit breaks every query that reads it.
+constexpr int kMaxJsonDepth = 64;
+/// A JSON Lines record or a CSV record larger than this is refused before it is parsed.
+constexpr std::size_t kMaxRecordBytes = std::size_t{16} << 20;
+
+/// What the strict parser refuses beyond JSON syntax: a key given twice in one
+/// object (nlohmann keeps the last one silently), nesting past kMaxJsonDepth,
+/// a number past the range of a double. `element`: how many objects had been
+/// opened at depth 2 (a T4 result) when it was found, so the caller can name
+/// that result's line.
+struct StrictJsonError : std::invalid_argument {
+  StrictJsonError(const std::string& what, int e) : std::invalid_argument(what), element(e) {}
   int element;
 };
 
 json parse_strict(const std::string& text) {
   std::vector<std::set<std::string>> open_objects;
   int depth2_objects = 0;
-  return json::parse(text, [&](int depth, json::parse_event_t event, json& parsed) {
-    switch (event) {
-      case json::parse_event_t::object_start:
-        open_objects.emplace_back();
-        if (depth == 2) ++depth2_objects;
-        break;
-      case json::parse_event_t::object_end:
-        open_objects.pop_back();
-        break;
-      case json::parse_event_t::key:
-        if (!open_objects.back().insert(parsed.get<std::string>()).second)
-          throw DuplicateKey(parsed.get<std::string>(), depth2_objects - 1);
-        break;
-      default:
-        break;
+  try {
+    return json::parse(text, [&](int depth, json::parse_event_t event, json& parsed) {
+      switch (event) {
+        case json::parse_event_t::object_start:
+        case json::parse_event_t::array_start:
+          if (depth >= kMaxJsonDepth)
+            throw StrictJsonError("nested deeper than " + std::to_string(kMaxJsonDepth) + " levels",
+                                  depth2_objects - 1);
+          if (event == json::parse_event_t::array_start) break;
+          open_objects.emplace_back();
+          if (depth == 2) ++depth2_objects;
+          break;
+        case json::parse_event_t::object_end:
+          open_objects.pop_back();
+          break;
+        case json::parse_event_t::key:
+          if (!open_objects.back().insert(parsed.get<std::string>()).second)
+            throw StrictJsonError("duplicate key \"" + parsed.get<std::string>() +
+                                      "\" (which one counts is not defined)",
+                                  depth2_objects - 1);
+          break;
+        default:
+          break;
+      }
+      return true;
+    });
+  } catch (const json::out_of_range& e) {
+    // A number such as 1e400: the parser names it, but not where it is.
+    throw StrictJsonError(e.what(), depth2_objects - 1);
+  }
+}
+
+/// The offset of the first byte of `text` that is not well-formed UTF-8, or npos.
+std::size_t invalid_utf8_at(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    int follow = 0;
+    std::uint32_t min = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
     }
-    return true;
-  });
+    if ((c & 0xe0) == 0xc0) {
+      follow = 1;
+      min = 0x80;
+    } else if ((c & 0xf0) == 0xe0) {
+      follow = 2;
+      min = 0x800;
+    } else if ((c & 0xf8) == 0xf0) {
+      follow = 3;
+      min = 0x10000;
+    } else {
+      return i;
+    }
+    if (text.size() - i <= static_cast<std::size_t>(follow)) return i;  // cut short
+    std::uint32_t code = c & (0x3f >> follow);
+    for (int k = 1; k <= follow; ++k) {
+      const auto f = static_cast<unsigned char>(text[i + k]);
+      if ((f & 0xc0) != 0x80) return i;
+      code = (code << 6) | (f & 0x3f);
+    }
+    // Overlong forms, UTF-16 surrogates and code points past U+10FFFF are not UTF-8.
+    if (code < min || (code >= 0xd800 && code <= 0xdfff) || code > 0x10ffff) return i;
+    i += follow + 1;
+  }
+  return std::string_view::npos;
 }
 
 // Integers in a problem or configuration: JSON's unsigned values past 2^63-1
@@ -115,6 +172,22 @@ void check_count(const json& parent, const char* key, const std::string& field) 
   if (!integer)
     throw std::invalid_argument("'" + field + "': " + v.dump() + " is not an integer in 0.." +
                                 std::to_string(INT_MAX));
+}
+
+// A device as DeviceSpec reads it, refusing a field it would not write back
+// as given: an integer past its field's range (2^63-1 in an int reads back
+// as -1), a fraction where the field holds an integer, a compute capability such as "9.0x"
+// ("arch" is not read: it is derived from "cc").
+DeviceSpec device_from_json(const json& j) {
+  check_integers(j, "device");  // nlohmann compares 2^64-1 equal to -1
+  DeviceSpec d = DeviceSpec::from_json(j);
+  const json written = d.to_json();
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (it.key() != "arch" && written.contains(it.key()) && written.at(it.key()) != *it)
+      throw std::invalid_argument("'device." + it.key() + "': " + it->dump() +
+                                  " cannot be stored as given (it reads back as " +
+                                  written.at(it.key()).dump() + ")");
+  return d;
 }
 
 // ---- Content checks -------------------------------------------------------------------
@@ -142,6 +215,41 @@ void check_non_negative(double v, const char* field) {
   if (!std::isfinite(v) || v < 0)
     throw std::invalid_argument(std::string("'") + field + "': " + number_text(v) +
                                 " is not a finite, non-negative number");
+}
+
+void check_non_negative_count(long long v, const char* field) {
+  if (v < 0)
+    throw std::invalid_argument(std::string("'") + field + "': " + std::to_string(v) +
+                                " is negative");
+}
+
+// Counts and rates of a GPU cannot be negative, and a GPU of known compute
+// capability has SMs; 0 stands for "unknown" elsewhere (a recording that named
+// no GPU keeps only its name, compute capability 0.0).
+void check_device(const DeviceSpec& d) {
+  check_non_negative_count(d.cc_major, "device.cc");
+  check_non_negative_count(d.cc_minor, "device.cc");
+  check_non_negative_count(d.sm_count, "device.sm_count");
+  if (d.sm_count == 0 && d.cc_major > 0)
+    throw std::invalid_argument(
+        "'device.sm_count': 0 is not a count of SMs of a GPU of compute "
+        "capability " +
+        std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor));
+  check_non_negative_count(d.max_threads_per_block, "device.max_threads_per_block");
+  check_non_negative_count(d.max_threads_per_sm, "device.max_threads_per_sm");
+  check_non_negative_count(d.max_blocks_per_sm, "device.max_blocks_per_sm");
+  check_non_negative_count(d.smem_per_sm, "device.smem_per_sm");
+  check_non_negative_count(d.smem_per_block_optin, "device.smem_per_block_optin");
+  check_non_negative_count(d.regs_per_sm, "device.regs_per_sm");
+  check_non_negative_count(d.max_regs_per_thread, "device.max_regs_per_thread");
+  check_non_negative_count(d.l2_bytes, "device.l2_bytes");
+  check_non_negative_count(d.global_memory_bytes, "device.global_memory_bytes");
+  check_non_negative(d.sm_clock_mhz, "device.sm_clock_mhz");
+  check_non_negative(d.dram_gbps, "device.dram_gbps");
+  check_non_negative(d.peak_tflops_simt_fp32, "device.peak_tflops_simt_fp32");
+  check_non_negative(d.peak_tflops_tf32, "device.peak_tflops_tf32");
+  check_non_negative(d.peak_tflops_bf16, "device.peak_tflops_bf16");
+  check_non_negative(d.peak_tflops_fp16, "device.peak_tflops_fp16");
 }
 
 // ---- JSON Lines -----------------------------------------------------------------
@@ -240,20 +348,27 @@ Measurement measurement_from_csv(const std::vector<std::string>& c) {
       if (kCsvColumns[i] == name) return c[i];
     throw std::logic_error("no CSV column " + std::string(name));
   };
+  // Cells that are not JSON are stored as they are: each must be text that
+  // export and `lookup --json` can write again.
+  for (std::size_t i = 0; i < kCsvColumns.size(); ++i)
+    if (std::size_t at = invalid_utf8_at(c[i]); at != std::string::npos)
+      throw std::invalid_argument("column '" + kCsvColumns[i] + "': byte " +
+                                  std::to_string(at + 1) +
+                                  " is not UTF-8 (ktune's files are UTF-8 text)");
   auto parse_json = [&](const char* name) {
     try {
       json j = parse_strict(col(name));
       if (std::string_view(name) == "problem" || std::string_view(name) == "config")
         check_integers(j, name);
       return j;
-    } catch (const DuplicateKey& e) {
+    } catch (const StrictJsonError& e) {
       throw std::invalid_argument(std::string("column '") + name + "': " + e.what());
     } catch (const json::exception& e) {
       throw std::invalid_argument(std::string("column '") + name + "' is not JSON: " + e.what());
     }
   };
   Measurement m;
-  m.key.device = DeviceSpec::from_json(parse_json("device"));
+  m.key.device = device_from_json(parse_json("device"));
   m.key.family = col("family");
   m.key.family_hash = col("family_hash");
   m.key.problem = ValueMap::from_json(parse_json("problem"));
@@ -333,6 +448,12 @@ json t4_result(const Measurement& m) {
       // keeps the lossless record beside the standard fields.
       {"ktune", measurement_to_json(m)},
   };
+}
+
+void check_record_size(int line, std::size_t bytes) {
+  if (bytes > kMaxRecordBytes)
+    throw ImportError(line, "the record has " + std::to_string(bytes) + " bytes, more than the " +
+                                std::to_string(kMaxRecordBytes >> 20) + " MiB a record may have");
 }
 
 int line_of_offset(const std::string& text, std::size_t offset) {
@@ -461,7 +582,7 @@ Measurement measurement_from_json(const json& j) {
       if (result.contains("time"))
         check_count(result.at("time"), "repetitions", "result.time.repetitions");
     }
-    m.key.device = DeviceSpec::from_json(j.at("device"));
+    m.key.device = device_from_json(j.at("device"));
     m.key.family = j.at("family").get<std::string>();
     m.key.family_hash = j.at("family_hash").get<std::string>();
     m.key.problem = ValueMap::from_json(j.at("problem"));
@@ -478,6 +599,7 @@ Measurement measurement_from_json(const json& j) {
 void check_measurement(const Measurement& m) {
   if (m.key.family.empty()) throw std::invalid_argument("'family' is empty");
   if (m.key.device.name.empty()) throw std::invalid_argument("'device.name' is empty");
+  check_device(m.key.device);
   if (m.key.problem.empty()) throw std::invalid_argument("'problem' is empty");
   for (const std::string& key : m.key.shape_keys) {
     if (!m.key.problem.contains(key))
@@ -589,6 +711,7 @@ std::vector<Measurement> parse_measurements(std::istream& in, ExchangeFormat for
     while (std::getline(in, line)) {
       ++number;
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      check_record_size(number, line.size());
       try {
         add(measurement_from_json(parse_strict(line)));
       } catch (const std::exception& e) {
@@ -612,6 +735,9 @@ std::vector<Measurement> parse_measurements(std::istream& in, ExchangeFormat for
       if (rec.cells.size() != kCsvColumns.size())
         throw ImportError(rec.line, "expected " + std::to_string(kCsvColumns.size()) +
                                         " cells, found " + std::to_string(rec.cells.size()));
+      std::size_t bytes = 0;
+      for (const std::string& cell : rec.cells) bytes += cell.size();
+      check_record_size(rec.line, bytes);
       try {
         add(measurement_from_csv(rec.cells));
       } catch (const ImportError&) {
@@ -624,15 +750,15 @@ std::vector<Measurement> parse_measurements(std::istream& in, ExchangeFormat for
   }
   // T4: one document; errors name the line of the offending result.
   json doc;
-  std::optional<DuplicateKey> duplicate;
+  std::optional<StrictJsonError> refused;
   try {
     doc = parse_strict(text);
   } catch (const json::parse_error& e) {
     throw ImportError(line_of_offset(text, e.byte), e.what());
-  } catch (const DuplicateKey& e) {
-    duplicate = e;  // reported with the line of its result, found below
+  } catch (const StrictJsonError& e) {
+    refused = e;  // reported with the line of its result, found below
   }
-  if (!duplicate && (!doc.is_object() || !doc.contains("results") || !doc["results"].is_array()))
+  if (!refused && (!doc.is_object() || !doc.contains("results") || !doc["results"].is_array()))
     throw ImportError(1, "not a T4 results document (no \"results\" array)");
   // Results are written one per line; find each one's line for messages.
   std::vector<int> lines;
@@ -672,10 +798,10 @@ std::vector<Measurement> parse_measurements(std::istream& in, ExchangeFormat for
       }
     }
   }
-  if (duplicate) {
-    const int element = duplicate->element;
+  if (refused) {
+    const int element = refused->element;
     throw ImportError(element >= 0 && element < static_cast<int>(lines.size()) ? lines[element] : 1,
-                      duplicate->what());
+                      refused->what());
   }
   const json& results = doc["results"];
   for (std::size_t i = 0; i < results.size(); ++i) {

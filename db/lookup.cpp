@@ -2,17 +2,13 @@
 // exact -> nearest -> arch fallback -> default chain over it.
 #include "db/lookup.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <cerrno>
 #include <cmath>
 #include <cstring>
 
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -22,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "db/miss_log.hpp"
 #include "db/result_order.hpp"
 #include "db/store_impl.hpp"
 
@@ -227,15 +224,10 @@ struct Lookup::Impl {
     LookupRequest request;  // without its default (the default is applied per call)
     std::shared_ptr<const LookupAnswer> answer;
   };
-  // The miss log (log_misses): its descriptor, opened for appending, and the
-  // lines it holds.
+  // The miss log (log_misses), written under the lock.
   mutable std::mutex log_mutex;
-  int log_fd = -1;
+  std::unique_ptr<MissLog> miss_log;
   std::atomic<bool> logging{false};  // read without the lock on every miss
-  mutable std::unordered_set<std::string> logged;
-  ~Impl() {
-    if (log_fd >= 0) ::close(log_fd);
-  }
   void log_miss(const LookupRequest& req, const std::string& arch) const;
 
   std::shared_ptr<const LookupPredictor> predictor;  // set_predictor; null: no predicted answers
@@ -261,6 +253,13 @@ struct Lookup::Impl {
   }
 
   void load(const std::string& path);
+  /// Rows of a database that cannot be read are left out, each with one
+  /// warning: one bad row never takes the others down.
+  std::vector<std::string> warnings;
+  void skip_row(const std::string& path, std::int64_t row_id, const std::string& why) {
+    warnings.push_back("'" + path + "': results row " + std::to_string(row_id) +
+                       " cannot be read (" + why + "); skipped");
+  }
   std::shared_ptr<const LookupAnswer> compute(const LookupRequest& req) const;
   /// The hash served to a request that names none (see newest_by_class).
   std::string current_hash_without_request(const LookupRequest& req, const std::string& arch) const;
@@ -394,12 +393,17 @@ void Lookup::Impl::load(const std::string& path) {
     SQLite::Statement q(
         db,
         std::string("SELECT r.id, r.device_id, r.family_id, r.problem_id, r.config_id, r.median_s, "
-                    "r.min_s, r.spread, c.key, r.measured_at, json_extract(r.metrics, "
-                    "'$.energy_j'), ") +
+                    "r.min_s, r.spread, c.key, r.measured_at, CASE WHEN json_valid(r.metrics) "
+                    "THEN json_extract(r.metrics, '$.energy_j') END, ") +
             kNoisySql +
-            " FROM results r JOIN configs c ON c.id = r.config_id WHERE r.status = 'ok'");
+            ", json_valid(r.metrics) FROM results r JOIN configs c ON c.id = r.config_id "
+            "WHERE r.status = 'ok'");
     while (q.executeStep()) {
       std::int64_t row_id = q.getColumn(0).getInt64();
+      if (q.getColumn(12).getInt() == 0) {
+        skip_row(path, row_id, "its metrics are not JSON that SQLite can read");
+        continue;
+      }
       const auto& dev = devices.at(q.getColumn(1).getInt64());
       std::int64_t family_id = q.getColumn(2).getInt64();
       std::int64_t problem_id = q.getColumn(3).getInt64();
@@ -469,9 +473,14 @@ void Lookup::Impl::load(const std::string& path) {
       detail.bind(1, p.row_id);
       if (!detail.executeStep()) return nullptr;
       auto a = std::make_shared<LookupAnswer>();
-      a->config = ValueMap::from_json(nlohmann::json::parse(detail.getColumn(0).getString()));
+      try {
+        a->config = ValueMap::from_json(nlohmann::json::parse(detail.getColumn(0).getString()));
+        read_result(detail, 2, a->result, a->provenance);
+      } catch (const std::exception& e) {
+        skip_row(path, p.row_id, e.what());
+        return answers[p.row_id] = nullptr;  // warned once, whichever objective asks again
+      }
       a->config_key = detail.getColumn(1).getString();
-      read_result(detail, 2, a->result, a->provenance);
       a->result.config = a->config;
       a->measured_device = e->device;
       a->measured_arch = e->arch;
@@ -778,7 +787,9 @@ Lookup Lookup::open_layers(const std::vector<std::string>& paths) {
 
 Lookup Lookup::open_overlay(const std::string& user_path, const std::string& system_path) {
   std::vector<std::string> paths;
-  if (!user_path.empty() && std::filesystem::exists(user_path)) paths.push_back(user_path);
+  std::error_code ec;  // a path that cannot be examined is opened, and refused with why
+  if (!user_path.empty() && (std::filesystem::exists(user_path, ec) || ec))
+    paths.push_back(user_path);
   paths.push_back(system_path);
   return open_layers(paths);
 }
@@ -832,27 +843,16 @@ void Lookup::Impl::log_miss(const LookupRequest& req, const std::string& arch) c
                    {"problem", req.problem.key()},
                    {"device", req.device},
                    {"arch", arch}};
-  std::string line = j.dump() + "\n";
+  // A device name from the command line may not be UTF-8: replaced, not fatal.
+  std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   std::lock_guard lock(log_mutex);
-  if (log_fd < 0 || !logged.insert(line).second) return;
-  // One write per line: O_APPEND places it whole at the end, even when
-  // several processes share the log. A failed write is not the caller's
-  // failure: the answer stands, the line is dropped.
-  if (::write(log_fd, line.data(), line.size()) != static_cast<ssize_t>(line.size()))
-    logged.erase(line);
+  if (miss_log) miss_log->append_once(line);
 }
 
 void Lookup::log_misses(const std::string& path) {
+  auto log = std::make_unique<MissLog>(path);
   std::lock_guard lock(impl_->log_mutex);
-  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0)
-    throw DatabaseError("cannot open the miss log '" + path +
-                        "' for appending: " + std::strerror(errno));
-  if (impl_->log_fd >= 0) ::close(impl_->log_fd);
-  impl_->log_fd = fd;
-  impl_->logged.clear();
-  std::ifstream in(path);
-  for (std::string line; std::getline(in, line);) impl_->logged.insert(line + "\n");
+  impl_->miss_log = std::move(log);
   impl_->logging = true;
 }
 
@@ -865,6 +865,8 @@ void Lookup::set_predictor(std::shared_ptr<const LookupPredictor> predictor, Pre
 }
 
 std::size_t Lookup::indexed_entries() const { return impl_->entry_count; }
+
+const std::vector<std::string>& Lookup::warnings() const { return impl_->warnings; }
 
 std::string Lookup::arch_of(const std::string& device_name) const {
   if (auto it = impl_->device_arch.find(device_name); it != impl_->device_arch.end())

@@ -160,7 +160,8 @@ class Lookup {
   /// none) appends one JSON line {"arch","device","family","problem"} to
   /// `path`, once per distinct line (lines already in the file count), so
   /// `ktune sweep path` can tune exactly those problems. Thread-safe; each
-  /// line is one append write, so processes sharing the file do not interleave.
+  /// line is one append write under a lock on the file, so processes sharing
+  /// it neither interleave nor log one miss twice.
   /// Throws DatabaseError when the file cannot be opened for appending.
   void log_misses(const std::string& path);
 
@@ -169,6 +170,9 @@ class Lookup {
   /// Clears the answer cache.
   void set_predictor(std::shared_ptr<const LookupPredictor> predictor, PredictionRule rule = {});
 
+  /// One line per stored result row that could not be read and was left out
+  /// (malformed or too deeply nested metrics, say), naming its database and id.
+  const std::vector<std::string>& warnings() const;
   /// Number of measured (device, problem) entries indexed (all layers).
   std::size_t indexed_entries() const;
   /// Arch of a GPU name known to the open databases or the built-in table ("" if unknown).

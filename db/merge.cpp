@@ -80,7 +80,9 @@ INSERT INTO main.results (device_id, family_id, problem_id, config_id, status, m
 }  // namespace
 
 MergeSummary merge_databases(const std::vector<std::string>& inputs, const std::string& output) {
+  check_database_path(output);
   for (const auto& in : inputs) {
+    check_database_path(in);
     if (!std::filesystem::exists(in)) throw DatabaseError("no tuning database at '" + in + "'");
     std::error_code ec;
     if (std::filesystem::equivalent(in, output, ec))

@@ -86,6 +86,14 @@ void remove_abandoned_partials(const std::string& target) {
   }
 }
 
+bool is_partial_of_another_process(const std::string& path) {
+  const std::string name = fs::path(path).filename().string();
+  const auto mark = name.find(kPartialMark);
+  if (mark == std::string::npos) return false;
+  const std::string own = this_host() + "-" + std::to_string(::getpid()) + "-";
+  return name.compare(mark + std::strlen(kPartialMark), own.size(), own) != 0;
+}
+
 PartialFile::PartialFile(std::string target) : target_(std::move(target)) {
   static std::atomic<int> counter{0};
   remove_abandoned_partials(target_);

@@ -51,4 +51,9 @@ void write_file_whole(const std::string& target, const std::function<void(std::o
 /// no longer run (killed mid-write), with their SQLite side files.
 void remove_abandoned_partials(const std::string& target);
 
+/// Whether `path` names a partial file (TARGET.ktune-partial-HOST-PID-N) that
+/// another process is writing or left behind when it was killed: unfinished
+/// whatever its bytes, so never read as a database.
+bool is_partial_of_another_process(const std::string& path);
+
 }  // namespace ktune

@@ -45,7 +45,10 @@ inline constexpr const char* kResultRankSql =
     "config_key";
 
 /// A results row's noisy mark (metrics.timing.noisy) as 0 or 1, for a results table named r.
+/// Metrics SQLite cannot read (malformed, or nested past its depth limit) are
+/// not marked, rather than failing the whole query: CASE tries json_valid first.
 inline constexpr const char* kNoisySql =
-    "(CASE WHEN json_extract(r.metrics, '$.timing.noisy') = 1 THEN 1 ELSE 0 END)";
+    "(CASE WHEN NOT json_valid(r.metrics) THEN 0 "
+    "WHEN json_extract(r.metrics, '$.timing.noisy') = 1 THEN 1 ELSE 0 END)";
 
 }  // namespace ktune

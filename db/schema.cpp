@@ -8,6 +8,7 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include "db/partial_file.hpp"
 #include "db/store.hpp"
 
 namespace ktune {
@@ -116,8 +117,25 @@ void migrate(SQLite::Database& db, int target) {
   tx.commit();
 }
 
+void check_database_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);  // of what a link points to
+  if (ec && status.type() != fs::file_type::not_found)
+    throw DatabaseError("cannot use '" + path + "' as a tuning database: " + ec.message());
+  if (fs::is_directory(status))
+    throw DatabaseError("'" + path + "' is a folder, not a tuning database");
+  if (fs::exists(status) && !fs::is_regular_file(status))
+    throw DatabaseError("'" + path + "' is not a regular file, so not a tuning database");
+  if (is_partial_of_another_process(path))
+    throw DatabaseError("'" + path +
+                        "' is the unfinished output of a merge that was stopped or is still "
+                        "running, not a tuning database; a later merge into its target removes it");
+}
+
 FileInspection inspect_file(const std::string& path) {
   namespace fs = std::filesystem;
+  check_database_path(path);
   FileInspection out;
   std::error_code ec;
   if (!fs::exists(path, ec) || fs::file_size(path, ec) == 0 || ec) return out;

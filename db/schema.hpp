@@ -51,9 +51,14 @@ struct FileInspection {
   bool exists_with_content = false;  ///< false: absent or empty, a new database
   int version = 0;                   ///< `user_version` of a ktune file
 };
-/// Reads `path` read-only: refuses (DatabaseError naming the file and the
-/// reason) a file that is not SQLite, not ktune (`application_id`), newer than
-/// this build, or fails SQLite's quick integrity check.
+/// Refuses (DatabaseError naming it) a path where no database can be: one
+/// that cannot be examined (a symlink loop, no permission), a folder or another
+/// kind of non-file, or the partial file of another process's merge. A path
+/// where nothing is yet passes.
+void check_database_path(const std::string& path);
+/// Reads `path` read-only (after check_database_path): refuses (DatabaseError naming the file and
+/// the reason) a file that is not SQLite, not ktune (`application_id`), newer than this build, or
+/// fails SQLite's quick integrity check.
 FileInspection inspect_file(const std::string& path);
 
 /// How a read-only open reads a file.

@@ -336,6 +336,7 @@ Store Store::open(const std::string& path) {
 }
 
 Store Store::open_read_only(const std::string& path) {
+  check_database_path(path);
   if (!std::filesystem::exists(path)) throw DatabaseError("no tuning database at '" + path + "'");
   // Decided before anything else reads the file: in a read-only folder a
   // leftover -wal or -journal is refused, never silently left unread.
@@ -360,6 +361,7 @@ Store Store::open_read_only(const std::string& path) {
 }
 
 std::int64_t checkpoint_for_shipping(const std::string& path) {
+  check_database_path(path);
   if (!std::filesystem::exists(path)) throw DatabaseError("no tuning database at '" + path + "'");
   Store store = Store::open(path);
   SQLite::Database& db = store.impl().db;

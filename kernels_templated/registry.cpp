@@ -1,4 +1,6 @@
 // Registry of kernel families: one line per family, in kFamilies below.
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -6,6 +8,7 @@
 #include "kernels_templated/family.hpp"
 #include "kernels_templated/faulty/faulty_family.hpp"
 #include "kernels_templated/gemm/gemm_family.hpp"
+#include "kernels_templated/problem_check.hpp"
 #include "kernels_templated/reduce/reduce_family.hpp"
 #include "kernels_templated/rmsnorm/rmsnorm_family.hpp"
 #include "kernels_templated/runtime_registry.hpp"
@@ -71,6 +74,19 @@ std::vector<std::string> family_names() {
   return names;
 }
 
+void check_problem_values(const KernelFamily& family, const Problem& raw) {
+  const std::vector<std::string> shape_keys = family.shape_keys();
+  for (const auto& [key, value] : raw) {
+    if (const double* d = std::get_if<double>(&value); d && !std::isfinite(*d))
+      throw ProblemError(std::string(family.name()) + ": '" + key + "=" + to_text(value) +
+                         "' is not a finite number");
+    if (std::holds_alternative<bool>(value) &&
+        std::find(shape_keys.begin(), shape_keys.end(), key) != shape_keys.end())
+      throw ProblemError(std::string(family.name()) + ": '" + key + "=" + to_text(value) +
+                         "' is not a size");
+  }
+}
+
 Problem parse_problem(const KernelFamily& family, std::string_view text) {
   Problem raw;
   try {
@@ -79,6 +95,7 @@ Problem parse_problem(const KernelFamily& family, std::string_view text) {
     throw ProblemError(std::string("malformed problem: ") + e.what() + " (expected " +
                        std::string(family.problem_help()) + ")");
   }
+  check_problem_values(family, raw);
   return family.normalize(raw);
 }
 

@@ -1,6 +1,7 @@
 // `ktune db`: stats, query, diff, export, import, merge, prune, rehash,
 // emit-dispatch, checkpoint and migrate over tuning databases.
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -21,6 +22,7 @@
 #include "engine/lookup_validity.hpp"
 #include "engine/timing.hpp"
 #include "kernels_templated/family.hpp"
+#include "kernels_templated/problem_check.hpp"
 
 namespace ktune::cli {
 namespace {
@@ -231,6 +233,7 @@ void check_against_family(const Measurement& m) {
   }
   Problem problem;
   try {
+    check_problem_values(*family, m.key.problem);
     problem = family->normalize(m.key.problem);
   } catch (const std::exception& e) {
     throw std::invalid_argument(std::string("'problem': ") + e.what());
@@ -244,6 +247,11 @@ void check_against_family(const Measurement& m) {
 
 int run_import(const std::string& path, const std::string& file, const std::string& format) {
   ExchangeFormat f = pick_format(format, file);
+  std::error_code ec;
+  const auto status = std::filesystem::status(file, ec);  // of what a link points to
+  if (ec) throw UsageError("cannot read '" + file + "': " + ec.message());
+  if (std::filesystem::is_directory(status))
+    throw UsageError("'" + file + "' is a folder, not a file to import");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw UsageError("cannot read '" + file + "'");
   // Parsed and checked in full before the database is even opened: a

@@ -76,12 +76,19 @@ int run_lookup(LookupOptions o) {
   }
 
   std::vector<std::string> layers;
-  if (!o.db.empty() && std::filesystem::exists(o.db)) layers.push_back(o.db);
-  if (!o.system_db.empty() && std::filesystem::exists(o.system_db)) layers.push_back(o.system_db);
+  // A path that is there, or that cannot even be examined (a symlink loop):
+  // opening it says what is wrong with it.
+  auto present = [](const std::string& path) {
+    std::error_code ec;
+    return !path.empty() && (std::filesystem::exists(path, ec) || ec);
+  };
+  if (present(o.db)) layers.push_back(o.db);
+  if (present(o.system_db)) layers.push_back(o.system_db);
   if (layers.empty())
     throw UsageError("no tuning database: neither '" + o.db + "' nor the system database '" +
                      o.system_db + "' exists");
   Lookup lookup = Lookup::open_layers(layers);
+  for (const std::string& w : lookup.warnings()) std::fprintf(stderr, "warning: %s\n", w.c_str());
   std::string miss_log = o.log_misses;
   if (const char* env = std::getenv("KTUNE_LOOKUP_LOG"); miss_log.empty() && env && *env)
     miss_log = env;

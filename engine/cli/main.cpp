@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "db/store.hpp"
@@ -26,6 +28,21 @@ std::vector<Entry>& registry() {
 int& exit_code() {
   static int code = 0;
   return code;
+}
+
+// A message quotes what it refuses, and a 1 MB argument or record came back
+// whole. A long one keeps its start (what is wrong) and its end; the middle
+// is left out, cut at UTF-8 character boundaries.
+std::string bounded(std::string_view what) {
+  constexpr std::size_t kHead = 480, kTail = 160, kSlack = 64;
+  if (what.size() <= kHead + kTail + kSlack) return std::string(what);
+  auto character_start = [&](std::size_t i) {
+    while (i < what.size() && (static_cast<unsigned char>(what[i]) & 0xc0) == 0x80) ++i;
+    return i;
+  };
+  const std::size_t head = character_start(kHead), tail = character_start(what.size() - kTail);
+  return std::string(what.substr(0, head)) + " [... " + std::to_string(tail - head) +
+         " bytes left out ...] " + std::string(what.substr(tail));
 }
 
 }  // namespace
@@ -64,21 +81,26 @@ int main(int argc, char** argv) {
     // CLI11 prints the help, the version or what is wrong with the command
     // line; a malformed command line is a usage error like any other (exit 2,
     // not CLI11's own codes).
-    return app.exit(e) == 0 ? 0 : 2;
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::ostringstream out, err;
+    app.exit(e, out, err);
+    std::cout << bounded(out.str());
+    std::cerr << bounded(err.str());
+    return 2;
   } catch (const UsageError& e) {
-    std::cerr << "ktune: " << e.what() << "\n";
+    std::cerr << "ktune: " << bounded(e.what()) << "\n";
     return 2;
   } catch (const std::invalid_argument& e) {
-    std::cerr << "ktune: " << e.what() << "\n";
+    std::cerr << "ktune: " << bounded(e.what()) << "\n";
     return 2;
   } catch (const ktune::DatabaseError& e) {
     // A database file the command cannot use (missing, not ktune's, corrupt,
     // of another schema version, not writable): bad input, like a malformed
     // problem, named in the message.
-    std::cerr << "ktune: " << e.what() << "\n";
+    std::cerr << "ktune: " << bounded(e.what()) << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "ktune: error: " << e.what() << "\n";
+    std::cerr << "ktune: error: " << bounded(e.what()) << "\n";
     return 1;
   }
   return exit_code();

@@ -53,6 +53,11 @@ std::string with_bad_line(const std::string& text, int line, const std::string& 
   return text.substr(0, at) + to + text.substr(at + from.size());
 }
 
+// `levels` arrays, one inside the other: [[[...]]].
+std::string nested_arrays(int levels) {
+  return std::string(levels, '[') + std::string(levels, ']');
+}
+
 struct BadRecord {
   ExchangeFormat format;
   std::string from, to;  ///< the bad record is the good one with `from` replaced by `to`
@@ -149,6 +154,31 @@ const BadRecord kBadRecords[] = {
      "min_s <= median_s <= max_s"},
     {ExchangeFormat::t4, "\"m\":64", "\"m\":64,\"m\":2", "duplicate key \"m\""},
     {ExchangeFormat::t4, "\"repetitions\":20", "\"repetitions\":1e20", "'result.time.repetitions'"},
+    // Hostile files (issue 49): numbers past a double's range, nesting past the
+    // bound, device fields out of range, text that is not UTF-8.
+    {ExchangeFormat::jsonl, "\"median_s\":0.002", "\"median_s\":1e400", "number overflow"},
+    {ExchangeFormat::t4, "\"median_s\":0.002", "\"median_s\":1e400", "number overflow"},
+    {ExchangeFormat::jsonl, "\"message\":\"\"", "\"message\":\"\",\"x\":" + nested_arrays(65),
+     "nested deeper than 64 levels"},
+    {ExchangeFormat::t4, "\"message\":\"\"", "\"message\":\"\",\"x\":" + nested_arrays(65),
+     "nested deeper than 64 levels"},
+    {ExchangeFormat::csv, "{}", nested_arrays(65), "nested deeper than 64 levels"},
+    {ExchangeFormat::jsonl, "\"sm_count\":132", "\"sm_count\":18446744073709551615",
+     "'device.sm_count': 18446744073709551615 is out of range"},
+    {ExchangeFormat::jsonl, "\"sm_count\":132", "\"sm_count\":9223372036854775807",
+     "'device.sm_count': 9223372036854775807 cannot be stored as given (it reads back as -1)"},
+    {ExchangeFormat::jsonl, "\"sm_count\":132", "\"sm_count\":0",
+     "'device.sm_count': 0 is not a count of SMs"},
+    {ExchangeFormat::jsonl, "\"sm_count\":132", "\"sm_count\":-1",
+     "'device.sm_count': -1 is negative"},
+    {ExchangeFormat::jsonl, "\"sm_count\":132", "\"sm_count\":13.5", "'device.sm_count': 13.5"},
+    {ExchangeFormat::jsonl, "\"dram_gbps\":0.0", "\"dram_gbps\":-5.0", "'device.dram_gbps': -5"},
+    {ExchangeFormat::jsonl, "\"cc\":\"9.0\"", "\"cc\":\"9.0x\"", "'device.cc': \"9.0x\""},
+    {ExchangeFormat::csv, "\"\"sm_count\"\":132", "\"\"sm_count\"\":-1", "'device.sm_count': -1"},
+    {ExchangeFormat::csv, "Synthetic GPU A,", "Synthetic GPU \xff,",
+     "column 'device_name': byte 15 is not UTF-8"},
+    {ExchangeFormat::csv, "testhost", "test\xc3host", "column 'host': byte 5 is not UTF-8"},
+    {ExchangeFormat::csv, "testhost", "test\xed\xa0\x80host", "column 'host': byte 5 is not UTF-8"},
 };
 
 int bad_line_of(ExchangeFormat format) {
@@ -199,6 +229,46 @@ TEST(BadImport, TheGoodRecordsOfTheTableImport) {
     std::istringstream in(exported(format));
     EXPECT_EQ(import_measurements(store, in, format, ImportOptions{only_gemm}).added, 2);
   }
+}
+
+// 70,000 levels once crashed the import (the recursive JSON writer ran out of
+// stack); every format refuses them at the parser's bound.
+TEST(BadImport, DeepNestingIsRefusedNotACrash) {
+  const std::string deep = nested_arrays(70000);
+  for (ExchangeFormat format : {ExchangeFormat::jsonl, ExchangeFormat::t4}) {
+    const std::string text =
+        with_bad_line(exported(format), bad_line_of(format), "\"message\":\"\"",
+                      "\"message\":\"\",\"metrics_too\":" + deep);
+    ASSERT_FALSE(text.empty());
+    Store store = Store::open(":memory:");
+    std::istringstream in(text);
+    try {
+      import_measurements(store, in, format);
+      FAIL() << to_string(format) << ": accepted";
+    } catch (const ImportError& e) {
+      EXPECT_EQ(e.line, bad_line_of(format)) << e.what();
+      EXPECT_NE(std::string(e.what()).find("nested deeper than 64 levels"), std::string::npos)
+          << e.what();
+    }
+    EXPECT_EQ(store.result_count(), 0);
+  }
+}
+
+TEST(BadImport, ARecordPastTheSizeBoundIsRefusedBeforeParsing) {
+  const std::string text = with_bad_line(exported(ExchangeFormat::jsonl), 2, "\"message\":\"\"",
+                                         "\"message\":\"" + std::string(17 << 20, 'x') + "\"");
+  Store store = Store::open(":memory:");
+  std::istringstream in(text);
+  try {
+    import_measurements(store, in, ExchangeFormat::jsonl);
+    FAIL() << "accepted";
+  } catch (const ImportError& e) {
+    EXPECT_EQ(e.line, 2);
+    EXPECT_NE(std::string(e.what()).find("more than the 16 MiB a record may have"),
+              std::string::npos)
+        << std::string(e.what()).substr(0, 200);
+  }
+  EXPECT_EQ(store.result_count(), 0);
 }
 
 TEST(BadImport, AnEmptyFileIsAnError) {
