@@ -3,7 +3,23 @@
 
 #include <stdexcept>
 
+#include "kernels_user/user_family.hpp"
+
 namespace ktune {
+namespace {
+
+std::optional<std::int64_t> dynamic_smem_bytes(const KernelFamily& family, const Problem& problem,
+                                               const Config& c, const DeviceSpec& device) {
+  const auto* user = dynamic_cast<const user::UserFamily*>(&family);
+  if (!user) return std::nullopt;
+  try {
+    return user->launch(problem, c, device).shared_memory;
+  } catch (const user::DescriptionError&) {
+    return std::nullopt;  // its launch does not evaluate: it would fail when run
+  }
+}
+
+}  // namespace
 
 CompileTarget resolve_compile_target(const std::string& text) {
   // "sm_90a" names the arch-specific target of sm_90: the device is sm_90's.
@@ -54,7 +70,8 @@ CompileOnlyReport compile_configurations(const KernelFamily& family, const Probl
   CompileOnlyReport report{
       std::string(family.name()), problem.key(), target.device.name, target.arch, {}};
   for (std::size_t i = 0; i < configs.size(); ++i)
-    report.entries.push_back({configs[i], std::move(outputs[i])});
+    report.entries.push_back({configs[i], std::move(outputs[i]),
+                              dynamic_smem_bytes(family, problem, configs[i], target.device)});
   return report;
 }
 
@@ -69,6 +86,7 @@ nlohmann::json to_json(const CompileOnlyReport& report) {
                            {"compile_seconds", e.output.compile_seconds},
                            {"cache_hit", e.output.cache_hit},
                            {"kernels", kernels}};
+    if (e.dynamic_smem_bytes) item["dynamic_smem_bytes"] = *e.dynamic_smem_bytes;
     if (!e.output.ok) item["error"] = e.output.log;
     configs.push_back(std::move(item));
   }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,10 @@ std::vector<Config> compile_only_configs(const Space& space, std::size_t budget,
 struct CompileOnlyEntry {
   Config config;
   CompileOutput output;
+  /// The dynamic shared memory it launches with, where the family states it
+  /// (a user kernel's launch.shared_memory); the built-in families' harnesses
+  /// size theirs at launch.
+  std::optional<std::int64_t> dynamic_smem_bytes;
 };
 
 struct CompileOnlyReport {
@@ -55,7 +60,8 @@ CompileOnlyReport compile_configurations(const KernelFamily& family, const Probl
 
 /// {"family","problem","device","arch","compiled","failed","configurations":[{"config",
 /// "key","ok","compile_seconds","cache_hit","kernels":[{"name","registers",
-/// "spill_store_bytes","spill_load_bytes","stack_frame_bytes","static_smem_bytes"}],"error"}]}
+/// "spill_store_bytes","spill_load_bytes","stack_frame_bytes","static_smem_bytes"}],
+/// "dynamic_smem_bytes" (where known),"error"}]}
 nlohmann::json to_json(const CompileOnlyReport& report);
 
 }  // namespace ktune

@@ -351,8 +351,9 @@ std::vector<std::string> nvrtc_options(const CompilerOptions& options, const Ker
   return opts;
 }
 
+// `front_end_only`: the options hold -fdevice-syntax-only; no cubin to read.
 CompileOutput compile_uncached(const KernelSource& source, const std::vector<std::string>& opts,
-                               const std::string& arch) {
+                               const std::string& arch, bool front_end_only = false) {
   using clock = std::chrono::steady_clock;
   auto start = clock::now();
   CompileOutput out;
@@ -383,16 +384,18 @@ CompileOutput compile_uncached(const KernelSource& source, const std::vector<std
     return out;
   }
   std::size_t cubin_size = 0;
-  rc = nvrtcGetCUBINSize(guard.prog, &cubin_size);
-  if (rc != NVRTC_SUCCESS || cubin_size == 0) {
-    out.log += "\nno cubin produced (is --gpu-architecture a real sm_XX target?)";
-    return out;
-  }
-  out.cubin.resize(cubin_size);
-  if (nvrtcGetCUBIN(guard.prog, out.cubin.data()) != NVRTC_SUCCESS) {
-    out.cubin.clear();
-    out.log += "\nnvrtcGetCUBIN failed";
-    return out;
+  if (!front_end_only) {
+    rc = nvrtcGetCUBINSize(guard.prog, &cubin_size);
+    if (rc != NVRTC_SUCCESS || cubin_size == 0) {
+      out.log += "\nno cubin produced (is --gpu-architecture a real sm_XX target?)";
+      return out;
+    }
+    out.cubin.resize(cubin_size);
+    if (nvrtcGetCUBIN(guard.prog, out.cubin.data()) != NVRTC_SUCCESS) {
+      out.cubin.clear();
+      out.log += "\nnvrtcGetCUBIN failed";
+      return out;
+    }
   }
   auto report = parse_ptxas_report(out.log);
   for (const auto& k : source.kernels) {
@@ -507,6 +510,19 @@ CompileOutput Compiler::compile(const KernelSource& source) const {
   out.cache_key = key;
   if (out.ok && !key.empty()) write_cache_entry(options_.cache_dir, entry, key, out);
   return out;
+}
+
+CompileOutput Compiler::check_front_end(const KernelSource& source) const {
+  const std::string arch = effective_arch(options_, source);
+  std::vector<std::string> opts = nvrtc_options(options_, source, arch, templates_dir());
+  opts.push_back("-fdevice-syntax-only");
+  try {
+    return compile_uncached(source, opts, arch, true);
+  } catch (const std::exception& e) {
+    CompileOutput out;
+    out.log = std::string("compiler failure: ") + e.what();
+    return out;
+  }
 }
 
 std::vector<CompileOutput> Compiler::compile_all(std::span<const KernelSource> sources) const {

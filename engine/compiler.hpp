@@ -56,6 +56,10 @@ class Compiler {
   /// Never throws for a bad candidate: failures come back with ok == false
   /// and the log. Throws std::runtime_error only if NVRTC itself is unusable.
   CompileOutput compile(const KernelSource& source) const;
+  /// NVRTC's front end only (-fdevice-syntax-only: parsed, instantiated,
+  /// no code): ok, the log and each kernel's lowered name, no cubin and no
+  /// resources. Uncached. For checks that ask the compiler about a program.
+  CompileOutput check_front_end(const KernelSource& source) const;
   /// Compiles many in parallel (TBB); outputs in input order.
   std::vector<CompileOutput> compile_all(std::span<const KernelSource> sources) const;
   /// The directory holding our templates at run time: $KTUNE_KERNEL_DIR, else

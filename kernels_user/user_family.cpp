@@ -100,7 +100,7 @@ WorkEstimate UserFamily::estimate(const Problem& p, const Config& c, const Devic
   w.min_bytes = min_bytes(n);
   w.dram_bytes = w.min_bytes;
   try {
-    const LaunchDims dims = evaluate_launch(d_.launch, expression_names(d_, n, d, c));
+    const LaunchDims dims = launch(n, c, d);
     w.blocks = dims.grid[0] * dims.grid[1] * dims.grid[2];
     w.threads_per_block = static_cast<int>(dims.block[0] * dims.block[1] * dims.block[2]);
     w.smem_per_block = static_cast<int>(dims.shared_memory);
@@ -109,6 +109,10 @@ WorkEstimate UserFamily::estimate(const Problem& p, const Config& c, const Devic
     // estimate then knows only the roofline terms.
   }
   return w;
+}
+
+LaunchDims UserFamily::launch(const Problem& p, const Config& c, const DeviceSpec& d) const {
+  return evaluate_launch(d_.launch, expression_names(d_, normalize(p), d, c));
 }
 
 std::string UserFamily::name_expression(const Config& c) const {

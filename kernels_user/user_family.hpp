@@ -39,6 +39,10 @@ class UserFamily final : public KernelFamily {
   /// The kernel's name expression for `c`: "kernel<32, cub::X>" with template parameters.
   std::string name_expression(const Config& c) const;
 
+  /// The launch of `c` (grid, block, dynamic shared memory) for problem `p` on
+  /// `d`; throws DescriptionError when its expressions do not evaluate.
+  LaunchDims launch(const Problem& p, const Config& c, const DeviceSpec& d) const;
+
  private:
   const std::string& help_() const;
 

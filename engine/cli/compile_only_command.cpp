@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "engine/cli/command.hpp"
+#include "engine/cli/user_kernel_option.hpp"
 #include "engine/compile_only.hpp"
 
 namespace ktune::cli {
@@ -22,13 +23,17 @@ std::string log_head(const std::string& log, int lines) {
 }
 
 void print_table(const CompileOnlyReport& report) {
-  std::printf("%-4s %5s %12s %10s %8s  %s\n", "ok", "regs", "spill st/ld", "smem B", "compile",
-              "configuration");
+  // Shared memory: the static bytes ptxas reports, and the dynamic bytes the
+  // launch asks for (where the family states them; "-" otherwise).
+  std::printf("%-4s %5s %12s %10s %10s %8s  %s\n", "ok", "regs", "spill st/ld", "smem B",
+              "dyn smem B", "compile", "configuration");
   for (const auto& e : report.entries) {
     const auto& o = e.output;
+    const std::string dynamic =
+        e.dynamic_smem_bytes ? std::to_string(*e.dynamic_smem_bytes) : std::string("-");
     if (!o.ok) {
-      std::printf("%-4s %5s %12s %10s %8s  %s\n%s", "FAIL", "-", "-", "-", "-",
-                  e.config.key().c_str(), log_head(o.log, 6).c_str());
+      std::printf("%-4s %5s %12s %10s %10s %8s  %s\n%s", "FAIL", "-", "-", "-", dynamic.c_str(),
+                  "-", e.config.key().c_str(), log_head(o.log, 6).c_str());
       continue;
     }
     // A configuration of several kernels shows its largest figures.
@@ -40,8 +45,9 @@ void print_table(const CompileOnlyReport& report) {
       smem = std::max(smem, k.static_smem_bytes);
     }
     const std::string spill = std::to_string(st) + "/" + std::to_string(ld);
-    std::printf("%-4s %5d %12s %10d %7.2fs  %s%s\n", "ok", regs, spill.c_str(), smem,
-                o.compile_seconds, e.config.key().c_str(), o.cache_hit ? "  (cached)" : "");
+    std::printf("%-4s %5d %12s %10d %10s %7.2fs  %s%s\n", "ok", regs, spill.c_str(), smem,
+                dynamic.c_str(), o.compile_seconds, e.config.key().c_str(),
+                o.cache_hit ? "  (cached)" : "");
   }
   std::printf("\n%zu compiled, %zu failed to compile.\n", report.entries.size() - report.failed(),
               report.failed());
@@ -70,6 +76,7 @@ int run_compile_only(const TuneSpec& spec, const std::string& arch, bool as_json
   } catch (const SpaceError& e) {
     throw UsageError(e.what());
   }
+  check_user_kernel_source(family, problem, target.device, target.arch);
   restrict_space(space, spec.require);
   const std::vector<Config> configs =
       compile_only_configs(space, spec.options.budget, spec.seed, !spec.require.empty());

@@ -35,6 +35,9 @@ struct LookupOptions {
 int run_lookup(LookupOptions o) {
   if (!o.spec.empty()) o.kernel = user_family_name(o.kernel, o.spec);
   if (o.kernel.empty()) throw UsageError("give --kernel FAMILY or --spec FILE");
+  // A description's sizes have defaults, as in `ktune space` and `ktune tune`.
+  if (o.problem.empty() && o.spec.empty())
+    throw UsageError("--kernel " + o.kernel + " needs --problem");
   LookupRequest req;
   req.family = o.kernel;
   req.deterministic_only = o.deterministic;
@@ -67,12 +70,20 @@ int run_lookup(LookupOptions o) {
     }
   } else {
     DeviceQuery q = query_devices();
-    if (q.devices.empty())
+    if (!q.devices.empty()) {
+      spec = q.devices.front().spec;
+      req.device = spec.name;
+      req.arch = spec.arch();
+    } else if (!o.spec.empty()) {
+      // A description's default device, as in `ktune space` and `ktune tune --compile-only`.
+      spec = *find_builtin_device("sm_90");
+      req.arch = spec.arch();
+      std::fprintf(stderr, "note: no GPU here (%s): answering for sm_90 (pass --device)\n",
+                   q.none_reason.c_str());
+    } else {
       throw UsageError("no GPU here (" + q.none_reason +
                        "): pass --device NAME or ARCH, e.g. --device sm_90");
-    spec = q.devices.front().spec;
-    req.device = spec.name;
-    req.arch = spec.arch();
+    }
   }
 
   std::vector<std::string> layers;
@@ -227,10 +238,12 @@ const CommandRegistrar registrar(60, [](CLI::App& app) {
   cmd->add_option("--kernel", o->kernel, "Kernel family, e.g. gemm");
   cmd->add_option("--spec", o->spec,
                   "A user kernel's JSON description (docs/user-kernels.md), in place of --kernel");
-  cmd->add_option("--problem", o->problem, "Problem, e.g. 'm=4096,n=4096,k=4096,dtype=bf16'")
-      ->required();
+  cmd->add_option("--problem", o->problem,
+                  "Problem, e.g. 'm=4096,n=4096,k=4096,dtype=bf16' (with --spec: default its "
+                  "description's sizes)");
   cmd->add_option("--device", o->device,
-                  "GPU name ('NVIDIA H200') or arch (sm_90); default: this machine's GPU 0");
+                  "GPU name ('NVIDIA H200') or arch (sm_90); default: this machine's GPU 0 (with "
+                  "--spec and no GPU: sm_90)");
   cmd->add_option("--db", o->db,
                   std::string("User tuning database; its results win (") + kDefaultDbHelp + ")");
   cmd->add_option(

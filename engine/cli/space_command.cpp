@@ -98,6 +98,7 @@ int run_space(SpaceArgs args) {
       const Problem problem = parse_problem(family, args.problem);
       const DeviceSpec device = builtin_device_or_usage_error(args.device);
       space = family.space(problem, device);
+      check_user_kernel_source(family, problem, device, device.arch());
       title = std::string(family.name()) + " for " + problem.key() + " on " + device.name + " (" +
               device.arch() + ")";
     }

@@ -110,6 +110,8 @@ int run_tune(TuneArgs& args) {
     std::cerr << "ktune tune: " << e.what() << ".\n";
     return 1;
   }
+  if (job->family && !job->recording)
+    check_user_kernel_source(*job->family, job->problem, job->device, job->device.arch());
   Store store = open_store_for_writing(args.db);  // only now: bad input leaves it untouched
   print_plan(*job, args.db);
   StreamProgress progress(stderr);
