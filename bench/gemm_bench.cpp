@@ -496,17 +496,24 @@ class LiveLog : public std::streambuf {
 
 std::string table_row(const CaseResult& r);
 
+/// NVRTC through the on-disk cache: a carried, precompiled cache on the lent GPU.
+CompilerOptions cached_compiles() {
+  CompilerOptions options;
+  options.cache_dir = default_compile_cache_dir();
+  return options;
+}
+
 /// What every case needs: the device, the compiler, a stream, the L2 flush
 /// buffer, the log; and where each case's row goes as soon as it is measured.
 struct Bench {
   DeviceSpec device;
-  Compiler compiler{CompilerOptions{.cache_dir = default_compile_cache_dir()}};
+  Compiler compiler{cached_compiles()};
   cudaStream_t stream = nullptr;
   std::unique_ptr<L2Flush> flush;  ///< twice the device's L2 (engine/timing.hpp)
   LiveLog log_buffer;
   std::ostream log{&log_buffer};
-  CaseExtras extras;             ///< --all-in-turns, --sustain-ms (see run_case)
-  std::filesystem::path rows;    ///< OUT/gemm-bench-rows.md; empty without --out
+  CaseExtras extras;           ///< --all-in-turns, --sustain-ms (see run_case)
+  std::filesystem::path rows;  ///< OUT/gemm-bench-rows.md; empty without --out
 
   CaseResult run(const std::string& label, const Problem& p, const std::vector<Config>& start,
                  int climb_rounds, std::size_t verify_top, bool allow_split = false) {
@@ -786,14 +793,14 @@ std::string run_hopper_layouts_suite(Bench& b, const std::vector<std::string>& l
         50 + 2 * static_cast<std::uint64_t>(std::find(every.begin(), every.end(), layout) -
                                             every.begin());
     const Problem p4k = problem("m=4096,n=4096,k=4096,dtype=bf16,layout=" + layout);
-    results.push_back(b.run("bf16 4096^3 " + layout, p4k,
-                            candidates(p4k, b.device, seeds, 12, seed++), 2, 4));
+    results.push_back(
+        b.run("bf16 4096^3 " + layout, p4k, candidates(p4k, b.device, seeds, 12, seed++), 2, 4));
     std::vector<Config> top;
     for (std::size_t i = 0; i < results.back().ranked.size() && i < 6; ++i)
       top.push_back(results.back().ranked[i].config);
     const Problem p8k = problem("m=8192,n=8192,k=8192,dtype=bf16,layout=" + layout);
-    results.push_back(b.run("bf16 8192^3 " + layout, p8k,
-                            candidates(p8k, b.device, top, 2, seed++), 1, 2));
+    results.push_back(
+        b.run("bf16 8192^3 " + layout, p8k, candidates(p8k, b.device, top, 2, seed++), 1, 2));
   }
   std::ostringstream table;
   table << "## wgmma path in every layout (cuBLAS in the same layout)\n\n" << kTableHeader;

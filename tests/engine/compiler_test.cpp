@@ -297,8 +297,14 @@ TEST(Compiler, DefaultCacheDirFollowsKtuneCacheDirThenXdg) {
   EXPECT_EQ(default_compile_cache_dir(), "/tmp/xdg-test/ktune");
   setenv("KTUNE_CACHE_DIR", "/tmp/carried-cache", 1);
   EXPECT_EQ(default_compile_cache_dir(), "/tmp/carried-cache");
-  if (old_xdg) setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1); else unsetenv("XDG_CACHE_HOME");
-  if (old_named) setenv("KTUNE_CACHE_DIR", saved_named.c_str(), 1); else unsetenv("KTUNE_CACHE_DIR");
+  if (old_xdg)
+    setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
+  else
+    unsetenv("XDG_CACHE_HOME");
+  if (old_named)
+    setenv("KTUNE_CACHE_DIR", saved_named.c_str(), 1);
+  else
+    unsetenv("KTUNE_CACHE_DIR");
 }
 
 namespace {

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <set>
 
 #include "compile_queue.hpp"
 #include "engine/compiler.hpp"
@@ -166,12 +167,14 @@ struct Plan {
   std::vector<Problem> problems;
   std::vector<Config> configs;
   std::vector<KernelSource> sources;
+  std::size_t picked = 0;  ///< configurations pick_configs() offered, before the spreading
 };
 
 /// Kinds of configuration are spread over at most this many variants: each
-/// (shape, variant) gets the default and every stride-th kind, each kind is
-/// verified in every variant on a stride-th of the shapes and on every shape
-/// in one variant.
+/// (shape, variant) gets the default and every stride-th kind, so each kind is
+/// verified on every shape in one variant and in every variant on a
+/// stride-th of the shapes; and each kind at least once in every variant (on
+/// the first shape whose space holds it), as some exist at a few shapes only.
 constexpr std::size_t kMaxStride = 4;
 
 /// pick_configs() of every (variant, shape) problem, spread over the variants.
@@ -180,17 +183,22 @@ Plan plan_for(const std::vector<std::string>& shapes, const std::vector<std::str
   Plan plan;
   const std::size_t stride = std::clamp<std::size_t>(variants.size(), 1, kMaxStride);
   std::uint64_t seed = 1;
-  for (std::size_t v = 0; v < variants.size(); ++v)
+  for (std::size_t v = 0; v < variants.size(); ++v) {
+    std::set<int> seen;  // kinds already verified in this variant
     for (std::size_t s = 0; s < shapes.size(); ++s) {
       const Problem p = parse_problem(gemm_family(), shapes[s] + "," + variants[v]);
-      for (const Pick& pick : pick_configs(p, d, seed++)) {
-        if (pick.kind != 0 && (static_cast<std::size_t>(pick.kind) + s) % stride != v % stride)
-          continue;
+      const std::vector<Pick> picks = pick_configs(p, d, seed++);
+      plan.picked += picks.size();
+      for (const Pick& pick : picks) {
+        const bool first_of_kind = seen.insert(pick.kind).second;
+        const bool in_turn = (static_cast<std::size_t>(pick.kind) + s) % stride == v % stride;
+        if (pick.kind != 0 && !first_of_kind && !in_turn) continue;
         plan.problems.push_back(p);
         plan.configs.push_back(pick.config);
         plan.sources.push_back(gemm_family().source(p, pick.config));
       }
     }
+  }
   return plan;
 }
 
@@ -229,8 +237,7 @@ void run_and_verify(const Plan& plan, CompileQueue& compiled) {
           << what;
       for (const auto& r : out.kernels) {
         cudaKernel_t k = nullptr;
-        ASSERT_EQ(cudaLibraryGetKernel(&k, l.library, r.lowered_name.c_str()), cudaSuccess)
-            << what;
+        ASSERT_EQ(cudaLibraryGetKernel(&k, l.library, r.lowered_name.c_str()), cudaSuccess) << what;
         l.kernels.push_back(k);
       }
       // Input set 0 (seeded random) and 1 (edge rows of A: zero, 2^e-scaled).
@@ -286,6 +293,9 @@ void run_and_verify(const Plan& plan, CompileQueue& compiled) {
 /// without a GPU): the cache then holds it for the lent GPU.
 void precompile(const Plan& plan) {
   const Compiler compiler = gpu_test_compiler();
+  std::printf("gemm precompile: %zu configs (of %zu picked) into %s\n", plan.sources.size(),
+              plan.picked, compiler.options().cache_dir.c_str());
+  std::fflush(stdout);
   CompileQueue compiled(compiler, plan.sources);
   int failed = 0, hits = 0;
   for (std::size_t i = 0; i < compiled.size(); ++i) {
@@ -293,8 +303,8 @@ void precompile(const Plan& plan) {
     failed += out.ok ? 0 : 1;
     hits += out.cache_hit ? 1 : 0;
   }
-  std::printf("gemm precompile: %zu configs (%d already cached, %d failed to compile) into %s\n",
-              compiled.size(), hits, failed, compiler.options().cache_dir.c_str());
+  std::printf("gemm precompile: done, %zu configs (%d from the cache, %d failed to compile)\n",
+              compiled.size(), hits, failed);
   std::fflush(stdout);
 }
 
@@ -318,7 +328,8 @@ void verify_against_cublas(const std::vector<std::string>& shapes,
   d.smem_per_block_optin = static_cast<int>(prop.sharedMemPerBlockOptin);
   d.sm_count = prop.multiProcessorCount;
   const Plan plan = plan_for(shapes, variants, d);
-  std::printf("gemm verify: %zu configs on %s\n", plan.sources.size(), prop.name);
+  std::printf("gemm verify: %zu configs (of %zu picked) on %s\n", plan.sources.size(), plan.picked,
+              prop.name);
   std::fflush(stdout);
   const Compiler compiler = gpu_test_compiler();
   CompileQueue compiled(compiler, plan.sources);
@@ -388,8 +399,9 @@ TEST(GemmGpu, WgmmaTf32MatchesCublasInEveryLayout) {
       "m=1000,n=1000,k=1000,epilogue=bias_relu",
       "m=2048,n=2048,k=2048",
   };
-  verify_against_cublas(shapes, {"layout=nt,path=wgmma,dtype=tf32", "layout=nn,path=wgmma,dtype=tf32",
-                                 "layout=tn,path=wgmma,dtype=tf32", "layout=tt,path=wgmma,dtype=tf32"});
+  verify_against_cublas(shapes,
+                        {"layout=nt,path=wgmma,dtype=tf32", "layout=nn,path=wgmma,dtype=tf32",
+                         "layout=tn,path=wgmma,dtype=tf32", "layout=tt,path=wgmma,dtype=tf32"});
 }
 
 // fp8 (layout nt) against an fp32 reference of the same fp8 values (widened
