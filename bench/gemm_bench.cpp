@@ -8,8 +8,14 @@
 // "hopper-dtypes": the wgmma path's tf32 against cuBLAS's TF32 mode
 // (CUBLAS_COMPUTE_32F_FAST_TF32) and fp8 against cuBLASLt's FP8 matmul with
 // the same scales, at 4096^3 and 8192^3.
+// Results are written as they come: the log line by line, and each case's
+// table row to stdout and OUT/gemm-bench-rows.md as soon as it is measured,
+// so a run cut by a time limit keeps every shape it finished. Kernels compile
+// through the on-disk cache (default_compile_cache_dir(): $KTUNE_CACHE_DIR).
 // Usage: bench_gemm_bench [--out DIR]
 //                         [--suite ampere|hopper|hopper-square|hopper-layouts|hopper-dtypes|all]
+//                         [--layouts nt,nn,tn,tt]   (hopper-layouts: these layouts only)
+//                         [--dtypes tf32,e4m3]      (hopper-dtypes: these element types only)
 //        bench_gemm_bench --problem KEYS --config KEY [--config KEY ...]   (time exactly these)
 // A timed launch that has not finished after 10 s is taken for a hang (a
 // deadlocking configuration): the bench says so and exits with status 3.
@@ -455,19 +461,68 @@ CaseResult run_case(const std::string& label, const Problem& p, const DeviceSpec
   return result;
 }
 
-/// What every case needs: the device, the compiler, a stream, the L2 flush buffer, the log.
+/// The bench's log: every write goes to stdout and (once opened) to a file,
+/// each line flushed, so a run cut by a time limit keeps what it logged.
+class LiveLog : public std::streambuf {
+ public:
+  void open(const std::filesystem::path& file) { file_.open(file, std::ios::trunc); }
+
+ protected:
+  int overflow(int c) override {
+    if (c != traits_type::eof()) {
+      const char ch = static_cast<char>(c);
+      write(&ch, 1);
+    }
+    return c;
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    write(s, n);
+    return n;
+  }
+  int sync() override {
+    std::fflush(stdout);
+    file_.flush();
+    return 0;
+  }
+
+ private:
+  void write(const char* s, std::streamsize n) {
+    std::fwrite(s, 1, static_cast<std::size_t>(n), stdout);
+    if (file_.is_open()) file_.write(s, n);
+    if (std::find(s, s + n, '\n') != s + n) sync();
+  }
+  std::ofstream file_;
+};
+
+std::string table_row(const CaseResult& r);
+
+/// NVRTC through the on-disk cache: a carried, precompiled cache on the lent GPU.
+CompilerOptions cached_compiles() {
+  CompilerOptions options;
+  options.cache_dir = default_compile_cache_dir();
+  return options;
+}
+
+/// What every case needs: the device, the compiler, a stream, the L2 flush
+/// buffer, the log; and where each case's row goes as soon as it is measured.
 struct Bench {
   DeviceSpec device;
-  Compiler compiler{CompilerOptions{}};
+  Compiler compiler{cached_compiles()};
   cudaStream_t stream = nullptr;
   std::unique_ptr<L2Flush> flush;  ///< twice the device's L2 (engine/timing.hpp)
-  std::ostringstream log;
-  CaseExtras extras;  ///< --all-in-turns, --sustain-ms (see run_case)
+  LiveLog log_buffer;
+  std::ostream log{&log_buffer};
+  CaseExtras extras;           ///< --all-in-turns, --sustain-ms (see run_case)
+  std::filesystem::path rows;  ///< OUT/gemm-bench-rows.md; empty without --out
 
   CaseResult run(const std::string& label, const Problem& p, const std::vector<Config>& start,
                  int climb_rounds, std::size_t verify_top, bool allow_split = false) {
-    return run_case(label, p, device, start, climb_rounds, compiler, stream, flush.get(), log,
-                    verify_top, allow_split, extras);
+    CaseResult r = run_case(label, p, device, start, climb_rounds, compiler, stream, flush.get(),
+                            log, verify_top, allow_split, extras);
+    const std::string row = table_row(r);
+    log << "row (" << label << "): " << row << std::flush;
+    if (!rows.empty()) std::ofstream(rows, std::ios::app) << row;
+    return r;
   }
 };
 
@@ -685,7 +740,7 @@ std::vector<Config> seeds_for(const Problem& p, const DeviceSpec& d, std::vector
 
 /// tf32 and fp8 on the wgmma path at 4096^3 and 8192^3 (layout nt, and tf32
 /// nn: B transposed to K-major first), each against cuBLAS's own mode for it.
-std::string run_dtypes_suite(Bench& b) {
+std::string run_dtypes_suite(Bench& b, const std::vector<std::string>& dtypes) {
   const std::vector<Config> seeds = {wg(128, 256, 64, 4, 8, true),
                                      wg(128, 128, 64, 6, 8, true),
                                      wg(256, 128, 128, 4, 8, true),
@@ -698,8 +753,9 @@ std::string run_dtypes_suite(Bench& b) {
                                      wg(64, 256, 64, 6, 8, true)};
   const DeviceSpec& d = b.device;
   std::vector<CaseResult> results;
-  for (const char* dtype : {"dtype=tf32", "dtype=e4m3,out=bf16,scale_a=0.5,scale_b=2"}) {
-    const std::string name = std::string(dtype).substr(6, 4);
+  for (const std::string& name : dtypes) {
+    const std::string dtype =
+        name == "tf32" ? "dtype=tf32" : "dtype=e4m3,out=bf16,scale_a=0.5,scale_b=2";
     const Problem p4k = problem(std::string("m=4096,n=4096,k=4096,layout=nt,") + dtype);
     results.push_back(b.run(name + " 4096^3 nt", p4k,
                             candidates(p4k, d, seeds_for(p4k, d, seeds), 12, 41), 2, 4));
@@ -727,20 +783,24 @@ std::string run_dtypes_suite(Bench& b) {
 /// cuBLAS in the same layout: nt reads A and B K-major, nn an N-major B, tn
 /// both MN-major, tt an M-major A. Each 8192^3 search starts from the six
 /// fastest of its layout's 4096^3.
-std::string run_hopper_layouts_suite(Bench& b) {
+std::string run_hopper_layouts_suite(Bench& b, const std::vector<std::string>& layouts) {
   const std::vector<Config> seeds = hopper_seeds();
   std::vector<CaseResult> results;
-  std::uint64_t seed = 50;
-  for (const char* layout : {"nt", "nn", "tn", "tt"}) {
-    const Problem p4k = problem(std::string("m=4096,n=4096,k=4096,dtype=bf16,layout=") + layout);
-    results.push_back(b.run(std::string("bf16 4096^3 ") + layout, p4k,
-                            candidates(p4k, b.device, seeds, 12, seed++), 2, 4));
+  const std::vector<std::string> every = {"nt", "nn", "tn", "tt"};
+  for (const std::string& layout : layouts) {
+    // The same seeds for a layout whether it runs alone or with the others.
+    std::uint64_t seed =
+        50 + 2 * static_cast<std::uint64_t>(std::find(every.begin(), every.end(), layout) -
+                                            every.begin());
+    const Problem p4k = problem("m=4096,n=4096,k=4096,dtype=bf16,layout=" + layout);
+    results.push_back(
+        b.run("bf16 4096^3 " + layout, p4k, candidates(p4k, b.device, seeds, 12, seed++), 2, 4));
     std::vector<Config> top;
     for (std::size_t i = 0; i < results.back().ranked.size() && i < 6; ++i)
       top.push_back(results.back().ranked[i].config);
-    const Problem p8k = problem(std::string("m=8192,n=8192,k=8192,dtype=bf16,layout=") + layout);
-    results.push_back(b.run(std::string("bf16 8192^3 ") + layout, p8k,
-                            candidates(p8k, b.device, top, 2, seed++), 1, 2));
+    const Problem p8k = problem("m=8192,n=8192,k=8192,dtype=bf16,layout=" + layout);
+    results.push_back(
+        b.run("bf16 8192^3 " + layout, p8k, candidates(p8k, b.device, top, 2, seed++), 1, 2));
   }
   std::ostringstream table;
   table << "## wgmma path in every layout (cuBLAS in the same layout)\n\n" << kTableHeader;
@@ -805,6 +865,16 @@ int main(int argc, char** argv) {
                  "clock, board "
                  "power and clock-event reasons sampled during it")
       ->check(CLI::Range(0, 60000));
+  std::vector<std::string> layouts = {"nt", "nn", "tn", "tt"};
+  app.add_option("--layouts", layouts,
+                 "with --suite hopper-layouts: these layouts only (comma-separated), so that the "
+                 "suite can be split over several time-limited runs")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"nt", "nn", "tn", "tt"}));
+  std::vector<std::string> dtypes = {"tf32", "e4m3"};
+  app.add_option("--dtypes", dtypes, "with --suite hopper-dtypes: these element types only")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"tf32", "e4m3"}));
   CLI11_PARSE(app, argc, argv);
   if ((all_in_turns || sustain_ms > 0) && problem_text.empty()) {
     std::fprintf(stderr, "gemm_bench: --all-in-turns and --sustain-ms need --problem\n");
@@ -853,6 +923,19 @@ int main(int argc, char** argv) {
   b.extras.all_in_turns = all_in_turns;
   b.extras.sustain_ms = sustain_ms;
   b.extras.bus = bus;
+  const std::time_t started = std::time(nullptr);
+  char date[64];
+  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&started));
+  if (!out_dir.empty()) {
+    std::filesystem::create_directories(out_dir);
+    b.log_buffer.open(std::filesystem::path(out_dir) / "gemm-bench-log.txt");
+    b.rows = std::filesystem::path(out_dir) / "gemm-bench-rows.md";
+    std::ofstream(b.rows, std::ios::trunc)
+        << "# gemm benchmark rows, as measured (suite " << suite << ")\n\n"
+        << date << "; device " << prop.name << " (" << prop.multiProcessorCount << " SMs); "
+        << version_text() << "\n\n"
+        << kTableHeader;
+  }
 
   std::string tables;
   if (single) {
@@ -862,16 +945,13 @@ int main(int argc, char** argv) {
   else if (suite == "hopper-square")
     tables += run_hopper_suite(b, false, only);
   else if (suite == "hopper-dtypes")
-    tables += run_dtypes_suite(b);
+    tables += run_dtypes_suite(b, dtypes);
   if (!single && (suite == "hopper-layouts" || suite == "all"))
-    tables += run_hopper_layouts_suite(b);
+    tables += run_hopper_layouts_suite(b, layouts);
   if (!single && (suite == "ampere" || suite == "all")) tables += run_ampere_suite(b);
 
   std::ostringstream head;
   const auto clock = Nvml::instance().sm_clock_mhz(bus);
-  const std::time_t now = std::time(nullptr);
-  char date[64];
-  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
   head << "# gemm benchmark\n\n"
        << "date " << date << "; device " << prop.name << " (" << prop.multiProcessorCount
        << " SMs); SM clock after run "
@@ -883,12 +963,8 @@ int main(int argc, char** argv) {
        << TimingOptions{}.target_spread << ", L2 flushed (" << (b.flush->bytes() >> 20)
        << " MiB memset, twice the L2) before each; seeded uniform [-1,1] data.\n\n";
   const std::string report = head.str() + tables;
-  std::printf("%s\n%s", b.log.str().c_str(), report.c_str());
-  if (!out_dir.empty()) {
-    std::filesystem::create_directories(out_dir);
-    std::ofstream(std::filesystem::path(out_dir) / "gemm-bench.md") << report;
-    std::ofstream(std::filesystem::path(out_dir) / "gemm-bench-log.txt") << b.log.str();
-  }
+  std::printf("\n%s", report.c_str());
+  if (!out_dir.empty()) std::ofstream(std::filesystem::path(out_dir) / "gemm-bench.md") << report;
   b.flush.reset();
   cudaStreamDestroy(b.stream);
   return 0;

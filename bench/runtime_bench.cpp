@@ -216,6 +216,7 @@ nlohmann::json time_shapes(Backend& backend, cublasHandle_t blas, const std::vec
     }
     std::printf("  %6lld %6lld %6lld  %-8s %8.1f us  cuBLAS %8.1f us  x%.3f  err %.1e\n", d.m, d.n,
                 d.k, e.how.c_str(), t_rt * 1e6, t_blas * 1e6, t_blas / t_rt, err);
+    std::fflush(stdout);  // a run cut by a time limit keeps every row it printed
     rows.push_back(r);
   }
   return {{"shapes", rows},

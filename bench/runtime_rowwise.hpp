@@ -222,6 +222,7 @@ nlohmann::json time_rowwise(Backend& backend, const GpuTimer& timer, int reps) {
           c.family.c_str(), c.rows, c.cols, dtype_name(c.dtype), e.how.c_str(), t * 1e6,
           bytes / t / 1e9, 100 * bytes / t / 1e9 / copy_gbps, err,
           verified ? "" : "  NOT VERIFIED");
+      std::fflush(stdout);  // a run cut by a time limit keeps every row it printed
     }
     rows.push_back(r);
     cudaFree(dx), cudaFree(dw), cudaFree(dy);

@@ -14,6 +14,7 @@
 #include <map>
 #include <mutex>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -141,7 +142,9 @@ std::string templates_hash(const std::string& kernel_dir) {
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
       if (!it->is_regular_file(ec)) continue;
       auto ext = it->path().extension();
-      if (ext == ".cuh" || ext == ".h") files.push_back(it->path());
+      // .hpp too: NVRTC code includes some (gemm_wgmma_types.hpp), and a
+      // cached cubin must not outlive a change to anything it may include.
+      if (ext == ".cuh" || ext == ".h" || ext == ".hpp") files.push_back(it->path());
     }
   }
   std::sort(files.begin(), files.end());
@@ -478,9 +481,14 @@ std::string Compiler::cache_key(const KernelSource& source) const {
   add(source.program_name);
   add(source.source);
   for (const auto& k : source.kernels) add("kernel " + k);
-  // Include paths differ between machines but do not change the code: keep
-  // them out so that a carried cache stays valid.
-  for (const auto& o : nvrtc_options(options_, source, arch, "")) add(o);
+  // Include paths (the templates' folder, the CUDA toolkit's headers) differ
+  // between machines but not the code: the templates' text and the NVRTC
+  // version stand for them, so a cache filled here stays valid where carried.
+  const std::string cuda_inc = cuda_include_dir();
+  const std::set<std::string> machine_paths = {"-I" + cuda_inc,
+                                               "-I" + (fs::path(cuda_inc) / "cccl").string()};
+  for (const auto& o : nvrtc_options(options_, source, arch, ""))
+    if (!machine_paths.contains(o)) add(o);
   return hash128_hex(text);
 }
 
@@ -535,6 +543,10 @@ std::vector<CompileOutput> Compiler::compile_all(std::span<const KernelSource> s
 std::string Compiler::nvrtc_version() { return nvrtc_version_text(); }
 
 std::string default_compile_cache_dir() {
+  // One variable names the cache for every process of a run (a carried,
+  // precompiled cache on the lent GPU machine: docs/gpu-machine.md).
+  std::string named = getenv_or_empty("KTUNE_CACHE_DIR");
+  if (!named.empty()) return named;
   std::string xdg = getenv_or_empty("XDG_CACHE_HOME");
   if (!xdg.empty()) return (fs::path(xdg) / "ktune").string();
   std::string home = getenv_or_empty("HOME");

@@ -67,9 +67,10 @@ class Compiler {
   /// compile-time source path.
   static std::string kernel_dir();
   /// The on-disk cache key of a source: its text, kernel names, options, the
-  /// NVRTC version, the architecture and the text of every template header
-  /// under the folder compiled against (options().kernel_dir, else
-  /// kernel_dir(); hashed once per process).
+  /// NVRTC version, the architecture and the text of every header (.cuh, .h,
+  /// .hpp) under the folder compiled against (options().kernel_dir, else
+  /// kernel_dir(); hashed once per process). No path is part of it, so a cache
+  /// filled on one machine serves another with the same text and NVRTC.
   std::string cache_key(const KernelSource& source) const;
   /// "13.0": the NVRTC in use (provenance of every result).
   static std::string nvrtc_version();
@@ -82,7 +83,8 @@ class Compiler {
   CompilerOptions options_;
 };
 
-/// $XDG_CACHE_HOME/ktune, else ~/.cache/ktune: the CLI's compile cache.
+/// $KTUNE_CACHE_DIR, else $XDG_CACHE_HOME/ktune, else ~/.cache/ktune: the
+/// compile cache of the CLI, the runtime, the benches and the GPU tests.
 std::string default_compile_cache_dir();
 
 /// Hash of a family's template files (their text, concatenated in the order

@@ -252,6 +252,31 @@ TEST(Compiler, IncludesComeFromKernelDirNotTheWorkingDirectory) {
   EXPECT_TRUE(out.ok) << out.log;
 }
 
+// A cache filled on one machine serves another (scripts/gpu-precompile, then
+// carried to the lent GPU): the key holds the templates' text, not where the
+// checkout or the toolkit lie.
+TEST(Compiler, CacheKeyIsTheSameForTheSameTemplatesInAnotherFolder) {
+  TempDir dir;
+  const fs::path here = dir.path / "here" / "kernels_templated";
+  const fs::path there = dir.path / "elsewhere" / "deeper" / "kernels_templated";
+  for (const fs::path& d : {here, there}) {
+    fs::create_directories(d);
+    std::ofstream(d / "probe.cuh") << "#define KTUNE_PROBE_VALUE 7\n";
+  }
+  auto key_with = [](const fs::path& templates) {
+    CompilerOptions opts;
+    opts.kernel_dir = templates.string();
+    return Compiler(opts).cache_key(saxpy_source());
+  };
+  EXPECT_EQ(key_with(here), key_with(there));
+  // Any header the kernels may include counts, .hpp ones too.
+  const fs::path changed = dir.path / "changed" / "kernels_templated";
+  fs::create_directories(changed);
+  fs::copy_file(here / "probe.cuh", changed / "probe.cuh");
+  std::ofstream(changed / "types.hpp") << "#define KTUNE_PROBE_TYPES 1\n";
+  EXPECT_NE(key_with(here), key_with(changed));
+}
+
 TEST(Compiler, ArchSpecificSourcesGetTheATarget) {
   CompilerOptions opts;
   opts.arch = "sm_90";
@@ -262,12 +287,24 @@ TEST(Compiler, ArchSpecificSourcesGetTheATarget) {
   EXPECT_EQ(compiler.compile(s).arch, "sm_90a");
 }
 
-TEST(Compiler, DefaultCacheDirFollowsXdg) {
-  const char* old = std::getenv("XDG_CACHE_HOME");
-  std::string saved = old ? old : "";
+TEST(Compiler, DefaultCacheDirFollowsKtuneCacheDirThenXdg) {
+  const char* old_xdg = std::getenv("XDG_CACHE_HOME");
+  const char* old_named = std::getenv("KTUNE_CACHE_DIR");
+  const std::string saved_xdg = old_xdg ? old_xdg : "";
+  const std::string saved_named = old_named ? old_named : "";
+  unsetenv("KTUNE_CACHE_DIR");
   setenv("XDG_CACHE_HOME", "/tmp/xdg-test", 1);
   EXPECT_EQ(default_compile_cache_dir(), "/tmp/xdg-test/ktune");
-  if (old) setenv("XDG_CACHE_HOME", saved.c_str(), 1); else unsetenv("XDG_CACHE_HOME");
+  setenv("KTUNE_CACHE_DIR", "/tmp/carried-cache", 1);
+  EXPECT_EQ(default_compile_cache_dir(), "/tmp/carried-cache");
+  if (old_xdg)
+    setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
+  else
+    unsetenv("XDG_CACHE_HOME");
+  if (old_named)
+    setenv("KTUNE_CACHE_DIR", saved_named.c_str(), 1);
+  else
+    unsetenv("KTUNE_CACHE_DIR");
 }
 
 namespace {

@@ -3,16 +3,23 @@
 // on seeded random data and the edge inputs (rows of A zero or scaled by a
 // large power of two), with the element bound gamma_K |A||B|, over edge shapes (1x1x1, primes, K=1,
 // K=65536, tall-skinny, short-wide, misaligned leading dimensions, every layout), for the default
-// configuration, a seeded sample, split-K and fast-path configurations.
+// configuration, a seeded sample, split-K and fast-path configurations. Each problem's kinds of
+// configuration are spread over the test's variants (dtypes, layouts), so every kind is verified in
+// every variant and on every shape without compiling every kind for every (shape, variant).
+// Compiles go through the on-disk cache (scripts/gpu-precompile fills it without a GPU), one line
+// is printed per problem as it is verified.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <set>
 
+#include "compile_queue.hpp"
 #include "engine/compiler.hpp"
 #include "kernels_templated/gemm/gemm_family.hpp"
 #include "kernels_templated/gemm/gpu/gemm_harness.hpp"
@@ -25,18 +32,28 @@ bool have_gpu() {
   return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
 }
 
+/// A configuration to verify and its kind: 0 the default, then one number per
+/// rule of pick_configs (the same number for the same rule on every problem).
+struct Pick {
+  int kind = 0;
+  Config config;
+};
+
 /// Configurations to verify for one problem: the default, a seeded sample,
 /// and (where the space has them) split-K workspace, split-K atomic and
 /// aligned fast-path configurations.
-std::vector<Config> pick_configs(const Problem& p, const DeviceSpec& d, std::uint64_t seed) {
+std::vector<Pick> pick_configs(const Problem& p, const DeviceSpec& d, std::uint64_t seed) {
   const Space s = gemm_family().space(p, d);
-  std::vector<Config> picked = {gemm_family().default_config(p, d)};
+  std::vector<Pick> picked = {{0, gemm_family().default_config(p, d)}};
+  int kind = 0;
   const auto pool = s.sample(400, seed);
-  for (std::size_t i = 0; i < pool.size() && i < 3; ++i) picked.push_back(pool[i]);
+  for (std::size_t i = 0; i < 3; ++i, ++kind)
+    if (i < pool.size()) picked.push_back({kind + 1, pool[i]});
   auto first = [&](auto pred) {
+    ++kind;
     for (const Config& c : pool)
       if (pred(c)) {
-        picked.push_back(c);
+        picked.push_back({kind, c});
         return;
       }
   };
@@ -69,11 +86,11 @@ std::vector<Config> pick_configs(const Problem& p, const DeviceSpec& d, std::uin
   // first match.
   auto derived_or_first = [&](std::initializer_list<std::pair<const char*, Value>> knobs,
                               auto pred) {
-    if (picked.front().contains("PATH")) {
-      Config c = picked.front();
+    if (picked.front().config.contains("PATH")) {
+      Config c = picked.front().config;
       for (const auto& [name, value] : knobs) c.set(name, value);
       if (s.is_valid(c)) {
-        picked.push_back(c);
+        picked.push_back({++kind, c});
         return;
       }
     }
@@ -145,101 +162,181 @@ struct Loaded {
   std::vector<cudaKernel_t> kernels;
 };
 
-/// Runs every compiled configuration on poisoned outputs and verifies it.
-void run_and_verify(const std::vector<Problem>& problems, const std::vector<Config>& configs,
-                    const std::vector<KernelSource>& sources,
-                    const std::vector<CompileOutput>& outputs) {
+/// What one test verifies: each problem's configurations, in the order they compile.
+struct Plan {
+  std::vector<Problem> problems;
+  std::vector<Config> configs;
+  std::vector<KernelSource> sources;
+  std::size_t picked = 0;  ///< configurations pick_configs() offered, before the spreading
+};
+
+/// Kinds of configuration are spread over at most this many variants: each
+/// (shape, variant) gets the default and every stride-th kind, so each kind is
+/// verified on every shape in one variant and in every variant on a
+/// stride-th of the shapes; and each kind at least once in every variant (on
+/// the first shape whose space holds it), as some exist at a few shapes only.
+constexpr std::size_t kMaxStride = 4;
+
+/// pick_configs() of every (variant, shape) problem, spread over the variants.
+Plan plan_for(const std::vector<std::string>& shapes, const std::vector<std::string>& variants,
+              const DeviceSpec& d) {
+  Plan plan;
+  const std::size_t stride = std::clamp<std::size_t>(variants.size(), 1, kMaxStride);
+  std::uint64_t seed = 1;
+  for (std::size_t v = 0; v < variants.size(); ++v) {
+    std::set<int> seen;  // kinds already verified in this variant
+    for (std::size_t s = 0; s < shapes.size(); ++s) {
+      const Problem p = parse_problem(gemm_family(), shapes[s] + "," + variants[v]);
+      const std::vector<Pick> picks = pick_configs(p, d, seed++);
+      plan.picked += picks.size();
+      for (const Pick& pick : picks) {
+        const bool first_of_kind = seen.insert(pick.kind).second;
+        const bool in_turn = (static_cast<std::size_t>(pick.kind) + s) % stride == v % stride;
+        if (pick.kind != 0 && !first_of_kind && !in_turn) continue;
+        plan.problems.push_back(p);
+        plan.configs.push_back(pick.config);
+        plan.sources.push_back(gemm_family().source(p, pick.config));
+      }
+    }
+  }
+  return plan;
+}
+
+/// Runs every compiled configuration on poisoned outputs and verifies it; one
+/// line per problem as soon as its configurations are done, a tally per dtype at the end.
+void run_and_verify(const Plan& plan, CompileQueue& compiled) {
   GemmHarness harness;
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
   std::map<std::string, std::pair<int, int>> tally;  // dtype -> (passed, total)
   std::vector<std::string> failures;
   std::string prepared;
-  for (std::size_t i = 0; i < sources.size(); ++i) {
-    const std::string what = problems[i].key() + " | " + configs[i].key();
-    auto& t = tally[problems[i].text("dtype") + "/out=" + problems[i].text("out")];
+  int problem_passed = 0, problem_total = 0, problem_hits = 0, problems_done = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < plan.sources.size(); ++i) {
+    const Problem& problem = plan.problems[i];
+    const Config& config = plan.configs[i];
+    const std::string what = problem.key() + " | " + config.key();
+    auto& t = tally[problem.text("dtype") + "/out=" + problem.text("out")];
     ++t.second;
-    if (!outputs[i].ok) {
-      failures.push_back("compile: " + what + "\n" + outputs[i].log.substr(0, 1500));
-      continue;
-    }
-    if (prepared != problems[i].key()) {
-      harness.prepare(problems[i], 12345 + i);
-      prepared = problems[i].key();
-    }
-    Loaded l;
-    ASSERT_EQ(cudaLibraryLoadData(&l.library, outputs[i].cubin.data(), nullptr, nullptr, 0, nullptr,
-                                  nullptr, 0),
-              cudaSuccess)
-        << what;
-    for (const auto& r : outputs[i].kernels) {
-      cudaKernel_t k = nullptr;
-      ASSERT_EQ(cudaLibraryGetKernel(&k, l.library, r.lowered_name.c_str()), cudaSuccess) << what;
-      l.kernels.push_back(k);
-    }
-    // Input set 0 (seeded random) and 1 (edge rows of A: zero, 2^e-scaled).
-    bool passed = true, sticky = false;
-    for (int set = 0; set < harness.input_sets() && passed; ++set) {
-      harness.select_inputs(set);
-      harness.poison_outputs(stream);
-      const cudaError_t launched = harness.launch(configs[i], l.kernels, stream);
-      const cudaError_t synced = cudaStreamSynchronize(stream);
-      if (launched != cudaSuccess || synced != cudaSuccess) {
-        failures.push_back("launch: " + what + ": " +
-                           cudaGetErrorString(launched != cudaSuccess ? launched : synced));
-        passed = false;
-        sticky = synced != cudaSuccess;
-        break;
+    ++problem_total;
+    const CompileOutput& out = compiled.wait(i);
+    problem_hits += out.cache_hit ? 1 : 0;
+    bool passed = false, sticky = false;
+    if (!out.ok) {
+      failures.push_back("compile: " + what + "\n" + out.log.substr(0, 1500));
+    } else {
+      if (prepared != problem.key()) {
+        harness.prepare(problem, 12345 + i);
+        prepared = problem.key();
       }
-      const Verification v = harness.verify(configs[i], stream);
-      passed = v.passed;
-      if (!v.passed)
-        failures.push_back(std::string(set == 0 ? "wrong: " : "wrong on edge inputs: ") + what +
-                           ": " + v.detail);
+      Loaded l;
+      ASSERT_EQ(cudaLibraryLoadData(&l.library, out.cubin.data(), nullptr, nullptr, 0, nullptr,
+                                    nullptr, 0),
+                cudaSuccess)
+          << what;
+      for (const auto& r : out.kernels) {
+        cudaKernel_t k = nullptr;
+        ASSERT_EQ(cudaLibraryGetKernel(&k, l.library, r.lowered_name.c_str()), cudaSuccess) << what;
+        l.kernels.push_back(k);
+      }
+      // Input set 0 (seeded random) and 1 (edge rows of A: zero, 2^e-scaled).
+      passed = true;
+      for (int set = 0; set < harness.input_sets() && passed; ++set) {
+        harness.select_inputs(set);
+        harness.poison_outputs(stream);
+        const cudaError_t launched = harness.launch(config, l.kernels, stream);
+        const cudaError_t synced = cudaStreamSynchronize(stream);
+        if (launched != cudaSuccess || synced != cudaSuccess) {
+          failures.push_back("launch: " + what + ": " +
+                             cudaGetErrorString(launched != cudaSuccess ? launched : synced));
+          passed = false;
+          sticky = synced != cudaSuccess;
+          break;
+        }
+        const Verification v = harness.verify(config, stream);
+        passed = v.passed;
+        if (!v.passed)
+          failures.push_back(std::string(set == 0 ? "wrong: " : "wrong on edge inputs: ") + what +
+                             ": " + v.detail);
+      }
+      harness.select_inputs(0);
+      cudaLibraryUnload(l.library);
     }
-    harness.select_inputs(0);
-    if (passed) ++t.first;
-    cudaLibraryUnload(l.library);
+    if (passed) {
+      ++t.first;
+      ++problem_passed;
+    }
+    const bool last_of_problem =
+        i + 1 == plan.sources.size() || plan.problems[i + 1].key() != problem.key();
+    if (last_of_problem || sticky) {
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::printf("gemm verify %s: %d / %d configs passed (%d cached); %d configs done at %.0f s\n",
+                  problem.key().c_str(), problem_passed, problem_total, problem_hits,
+                  static_cast<int>(i + 1), seconds);
+      std::fflush(stdout);
+      problem_passed = problem_total = problem_hits = 0;
+      ++problems_done;
+    }
     if (sticky) break;  // a sticky error: nothing after it is trustworthy
   }
   cudaStreamDestroy(stream);
   for (const auto& [dtype, t] : tally)
     std::printf("gemm verify %-22s %3d / %3d configs passed\n", dtype.c_str(), t.first, t.second);
   for (const auto& f : failures) std::printf("FAIL %s\n", f.c_str());
-  EXPECT_TRUE(failures.empty()) << failures.size() << " of " << sources.size() << " failed";
+  EXPECT_TRUE(failures.empty()) << failures.size() << " of " << plan.sources.size() << " failed ("
+                                << problems_done << " problems done)";
 }
 
-/// Compiles pick_configs() of every (shape, dtype) problem, runs each on
-/// poisoned outputs and verifies it against cuBLAS; prints a tally per dtype.
+/// Compiles, only, what verify_against_cublas would run (KTUNE_GPU_TEST_PRECOMPILE=1
+/// without a GPU): the cache then holds it for the lent GPU.
+void precompile(const Plan& plan) {
+  const Compiler compiler = gpu_test_compiler();
+  std::printf("gemm precompile: %zu configs (of %zu picked) into %s\n", plan.sources.size(),
+              plan.picked, compiler.options().cache_dir.c_str());
+  std::fflush(stdout);
+  CompileQueue compiled(compiler, plan.sources);
+  int failed = 0, hits = 0;
+  for (std::size_t i = 0; i < compiled.size(); ++i) {
+    const CompileOutput& out = compiled.wait(i);
+    failed += out.ok ? 0 : 1;
+    hits += out.cache_hit ? 1 : 0;
+  }
+  std::printf("gemm precompile: done, %zu configs (%d from the cache, %d failed to compile)\n",
+              compiled.size(), hits, failed);
+  std::fflush(stdout);
+}
+
+/// pick_configs() of every (shape, variant) problem, spread over the variants
+/// (plan_for), compiled on every core while the GPU runs each one that is
+/// ready on poisoned outputs and verifies it against cuBLAS.
 void verify_against_cublas(const std::vector<std::string>& shapes,
-                           const std::vector<std::string>& dtypes) {
+                           const std::vector<std::string>& variants) {
   auto device = find_builtin_device("h200");
   ASSERT_TRUE(device.has_value());
+  DeviceSpec d = *device;
+  if (!have_gpu()) {
+    if (!precompile_only())
+      GTEST_SKIP() << "no CUDA device (cudaGetDeviceCount failed or found none)";
+    // The H200's own figures: the H100 SXM has the same SM count and shared memory.
+    precompile(plan_for(shapes, variants, d));
+    GTEST_SKIP() << "precompiled only (KTUNE_GPU_TEST_PRECOMPILE=1, no CUDA device)";
+  }
   cudaDeviceProp prop{};
   ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
-  DeviceSpec d = *device;
   d.smem_per_block_optin = static_cast<int>(prop.sharedMemPerBlockOptin);
   d.sm_count = prop.multiProcessorCount;
-  std::vector<Problem> problems;
-  std::vector<Config> configs;
-  std::vector<KernelSource> sources;
-  std::uint64_t seed = 1;
-  for (const auto& dtype : dtypes)
-    for (const auto& shape : shapes) {
-      const Problem p = parse_problem(gemm_family(), shape + "," + dtype);
-      for (const Config& c : pick_configs(p, d, seed++)) {
-        problems.push_back(p);
-        configs.push_back(c);
-        sources.push_back(gemm_family().source(p, c));
-      }
-    }
-  Compiler compiler(CompilerOptions{});
-  const auto outputs = compiler.compile_all(sources);
-  run_and_verify(problems, configs, sources, outputs);
+  const Plan plan = plan_for(shapes, variants, d);
+  std::printf("gemm verify: %zu configs (of %zu picked) on %s\n", plan.sources.size(), plan.picked,
+              prop.name);
+  std::fflush(stdout);
+  const Compiler compiler = gpu_test_compiler();
+  CompileQueue compiled(compiler, plan.sources);
+  run_and_verify(plan, compiled);
 }
 
 TEST(GemmGpu, EveryPathMatchesCublasOnEdgeShapes) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device (cudaGetDeviceCount failed or found none)";
   const std::vector<std::string> shapes = {
       "m=1,n=1,k=1",
       "m=127,n=131,k=257",
@@ -265,7 +362,6 @@ TEST(GemmGpu, EveryPathMatchesCublasOnEdgeShapes) {
 // fill and the epilogue's bounds checks; leading dimensions that break 16-byte
 // alignment (K = 1, odd lda/ldb, one operand only) go through the repack kernel.
 TEST(GemmGpu, WgmmaPathMatchesCublasOnEdgeShapes) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device (cudaGetDeviceCount failed or found none)";
   const std::vector<std::string> shapes = {
       "m=1,n=1,k=8",
       "m=127,n=131,k=264",
@@ -295,7 +391,6 @@ TEST(GemmGpu, WgmmaPathMatchesCublasOnEdgeShapes) {
 // the M- or N-major operand transposed to K-major first; aligned, odd and
 // misaligned shapes (the reference is full fp32: wgmma truncates to tf32).
 TEST(GemmGpu, WgmmaTf32MatchesCublasInEveryLayout) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device (cudaGetDeviceCount failed or found none)";
   const std::vector<std::string> shapes = {
       "m=1,n=1,k=1",
       "m=127,n=131,k=257",
@@ -304,17 +399,15 @@ TEST(GemmGpu, WgmmaTf32MatchesCublasInEveryLayout) {
       "m=1000,n=1000,k=1000,epilogue=bias_relu",
       "m=2048,n=2048,k=2048",
   };
-  std::vector<std::string> all;
-  for (const char* layout : {"nt", "nn", "tn", "tt"})
-    for (const auto& s : shapes) all.push_back(s + ",layout=" + layout + ",path=wgmma");
-  verify_against_cublas(all, {"dtype=tf32"});
+  verify_against_cublas(shapes,
+                        {"layout=nt,path=wgmma,dtype=tf32", "layout=nn,path=wgmma,dtype=tf32",
+                         "layout=tn,path=wgmma,dtype=tf32", "layout=tt,path=wgmma,dtype=tf32"});
 }
 
 // fp8 (layout nt) against an fp32 reference of the same fp8 values (widened
 // to bf16 exactly), with non-unit scales on A, B and D: aligned and odd
 // shapes (odd K breaks TMA's 16-byte rows: repacked), bf16 and fp16 C.
 TEST(GemmGpu, WgmmaFp8MatchesTheWidenedReference) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device (cudaGetDeviceCount failed or found none)";
   const std::vector<std::string> shapes = {
       "m=1,n=1,k=16",
       "m=127,n=131,k=257",
@@ -339,7 +432,6 @@ TEST(GemmGpu, WgmmaFp8MatchesTheWidenedReference) {
 // pick_configs adds persistent, cluster (each block loading half the K-rows of
 // the shared operand's column blocks), pingpong and staged-epilogue ones.
 TEST(GemmGpu, WgmmaPathMatchesCublasInEveryLayout) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device (cudaGetDeviceCount failed or found none)";
   // Leading dimensions valid in every layout (>= max(M, K) for A, max(N, K) for B).
   const std::vector<std::string> shapes = {
       "m=512,n=384,k=256",
@@ -349,10 +441,11 @@ TEST(GemmGpu, WgmmaPathMatchesCublasInEveryLayout) {
       "m=300,n=260,k=1000,lda=1000,ldb=1003,ldc=261,epilogue=bias,beta=0.5",
       "m=300,n=260,k=1000,lda=1001,ldb=1000,out=fp32",
   };
-  std::vector<std::string> problems;
-  for (const char* layout : {"nn", "tn", "tt"})
-    for (const auto& s : shapes) problems.push_back(s + ",layout=" + layout + ",path=wgmma");
-  verify_against_cublas(problems, {"dtype=bf16", "dtype=fp16"});
+  std::vector<std::string> variants;
+  for (const char* dtype : {"dtype=bf16", "dtype=fp16"})
+    for (const char* layout : {"nn", "tn", "tt"})
+      variants.push_back(std::string(dtype) + ",layout=" + layout + ",path=wgmma");
+  verify_against_cublas(shapes, variants);
 }
 
 // Two-block clusters in every layout (issue 56: nn and tn, whose B is read

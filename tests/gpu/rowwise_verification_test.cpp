@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "compile_queue.hpp"
 #include "engine/compiler.hpp"
 #include "kernels_templated/family.hpp"
 #include "kernels_templated/harness.hpp"
@@ -170,6 +171,8 @@ void verify_all(const Compiler& compiler, const char* family, const Problem& p,
     }
     if (launched) tally.verified.push_back(configs[i]);
   }
+  std::printf("rowwise verify %s %s: %zu configs run\n", family, p.key().c_str(), configs.size());
+  std::fflush(stdout);
 }
 
 /// What every test here starts from: skipped without a GPU, else a stream
@@ -185,12 +188,8 @@ class RowwiseGpu : public ::testing::Test {
     if (stream) cudaStreamDestroy(stream);
   }
 
-  /// NVRTC for `arch`.
-  static Compiler compiler_for(const char* arch) {
-    CompilerOptions options;
-    options.arch = arch;
-    return Compiler(options);
-  }
+  /// NVRTC for `arch`, through the on-disk cache (a carried, precompiled one on the lent GPU).
+  static Compiler compiler_for(const char* arch) { return gpu_test_compiler(arch); }
   /// The H200 description with this GPU's SM count in `d` (call through
   /// ASSERT_NO_FATAL_FAILURE: the query asserts).
   static void describe_this_gpu(DeviceSpec& d) {
