@@ -487,9 +487,7 @@ TEST(GemmGpu, WgmmaClusterPairsInEveryLayout) {
       {{"CLUSTER_M", 2}, {"STAGES", 2}},
       {{"CLUSTER_N", 2}, {"STAGES", 6}},
   };
-  std::vector<Problem> problems;
-  std::vector<Config> configs;
-  std::vector<KernelSource> sources;
+  Plan plan;
   for (const auto& layout : layouts)
     for (const auto& shape : shapes) {
       const Problem p =
@@ -508,13 +506,15 @@ TEST(GemmGpu, WgmmaClusterPairsInEveryLayout) {
           std::printf("skip %s | %s: %s\n", p.key().c_str(), c.key().c_str(), why.c_str());
           continue;
         }
-        problems.push_back(p);
-        configs.push_back(c);
-        sources.push_back(gemm_family().source(p, c));
+        plan.problems.push_back(p);
+        plan.configs.push_back(c);
+        plan.sources.push_back(gemm_family().source(p, c));
       }
     }
-  Compiler compiler(CompilerOptions{});
-  run_and_verify(problems, configs, sources, compiler.compile_all(sources));
+  plan.picked = plan.sources.size();
+  const Compiler compiler = gpu_test_compiler();
+  CompileQueue compiled(compiler, plan.sources);
+  run_and_verify(plan, compiled);
 }
 
 }  // namespace
