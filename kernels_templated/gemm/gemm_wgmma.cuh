@@ -85,16 +85,25 @@ constexpr int kProducerRegs = 40;
 /// every tile: stride byte offset (the next 8 rows, 1024 bytes in both
 /// layouts) and the swizzle mode. The low word holds the start address in
 /// 16-byte units (bits 0-13) and the leading byte offset (bits 16-29; 1,
-/// unused, when K-major). Shared addresses stay below 2^18, so an offset
-/// inside the ring is added to the low word without carrying into the offset
-/// field: a consumer builds each wgmma's descriptor with one 32-bit add, where
-/// recomputing it from an address took a mask, a shift and an OR more (gemm
-/// v13 run A: 0.5-2% faster).
+/// unused, when K-major). Offsets inside the ring stay below 2^18, so they are
+/// added to the low word without carrying into the offset field: a consumer
+/// builds each wgmma's descriptor with one 32-bit add, where recomputing it
+/// from an address took a mask, a shift and an OR more (gemm v13 run A:
+/// 0.5-2% faster).
+///
+/// In a cluster launch a shared address carries bits above 2^18, which the
+/// plain shift would OR into the leading byte offset: harmless where it is
+/// unused (K-major, and an M-major A, read one column block at a time), wrong
+/// for an N-major B wider than one column block (nn and tn with two-block
+/// clusters: GemmGpu.WgmmaClusterPairsInEveryLayout). The MN-major start is
+/// masked to its 14 bits; the K-major one is left as it was, so the cubins of
+/// the stored nt results keep their code.
 constexpr unsigned kWgmmaDescHigh = (1024u >> 4) | (1u << 30);
 template <bool MN_MAJOR = false>
 __device__ __forceinline__ unsigned wgmma_desc_low(const void* tile) {
   constexpr unsigned kColumnBlockBytes = kWgmmaBlockK * 128;  // MN-major: BK rows of 128 bytes
-  return (smem_addr(tile) >> 4) | ((MN_MAJOR ? kColumnBlockBytes >> 4 : 1u) << 16);
+  const unsigned start = MN_MAJOR ? (smem_addr(tile) >> 4) & 0x3FFFu : smem_addr(tile) >> 4;
+  return start | ((MN_MAJOR ? kColumnBlockBytes >> 4 : 1u) << 16);
 }
 __device__ __forceinline__ unsigned long long wgmma_desc(unsigned low) {
   return (static_cast<unsigned long long>(kWgmmaDescHigh) << 32) | low;
