@@ -58,7 +58,7 @@ TEST_F(RuntimeValidity, TheMeasuredShapeRunsTheDatabaseAnswer) {
   Explanation e;
   ASSERT_TRUE(
       rt->explain(GemmDesc{.m = 4096, .n = 4096, .k = 4096, .dtype = DType::fp32}, &e).ok());
-  EXPECT_EQ(e.how, "exact");
+  EXPECT_EQ(e.how, "exact (measured on " + h200().name + ")");
   EXPECT_EQ(e.config, config_.key());
 }
 
