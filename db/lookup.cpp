@@ -824,8 +824,7 @@ std::shared_ptr<const LookupAnswer> Lookup::Impl::other_arch(const Ask& ask) con
   return nullptr;
 }
 
-std::shared_ptr<const LookupAnswer> Lookup::Impl::predict(const Ask& ask,
-                                                          const EntryFilter& filter,
+std::shared_ptr<const LookupAnswer> Lookup::Impl::predict(const Ask& ask, const EntryFilter& filter,
                                                           const std::string& shape_class,
                                                           const std::vector<std::string>& keys,
                                                           const std::vector<double>& q) const {

@@ -13,7 +13,7 @@ namespace ktune {
 struct AskedDevice {
   std::string name;  ///< empty: only an arch is asked
   std::string arch;
-  DeviceSpec spec;   ///< cc_major 0: unknown (a name only the databases know)
+  DeviceSpec spec;  ///< cc_major 0: unknown (a name only the databases know)
   bool from_driver = false;
 };
 

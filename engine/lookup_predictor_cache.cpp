@@ -35,7 +35,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 std::string build_identity() {
   std::string id = tool_version();
   Dl_info info{};
-  struct stat st{};
+  struct stat st {};
   if (dladdr(reinterpret_cast<const void*>(&build_identity), &info) != 0 && info.dli_fname &&
       ::stat(info.dli_fname, &st) == 0)
     id += "|" + std::to_string(st.st_size) + "|" + std::to_string(st.st_mtim.tv_sec) + "." +
@@ -96,8 +96,8 @@ PredictorLoad cached_predictor(const std::vector<std::string>& paths, const std:
       load.predictor = read_calibration(load.cache_file, options);
       load.from_cache = load.predictor != nullptr;
     } catch (const std::exception& e) {
-      load.note = "cached calibration " + load.cache_file + " unreadable (" + e.what() +
-                  "): fitted again";
+      load.note =
+          "cached calibration " + load.cache_file + " unreadable (" + e.what() + "): fitted again";
     }
   }
   if (!load.predictor) {

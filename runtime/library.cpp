@@ -32,7 +32,8 @@ std::vector<rt::Choice> RouterChooser::candidates(const KernelFamily& family, co
       Config c = Config::parse(r.config);
       if (!find(stable_hash_hex(rt::kernel_source_key(family.source(p, c))))) continue;
       std::string how = hows[level];
-      if (r.measured_on && *r.measured_on) how += std::string(" (measured on ") + r.measured_on + ")";
+      if (r.measured_on && *r.measured_on)
+        how += std::string(" (measured on ") + r.measured_on + ")";
       out.push_back({std::move(c), std::move(how)});
     }
   }

@@ -135,6 +135,7 @@ struct Row {
 // per SM (228 KB, 227 KB per block opted in) and the sm_90 limits: the CUDA C
 // Programming Guide, compute capability 9.0. The first row of an arch
 // represents it (find_builtin_device("sm_90")).
+// clang-format off: one row a line reads as a table
 constexpr Row kTable[] = {
     // H100 SXM5 80GB: NVIDIA H100 Tensor Core GPU datasheet (SXM column);
     // SMs, boost clock and L2: NVIDIA H100 Tensor Core GPU Architecture
@@ -160,6 +161,7 @@ constexpr Row kTable[] = {
     {"NVIDIA L4", 8, 9, 58, 2040, 1536, 24, 100, 101376, 48, 24, 300, 30.3, 60, 121, 121},
     {"NVIDIA L40S", 8, 9, 142, 2520, 1536, 24, 100, 101376, 96, 48, 864, 91.6, 183, 362, 362},
 };
+// clang-format on
 
 DeviceSpec from_row(const Row& r) {
   DeviceSpec d;

@@ -108,13 +108,13 @@ int run_lookup(LookupOptions o) {
     const PredictorLoad load = cached_predictor(layers, default_predictor_cache_dir());
     lookup.set_predictor(load.predictor, rule);
     if (o.verbose) {
-      std::fprintf(stderr, "lookup: predictor key %.1f ms (databases' fingerprints), %s %.1f ms%s%s\n",
+      std::fprintf(stderr,
+                   "lookup: predictor key %.1f ms (databases' fingerprints), %s %.1f ms%s%s\n",
                    load.key_s * 1e3,
-                   load.from_cache            ? "calibration read from cache in"
+                   load.from_cache           ? "calibration read from cache in"
                    : load.cache_file.empty() ? "calibrated (no cache folder) in"
-                                              : "calibrated and cached in",
-                   load.load_s * 1e3, load.cache_file.empty() ? "" : ": ",
-                   load.cache_file.c_str());
+                                             : "calibrated and cached in",
+                   load.load_s * 1e3, load.cache_file.empty() ? "" : ": ", load.cache_file.c_str());
       if (!load.note.empty()) std::fprintf(stderr, "lookup: %s\n", load.note.c_str());
     }
   }
@@ -144,8 +144,7 @@ int run_lookup(LookupOptions o) {
 
   step = std::chrono::steady_clock::now();
   auto a = lookup.best(req);
-  if (o.verbose)
-    std::fprintf(stderr, "lookup: answered in %.1f ms\n", seconds_since(step) * 1e3);
+  if (o.verbose) std::fprintf(stderr, "lookup: answered in %.1f ms\n", seconds_since(step) * 1e3);
   if (!a) {
     if (o.json)
       std::cout << nlohmann::json{{"found", false}}.dump(2) << "\n";

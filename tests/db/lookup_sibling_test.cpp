@@ -93,8 +93,8 @@ TEST_F(LookupSiblingTest, ASiblingsExactShapeServesAGpuThatNeverMeasuredIt) {
 
 TEST_F(LookupSiblingTest, TheChainOrderIsOnePolicyThatDecidesOwnNearestAgainstSiblingExact) {
   Lookup lookup = Lookup::open(path_);
-  lookup.set_chain_order({LookupTier::own_exact, LookupTier::sibling_exact,
-                          LookupTier::own_nearest, LookupTier::sibling_nearest});
+  lookup.set_chain_order({LookupTier::own_exact, LookupTier::sibling_exact, LookupTier::own_nearest,
+                          LookupTier::sibling_nearest});
   auto a = lookup.best(request(gemm_problem(2048, 2048, 2048), "Synthetic GPU A"));
   ASSERT_TRUE(a);
   EXPECT_EQ(a->source, LookupSource::exact);

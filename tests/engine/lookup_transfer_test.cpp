@@ -63,7 +63,8 @@ LookupRequest request_for(const std::string& problem_text, const DeviceSpec& dev
 
 class TempFolder {
  public:
-  TempFolder() : path_(fs::temp_directory_path() / ("ktune_transfer_" + std::to_string(::getpid()))) {
+  TempFolder()
+      : path_(fs::temp_directory_path() / ("ktune_transfer_" + std::to_string(::getpid()))) {
     fs::remove_all(path_);
     fs::create_directories(path_);
   }
@@ -84,8 +85,8 @@ TEST(AskedDevice, ByTableNameFragmentArchDriverAndDatabase) {
   EXPECT_TRUE(arch.name.empty());
   EXPECT_EQ(arch.arch, "sm_90");
   // A card the table lacks, reported by the driver: its arch, its specs.
-  const AskedDevice nvl = resolve_asked_device("NVIDIA H100 NVL", lookup,
-                                               [] { return one_gpu(driver_only_card()); });
+  const AskedDevice nvl =
+      resolve_asked_device("NVIDIA H100 NVL", lookup, [] { return one_gpu(driver_only_card()); });
   EXPECT_EQ(nvl.arch, "sm_90");
   EXPECT_TRUE(nvl.from_driver);
   EXPECT_EQ(nvl.spec.sm_count, 132);
@@ -119,10 +120,10 @@ TEST(LookupTransfer, TheShippedH200DatabaseAnswersOtherHopperGpusFromTheH200) {
   for (const DeviceSpec& device : {*find_builtin_device("NVIDIA H100 80GB HBM3"),
                                    *find_builtin_device("NVIDIA H100 PCIe"), driver_only_card()})
     // Every layout the database holds: nt on the wgmma path, nn on mma.sync.
-    for (const char* text : {"m=24,n=4096,k=4096,dtype=bf16,layout=nt",
-                             "m=4096,n=4096,k=4096,dtype=bf16,layout=nt",
-                             "m=1,n=11008,k=4096,dtype=bf16,layout=nt",
-                             "m=3000,n=5000,k=1000,dtype=bf16,layout=nn,path=mma"}) {
+    for (const char* text :
+         {"m=24,n=4096,k=4096,dtype=bf16,layout=nt", "m=4096,n=4096,k=4096,dtype=bf16,layout=nt",
+          "m=1,n=11008,k=4096,dtype=bf16,layout=nt",
+          "m=3000,n=5000,k=1000,dtype=bf16,layout=nn,path=mma"}) {
       const LookupRequest req = request_for(text, device);
       const auto a = lookup.best(req);
       ASSERT_TRUE(a) << device.name << " " << text;
@@ -197,8 +198,8 @@ TEST(PredictorCache, FittedOnceReadAfterAndFittedAgainWhenTheMeasurementsChange)
   EXPECT_EQ(second.key, first.key);
   EXPECT_EQ(second.predictor->models(), first.predictor->models());
   // The same choices, to the last bit of the predicted time.
-  LookupRequest req = request_for("m=24,n=4096,k=4096,dtype=bf16,layout=nt",
-                                  *find_builtin_device("NVIDIA H200"));
+  LookupRequest req =
+      request_for("m=24,n=4096,k=4096,dtype=bf16,layout=nt", *find_builtin_device("NVIDIA H200"));
   Lookup lookup = Lookup::open(db.string());
   lookup.set_predictor(first.predictor);
   const auto fitted = lookup.best(req);
