@@ -135,7 +135,8 @@ struct Row {
 // per SM (228 KB, 227 KB per block opted in) and the sm_90 limits: the CUDA C
 // Programming Guide, compute capability 9.0. The first row of an arch
 // represents it (find_builtin_device("sm_90")).
-// clang-format off: one row a line reads as a table
+// One row a line reads as a table:
+// clang-format off
 constexpr Row kTable[] = {
     // H100 SXM5 80GB: NVIDIA H100 Tensor Core GPU datasheet (SXM column);
     // SMs, boost clock and L2: NVIDIA H100 Tensor Core GPU Architecture
