@@ -1,4 +1,4 @@
-// content_fingerprint: the rows a derived model reads, hashed in id order.
+// content_fingerprint: the small tables whole, checksums of the large ones.
 #include "db/content_fingerprint.hpp"
 
 #include <cstdio>
@@ -13,13 +13,23 @@ std::string content_fingerprint(const std::string& path) {
   SQLite::Database& db = store.impl().db;
   std::string text;
   try {
+    // The small tables whole; the large ones by checksums SQLite computes in
+    // one pass (no row is copied out): each result's identity, keys, status
+    // and median enter weighted by its id, so a changed, added, removed or
+    // reordered result changes a sum.
     for (const char* sql : {
              "SELECT id, name, arch, spec FROM devices ORDER BY id",
              "SELECT id, name, source_hash FROM families ORDER BY id",
-             "SELECT id, family, json, shape_class, shape_keys FROM problems ORDER BY id",
-             "SELECT id, json FROM configs ORDER BY id",
-             "SELECT id, device_id, family_id, problem_id, config_id, status, median_s "
-             "FROM results ORDER BY id",
+             "SELECT count(*), total(id), total(length(key) * (id % 1009 + 1)), "
+             "total(length(json) * (id % 997 + 1)), total(length(shape_class) * (id % 991 + 1)), "
+             "total(unicode(shape_class) * id), total(length(shape_keys) * id) FROM problems",
+             "SELECT count(*), total(id), total(length(key) * (id % 1009 + 1)), "
+             "total(length(json) * (id % 997 + 1)), total(unicode(substr(key, -1)) * id) "
+             "FROM configs",
+             "SELECT count(*), total(id), total(median_s), total(median_s * (id % 1000003 + 1)), "
+             "total((device_id * 1000003 + family_id) * (id % 101 + 1)), "
+             "total(problem_id * (id % 1009 + 1)), total(config_id * (id % 997 + 1)), "
+             "total(length(status) * (id % 991 + 1)), total(unicode(status) * id) FROM results",
          }) {
       SQLite::Statement q(db, sql);
       const int columns = q.getColumnCount();

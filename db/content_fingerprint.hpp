@@ -7,11 +7,13 @@
 
 namespace ktune {
 
-/// 32 hex digits over every result's identity, status and median time and
-/// the device, family, problem and configuration rows they name: equal for
-/// databases holding the same measurements, different after any result is
-/// added, removed or changed (its provenance and metrics aside). Opens the
-/// database read-only. Throws DatabaseError.
+/// 32 hex digits over the device and family rows, and checksums (computed
+/// by SQLite in one pass) of every result's id, device, family, problem,
+/// configuration, status and median time and of the problem and
+/// configuration rows: equal for databases holding the same measurements,
+/// different after a result is added, removed or changed (its provenance and
+/// metrics aside), short of a change built to keep every checksum. Opens
+/// the database read-only. Throws DatabaseError.
 std::string content_fingerprint(const std::string& path);
 
 }  // namespace ktune

@@ -688,7 +688,9 @@ std::shared_ptr<const LookupAnswer> Lookup::Impl::compute(const LookupRequest& r
 
 std::shared_ptr<const LookupAnswer> Lookup::Impl::exact(const Ask& ask,
                                                         const EntryFilter& filter) const {
-  if (ask.arch.empty()) return nullptr;
+  // The asked GPU's own entries are its by name; others' must share its arch.
+  const bool by_name = filter.reach == LookupReach::own && filter.device != -1;
+  if (!by_name && ask.arch.empty()) return nullptr;
   for (const Layer& layer : layers) {
     const FamilyIndex* fi = family_of(layer, ask);
     if (!fi) continue;
@@ -696,7 +698,7 @@ std::shared_ptr<const LookupAnswer> Lookup::Impl::exact(const Ask& ask,
     if (it == fi->by_problem.end()) continue;
     const LookupAnswer* best = nullptr;
     for (const Entry* e : it->second) {
-      if (e->arch != ask.arch || !filter.accepts(*e)) continue;
+      if ((!by_name && e->arch != ask.arch) || !filter.accepts(*e)) continue;
       const LookupAnswer* c = first_usable(*e, ask);
       if (c && (!best || answers_before(*c, *best, ask.req.objective))) best = c;
     }
