@@ -9,8 +9,7 @@ namespace ktune {
 
 /// 32 hex digits over the device and family rows, and checksums (computed
 /// by SQLite in one pass) of every result's id, device, family, problem,
-/// configuration, status and median time and of the problem and
-/// configuration rows: equal for databases holding the same measurements,
+/// status and median time and of the problem and configuration rows: equal for databases holding the same measurements,
 /// different after a result is added, removed or changed (its provenance and
 /// metrics aside), short of a change built to keep every checksum. Opens
 /// the database read-only. Throws DatabaseError.

@@ -123,7 +123,7 @@ TEST(LookupTransfer, TheShippedH200DatabaseAnswersOtherHopperGpusFromTheH200) {
     for (const char* text :
          {"m=24,n=4096,k=4096,dtype=bf16,layout=nt", "m=4096,n=4096,k=4096,dtype=bf16,layout=nt",
           "m=1,n=11008,k=4096,dtype=bf16,layout=nt",
-          "m=3000,n=5000,k=1000,dtype=bf16,layout=nn,path=mma"}) {
+          "m=8192,n=8192,k=4096,dtype=bf16,layout=nn,path=mma"}) {
       const LookupRequest req = request_for(text, device);
       const auto a = lookup.best(req);
       ASSERT_TRUE(a) << device.name << " " << text;
