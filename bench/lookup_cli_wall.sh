@@ -60,6 +60,17 @@ echo "ktune: $("$ktune" --version); $(nproc) cores; load $(cut -d' ' -f1-3 /proc
 echo
 echo "| case | answer | wall p50 ms | wall max ms | CPU p50 ms | CPU max ms | inside p50 ms | inside max ms | first call (fit) wall / inside ms |"
 echo "|---|---|---|---|---|---|---|---|---|"
+# The process alone, for scale: starting ktune (its libraries: cuBLAS, NVRTC, MPI) and exiting.
+: >"$cache/wall"
+: >"$cache/cpu"
+for _ in $(seq "$repeats"); do
+  start="$(now_ns)"
+  /usr/bin/time -f "%U %S" -o "$cache/time" "$ktune" --version >/dev/null
+  end="$(now_ns)"
+  awk -v a="$start" -v b="$end" 'BEGIN {printf "%.3f\n", (b - a) / 1e6}' >>"$cache/wall"
+  awk '{printf "%.1f\n", ($1 + $2) * 1e3}' "$cache/time" >>"$cache/cpu"
+done
+echo "| ktune --version (no lookup) | - | $(stats <"$cache/wall") | $(stats <"$cache/cpu") | - | - | - |"
 run_case "exact" --problem m=4096,n=4096,k=4096,dtype=bf16,layout=nt --device "NVIDIA H200"
 run_case "nearest" --problem m=1024,n=1024,k=1024,dtype=bf16,layout=nt --device "NVIDIA H200" --min-distance 1
 run_case "predicted" --problem m=24,n=4096,k=4096,dtype=bf16,layout=nt --device "NVIDIA H200"
