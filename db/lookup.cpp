@@ -1,11 +1,13 @@
 // Lookup: in-memory index of verified results per database layer, and the
-// exact -> nearest -> arch fallback -> default chain over it.
+// chain over it: the asked GPU's exact and nearest shapes, its arch's sibling
+// GPUs', the closest other arch's exact shape, the default.
 #include "db/lookup.hpp"
 
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include <filesystem>
@@ -102,6 +104,8 @@ std::uint64_t request_hash(const LookupRequest& r) {
   for (const auto& k : r.shape_keys) h = mix(h, text_hash(k));
   h = mix(h, r.fits ? 1 : 0);
   h = mix(h, r.deterministic_only ? 1 : 0);
+  h = mix(h, r.own_device_only ? 1 : 0);
+  h = mix(h, r.device_spec ? text_hash(r.device_spec->name) : 0);
   h = mix(h, index_of(r.objective));
   for (const auto& [name, value] : r.problem) {
     h = mix(h, text_hash(name));
@@ -128,12 +132,51 @@ bool proven_deterministic(const Result& r) {
   return d != v->end() && d->is_boolean() && d->get<bool>();
 }
 
+/// The fields of a spec that the predictor's roofline reads, compared
+/// without building text on the cached path.
+bool same_spec(const std::optional<DeviceSpec>& a, const std::optional<DeviceSpec>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a) return true;
+  return a->name == b->name && a->sm_count == b->sm_count && a->sm_clock_mhz == b->sm_clock_mhz &&
+         a->smem_per_sm == b->smem_per_sm && a->l2_bytes == b->l2_bytes &&
+         a->dram_gbps == b->dram_gbps && a->peak_tflops_bf16 == b->peak_tflops_bf16 &&
+         a->peak_tflops_fp16 == b->peak_tflops_fp16 && a->peak_tflops_tf32 == b->peak_tflops_tf32 &&
+         a->peak_tflops_simt_fp32 == b->peak_tflops_simt_fp32;
+}
+
 bool same_request(const LookupRequest& a, const LookupRequest& b) {
   return a.family == b.family && a.device == b.device && a.arch == b.arch &&
          a.shape_class == b.shape_class && a.family_hash == b.family_hash &&
          a.shape_keys == b.shape_keys && a.problem == b.problem &&
          static_cast<bool>(a.fits) == static_cast<bool>(b.fits) &&
-         a.deterministic_only == b.deterministic_only && a.objective == b.objective;
+         a.deterministic_only == b.deterministic_only && a.objective == b.objective &&
+         a.own_device_only == b.own_device_only && same_spec(a.device_spec, b.device_spec);
+}
+
+/// A request, resolved once for every tier of the chain.
+struct Ask {
+  const LookupRequest& req;
+  std::string arch;         ///< the request's, else its GPU's
+  std::string hash;         ///< the template version served
+  std::string problem_key;  ///< req.problem.key()
+  int device = -2;          ///< the asked GPU's index; -2: a GPU the databases do not hold
+};
+
+/// Which measured entries of the asked arch a tier reads: the asked GPU's
+/// own (all of the arch when only an arch is asked), or its siblings'.
+struct EntryFilter {
+  LookupReach reach = LookupReach::own;
+  int device = -2;  ///< the asked GPU's index; -1: only an arch was asked
+  bool accepts(const Entry& e) const {
+    if (reach == LookupReach::own) return device == -1 || e.device_index == device;
+    return e.device_index != device;
+  }
+};
+
+std::string distance_text(double d) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", d);
+  return text;
 }
 
 struct GroupKey {
@@ -200,6 +243,52 @@ std::string_view to_string(LookupSource s) {
   return "unknown";
 }
 
+std::string_view to_string(LookupReach r) {
+  switch (r) {
+    case LookupReach::own:
+      return "own";
+    case LookupReach::sibling:
+      return "sibling";
+    case LookupReach::other_arch:
+      return "other_arch";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(LookupTier t) {
+  switch (t) {
+    case LookupTier::own_exact:
+      return "own_exact";
+    case LookupTier::own_nearest:
+      return "own_nearest";
+    case LookupTier::sibling_exact:
+      return "sibling_exact";
+    case LookupTier::sibling_nearest:
+      return "sibling_nearest";
+    case LookupTier::other_arch_exact:
+      return "other_arch_exact";
+  }
+  return "unknown";
+}
+
+std::string describe(const LookupAnswer& a) {
+  const std::string on = "measured on " + a.measured_device;
+  switch (a.source) {
+    case LookupSource::exact:
+      return "exact (" + on + ")";
+    case LookupSource::nearest:
+      return "nearest (" + on + ", distance " + distance_text(a.distance) + ")";
+    case LookupSource::predicted:
+      return "predicted from " + std::to_string(a.learned_from.size()) + " problems measured on " +
+             a.learned_on + " (nearest at distance " + distance_text(a.distance) + ")";
+    case LookupSource::arch_fallback:
+      return "arch_fallback (this problem " + on + ", " + a.measured_arch + ")";
+    case LookupSource::default_config:
+      return "default (nothing measured fits)";
+  }
+  return "unknown";
+}
+
 struct Lookup::Impl {
   std::vector<Layer> layers;
   std::unordered_map<std::string, std::string> current_hash;  // family -> hash
@@ -232,16 +321,35 @@ struct Lookup::Impl {
 
   std::shared_ptr<const LookupPredictor> predictor;  // set_predictor; null: no predicted answers
   PredictionRule rule;
+  std::vector<LookupTier> chain{std::begin(kDefaultChainOrder), std::end(kDefaultChainOrder)};
+
+  /// The asked problem measured by the entries `filter` accepts (of the
+  /// asked arch): the best usable answer of the first layer holding one.
+  std::shared_ptr<const LookupAnswer> exact(const Ask& ask, const EntryFilter& filter) const;
+  /// The nearest measured shape of the class among the entries `filter`
+  /// accepts, or the predictor's pick where the rule says so.
+  std::shared_ptr<const LookupAnswer> nearest(const Ask& ask, const EntryFilter& filter) const;
+  /// The asked problem measured on the closest other arch (the older at equal gap).
+  std::shared_ptr<const LookupAnswer> other_arch(const Ask& ask) const;
   /// The predicted answer for a request whose nearest measured shape is far:
   /// the predictor's pick among the winners of every measured problem of the
-  /// class (nearest first, each configuration once) and the default, all
-  /// usable for the request. Null when the predictor declines.
-  std::shared_ptr<const LookupAnswer> predict(const LookupRequest& req, const std::string& arch,
-                                              const std::string& hash,
+  /// class that `filter` accepts (nearest first, each configuration once) and
+  /// the default, all usable for the request. Among siblings, one GPU
+  /// teaches: the one with the most measured problems of the class. Null
+  /// when the predictor declines.
+  std::shared_ptr<const LookupAnswer> predict(const Ask& ask, const EntryFilter& filter,
                                               const std::string& shape_class,
                                               const std::vector<std::string>& keys,
-                                              const std::vector<double>& q, int wanted_device,
-                                              const std::string& problem_key) const;
+                                              const std::vector<double>& q) const;
+  const LookupAnswer* first_usable(const Entry& e, const Ask& ask) const {
+    for (const auto& c : e.candidates[index_of(ask.req.objective)])
+      if (usable(*c, e, ask.req, ask.hash, ask.arch, ask.problem_key)) return c.get();
+    return nullptr;
+  }
+  const FamilyIndex* family_of(const Layer& layer, const Ask& ask) const {
+    auto it = layer.families.find({ask.req.family, ask.hash});
+    return it == layer.families.end() ? nullptr : &it->second;
+  }
 
   mutable std::shared_mutex cache_mutex;
   mutable std::unordered_map<std::uint64_t, std::vector<Cached>> cache;
@@ -555,169 +663,215 @@ std::shared_ptr<const LookupAnswer> Lookup::Impl::compute(const LookupRequest& r
     else if (auto b = find_builtin_device(req.device))
       arch = b->arch();
   }
-  std::string hash =
-      req.family_hash.empty() ? current_hash_without_request(req, arch) : req.family_hash;
-  const std::string problem_key = req.problem.key();
-  int wanted_device = -2;  // matches no entry
-  if (auto it = device_index.find(req.device); it != device_index.end()) wanted_device = it->second;
-  auto answer = [&](const LookupAnswer& cand, LookupSource source, double distance) {
-    auto a = std::make_shared<LookupAnswer>(cand);
-    a->source = source;
-    a->distance = distance;
-    return a;
-  };
-  auto first_usable = [&](const Entry& e) -> const LookupAnswer* {
-    for (const auto& c : e.candidates[index_of(req.objective)])
-      if (usable(*c, e, req, hash, arch, problem_key)) return c.get();
-    return nullptr;
-  };
-  auto family_of = [&](const Layer& layer) -> const FamilyIndex* {
-    auto it = layer.families.find({req.family, hash});
-    return it == layer.families.end() ? nullptr : &it->second;
-  };
-
-  if (!hash.empty()) {
-    // exact: this problem on this device (or this arch when no device is named)
-    for (const Layer& layer : layers) {
-      const FamilyIndex* fi = family_of(layer);
-      if (!fi) continue;
-      auto it = fi->by_problem.find(problem_key);
-      if (it == fi->by_problem.end()) continue;
-      const LookupAnswer* best = nullptr;
-      for (const Entry* e : it->second) {
-        if (req.device.empty() ? e->arch != arch : e->device != req.device) continue;
-        const LookupAnswer* c = first_usable(*e);
-        if (c && (!best || answers_before(*c, *best, req.objective))) best = c;
-      }
-      if (best) return answer(*best, LookupSource::exact, 0);
+  Ask ask{req, arch, "", req.problem.key()};
+  ask.hash = req.family_hash.empty() ? current_hash_without_request(req, arch) : req.family_hash;
+  if (ask.hash.empty()) return nullptr;
+  if (auto it = device_index.find(req.device); it != device_index.end()) ask.device = it->second;
+  const bool arch_only = req.device.empty();
+  const EntryFilter own{LookupReach::own, arch_only ? -1 : ask.device};
+  const EntryFilter sibling{LookupReach::sibling, ask.device};
+  for (LookupTier tier : chain) {
+    std::shared_ptr<const LookupAnswer> a;
+    switch (tier) {
+      case LookupTier::own_exact:
+        a = exact(ask, own);
+        break;
+      case LookupTier::own_nearest:
+        a = nearest(ask, own);
+        break;
+      // Siblings are GPUs other than the asked one: an arch alone has none.
+      case LookupTier::sibling_exact:
+        if (!arch_only && !req.own_device_only) a = exact(ask, sibling);
+        break;
+      case LookupTier::sibling_nearest:
+        if (!arch_only && !req.own_device_only) a = nearest(ask, sibling);
+        break;
+      case LookupTier::other_arch_exact:
+        if (!req.own_device_only) a = other_arch(ask);
+        break;
     }
-    // nearest: same shape class, same device (same arch), log-space distance
-    if (!arch.empty()) {
-      for (const Layer& layer : layers) {
-        const FamilyIndex* fi = family_of(layer);
-        if (!fi) continue;
-        const auto& keys = !req.shape_keys.empty() ? req.shape_keys : fi->shape_keys;
-        if (keys.empty()) continue;
-        std::string shape_class =
-            !req.shape_class.empty() ? req.shape_class : derived_shape_class(req.problem, keys);
-        auto it = fi->by_class_arch.find(shape_class + kSep + arch);
-        if (it == fi->by_class_arch.end()) continue;
-        std::vector<double> q = log_shape_of(req.problem, keys);
-        if (q.empty()) continue;
-        const auto& list = it->second.list;
-        const bool check_keys = !(it->second.uniform && it->second.shape_keys == keys);
-        double best_d2 = std::numeric_limits<double>::infinity();
-        const LookupAnswer* best = nullptr;
-        auto consider = [&](const Entry* e) {
-          if (!req.device.empty() && e->device_index != wanted_device) return;
-          if (check_keys && (e->shape_keys != keys || e->log_shape.size() != q.size())) return;
-          double d2 = 0;
-          for (std::size_t i = 0; i < q.size(); ++i)
-            d2 += (q[i] - e->log_shape[i]) * (q[i] - e->log_shape[i]);
-          if (d2 > best_d2) return;
-          const LookupAnswer* c = first_usable(*e);
-          if (!c) return;
-          if (d2 < best_d2 || answers_before(*c, *best, req.objective)) {
-            best_d2 = d2;
-            best = c;
-          }
-        };
-        // Entries are sorted by their first coordinate: walk outwards from the
-        // query and stop once that coordinate alone is farther than the best.
-        auto with_shape_end = std::partition_point(
-            list.begin(), list.end(), [](const Entry* e) { return !e->log_shape.empty(); });
-        auto mid = std::lower_bound(list.begin(), with_shape_end, q[0],
-                                    [](const Entry* e, double x) { return e->log_shape[0] < x; });
-        auto up = mid;
-        auto down = mid;
-        while (up != with_shape_end || down != list.begin()) {
-          bool went = false;
-          if (up != with_shape_end) {
-            double dx = (*up)->log_shape[0] - q[0];
-            if (dx * dx <= best_d2) {
-              consider(*up);
-              ++up;
-              went = true;
-            } else {
-              up = with_shape_end;
-            }
-          }
-          if (down != list.begin()) {
-            double dx = q[0] - (*(down - 1))->log_shape[0];
-            if (dx * dx <= best_d2) {
-              --down;
-              consider(*down);
-              went = true;
-            } else {
-              down = list.begin();
-            }
-          }
-          if (!went) break;
-        }
-        if (!best) continue;
-        const double distance = std::sqrt(best_d2);
-        // The predictor models time: energy and edp keep the nearest rule.
-        if (predictor && req.objective == Objective::time && distance >= rule.min_distance)
-          if (auto p = predict(req, arch, hash, shape_class, keys, q, wanted_device, problem_key))
-            return p;
-        return answer(*best, LookupSource::nearest, distance);
-      }
-    }
-    // arch fallback: this problem on another device of this arch, then the closest arch
-    for (int pass = 0; pass < 2; ++pass) {
-      for (const Layer& layer : layers) {
-        const FamilyIndex* fi = family_of(layer);
-        if (!fi) continue;
-        auto it = fi->by_problem.find(problem_key);
-        if (it == fi->by_problem.end()) continue;
-        const LookupAnswer* best = nullptr;
-        int best_gap = std::numeric_limits<int>::max();
-        int want = arch_number(arch);
-        for (const Entry* e : it->second) {
-          if (e->device == req.device) continue;
-          int gap = std::abs(e->arch_num - want);
-          if (pass == 0 ? e->arch != arch : (e->arch == arch || arch.empty())) continue;
-          const LookupAnswer* c = first_usable(*e);
-          if (!c) continue;
-          // closest arch first; at equal gap the older one (its code runs on newer GPUs)
-          bool better = !best || gap < best_gap ||
-                        (gap == best_gap && e->arch_num < arch_number(best->measured_arch)) ||
-                        (gap == best_gap && e->arch_num == arch_number(best->measured_arch) &&
-                         answers_before(*c, *best, req.objective));
-          if (better) {
-            best = c;
-            best_gap = gap;
-          }
-        }
-        if (best) return answer(*best, LookupSource::arch_fallback, 0);
-      }
-    }
+    if (a) return a;
   }
   return nullptr;
 }
 
-std::shared_ptr<const LookupAnswer> Lookup::Impl::predict(
-    const LookupRequest& req, const std::string& arch, const std::string& hash,
-    const std::string& shape_class, const std::vector<std::string>& keys,
-    const std::vector<double>& q, int wanted_device, const std::string& problem_key) const {
+std::shared_ptr<const LookupAnswer> Lookup::Impl::exact(const Ask& ask,
+                                                        const EntryFilter& filter) const {
+  // The asked GPU's own entries are its by name; others' must share its arch.
+  const bool by_name = filter.reach == LookupReach::own && filter.device != -1;
+  if (!by_name && ask.arch.empty()) return nullptr;
+  for (const Layer& layer : layers) {
+    const FamilyIndex* fi = family_of(layer, ask);
+    if (!fi) continue;
+    auto it = fi->by_problem.find(ask.problem_key);
+    if (it == fi->by_problem.end()) continue;
+    const LookupAnswer* best = nullptr;
+    for (const Entry* e : it->second) {
+      if ((!by_name && e->arch != ask.arch) || !filter.accepts(*e)) continue;
+      const LookupAnswer* c = first_usable(*e, ask);
+      if (c && (!best || answers_before(*c, *best, ask.req.objective))) best = c;
+    }
+    if (!best) continue;
+    auto a = std::make_shared<LookupAnswer>(*best);
+    a->source = LookupSource::exact;
+    a->reach = filter.reach;
+    a->distance = 0;
+    return a;
+  }
+  return nullptr;
+}
+
+std::shared_ptr<const LookupAnswer> Lookup::Impl::nearest(const Ask& ask,
+                                                          const EntryFilter& filter) const {
+  if (ask.arch.empty()) return nullptr;
+  const LookupRequest& req = ask.req;
+  for (const Layer& layer : layers) {
+    const FamilyIndex* fi = family_of(layer, ask);
+    if (!fi) continue;
+    const auto& keys = !req.shape_keys.empty() ? req.shape_keys : fi->shape_keys;
+    if (keys.empty()) continue;
+    std::string shape_class =
+        !req.shape_class.empty() ? req.shape_class : derived_shape_class(req.problem, keys);
+    auto it = fi->by_class_arch.find(shape_class + kSep + ask.arch);
+    if (it == fi->by_class_arch.end()) continue;
+    std::vector<double> q = log_shape_of(req.problem, keys);
+    if (q.empty()) continue;
+    const auto& list = it->second.list;
+    const bool check_keys = !(it->second.uniform && it->second.shape_keys == keys);
+    double best_d2 = std::numeric_limits<double>::infinity();
+    const LookupAnswer* best = nullptr;
+    auto consider = [&](const Entry* e) {
+      if (!filter.accepts(*e)) return;
+      if (check_keys && (e->shape_keys != keys || e->log_shape.size() != q.size())) return;
+      double d2 = 0;
+      for (std::size_t i = 0; i < q.size(); ++i)
+        d2 += (q[i] - e->log_shape[i]) * (q[i] - e->log_shape[i]);
+      if (d2 > best_d2) return;
+      const LookupAnswer* c = first_usable(*e, ask);
+      if (!c) return;
+      if (d2 < best_d2 || answers_before(*c, *best, req.objective)) {
+        best_d2 = d2;
+        best = c;
+      }
+    };
+    // Entries are sorted by their first coordinate: walk outwards from the
+    // query and stop once that coordinate alone is farther than the best.
+    auto with_shape_end = std::partition_point(
+        list.begin(), list.end(), [](const Entry* e) { return !e->log_shape.empty(); });
+    auto mid = std::lower_bound(list.begin(), with_shape_end, q[0],
+                                [](const Entry* e, double x) { return e->log_shape[0] < x; });
+    auto up = mid;
+    auto down = mid;
+    while (up != with_shape_end || down != list.begin()) {
+      bool went = false;
+      if (up != with_shape_end) {
+        double dx = (*up)->log_shape[0] - q[0];
+        if (dx * dx <= best_d2) {
+          consider(*up);
+          ++up;
+          went = true;
+        } else {
+          up = with_shape_end;
+        }
+      }
+      if (down != list.begin()) {
+        double dx = q[0] - (*(down - 1))->log_shape[0];
+        if (dx * dx <= best_d2) {
+          --down;
+          consider(*down);
+          went = true;
+        } else {
+          down = list.begin();
+        }
+      }
+      if (!went) break;
+    }
+    if (!best) continue;
+    const double distance = std::sqrt(best_d2);
+    // The predictor models time: energy and edp keep the nearest rule.
+    if (predictor && req.objective == Objective::time && distance >= rule.min_distance)
+      if (auto p = predict(ask, filter, shape_class, keys, q)) return p;
+    auto a = std::make_shared<LookupAnswer>(*best);
+    a->source = LookupSource::nearest;
+    a->reach = filter.reach;
+    a->distance = distance;
+    return a;
+  }
+  return nullptr;
+}
+
+std::shared_ptr<const LookupAnswer> Lookup::Impl::other_arch(const Ask& ask) const {
+  if (ask.arch.empty()) return nullptr;
+  const int want = arch_number(ask.arch);
+  for (const Layer& layer : layers) {
+    const FamilyIndex* fi = family_of(layer, ask);
+    if (!fi) continue;
+    auto it = fi->by_problem.find(ask.problem_key);
+    if (it == fi->by_problem.end()) continue;
+    const LookupAnswer* best = nullptr;
+    int best_gap = std::numeric_limits<int>::max();
+    for (const Entry* e : it->second) {
+      if (e->arch == ask.arch) continue;
+      const int gap = std::abs(e->arch_num - want);
+      const LookupAnswer* c = first_usable(*e, ask);
+      if (!c) continue;
+      // closest arch first; at equal gap the older one (its code runs on newer GPUs)
+      const bool better = !best || gap < best_gap ||
+                          (gap == best_gap && e->arch_num < arch_number(best->measured_arch)) ||
+                          (gap == best_gap && e->arch_num == arch_number(best->measured_arch) &&
+                           answers_before(*c, *best, ask.req.objective));
+      if (better) {
+        best = c;
+        best_gap = gap;
+      }
+    }
+    if (!best) continue;
+    auto a = std::make_shared<LookupAnswer>(*best);
+    a->source = LookupSource::arch_fallback;
+    a->reach = LookupReach::other_arch;
+    a->distance = 0;
+    return a;
+  }
+  return nullptr;
+}
+
+std::shared_ptr<const LookupAnswer> Lookup::Impl::predict(const Ask& ask, const EntryFilter& filter,
+                                                          const std::string& shape_class,
+                                                          const std::vector<std::string>& keys,
+                                                          const std::vector<double>& q) const {
+  const LookupRequest& req = ask.req;
+  const std::string group_key = shape_class + kSep + ask.arch;
+  std::vector<const Entry*> entries;  // of the class that the filter accepts, all layers
+  for (const Layer& layer : layers) {
+    const FamilyIndex* fi = family_of(layer, ask);
+    if (!fi) continue;
+    auto git = fi->by_class_arch.find(group_key);
+    if (git == fi->by_class_arch.end()) continue;
+    for (const Entry* e : git->second.list)
+      if (filter.accepts(*e) && e->shape_keys == keys && e->log_shape.size() == q.size())
+        entries.push_back(e);
+  }
+  // The GPU whose measurements teach: the asked one; among siblings, the one
+  // with the most measured problems of the class (by name at a tie).
+  std::string measured_on = req.device;
+  if (filter.reach == LookupReach::sibling) {
+    std::map<std::string, std::size_t> problems_on;
+    for (const Entry* e : entries) ++problems_on[e->device];
+    std::size_t most = 0;
+    for (const auto& [device, count] : problems_on)
+      if (count > most) measured_on = device, most = count;
+    std::erase_if(entries, [&](const Entry* e) { return e->device != measured_on; });
+  }
   struct Near {
     double d2;
     const Entry* entry;
   };
   std::vector<Near> near;
-  for (const Layer& layer : layers) {
-    auto fit = layer.families.find({req.family, hash});
-    if (fit == layer.families.end()) continue;
-    auto git = fit->second.by_class_arch.find(shape_class + kSep + arch);
-    if (git == fit->second.by_class_arch.end()) continue;
-    for (const Entry* e : git->second.list) {
-      if (!req.device.empty() && e->device_index != wanted_device) continue;
-      if (e->shape_keys != keys || e->log_shape.size() != q.size()) continue;
-      double d2 = 0;
-      for (std::size_t i = 0; i < q.size(); ++i)
-        d2 += (q[i] - e->log_shape[i]) * (q[i] - e->log_shape[i]);
-      near.push_back({d2, e});
-    }
+  for (const Entry* e : entries) {
+    double d2 = 0;
+    for (std::size_t i = 0; i < q.size(); ++i)
+      d2 += (q[i] - e->log_shape[i]) * (q[i] - e->log_shape[i]);
+    near.push_back({d2, e});
   }
   // Nearest first (layers in order at equal distance): a configuration
   // measured at several problems is reported with its nearest measurement.
@@ -726,16 +880,21 @@ std::shared_ptr<const LookupAnswer> Lookup::Impl::predict(
   if (near.size() > rule.problems) near.resize(rule.problems);
   PredictionQuery query;
   query.request = &req;
-  query.arch = arch;
-  query.family_hash = hash;
+  query.arch = ask.arch;
+  query.family_hash = ask.hash;
   query.shape_class = shape_class;
+  query.measured_on = measured_on;
+  if (req.device_spec)
+    query.device = req.device_spec;
+  else if (auto b = find_builtin_device(req.device); b && b->name == req.device)
+    query.device = b;
   std::vector<const LookupAnswer*> measured;
   std::unordered_set<std::string> seen;
   for (const Near& n : near) {
     std::size_t taken = 0;
     for (const auto& c : n.entry->candidates[index_of(Objective::time)]) {
       if (taken == rule.winners_per_problem) break;
-      if (!usable(*c, *n.entry, req, hash, arch, problem_key)) continue;
+      if (!usable(*c, *n.entry, req, ask.hash, ask.arch, ask.problem_key)) continue;
       ++taken;
       if (!seen.insert(c->config_key).second) continue;
       query.candidates.push_back(c->config);
@@ -758,12 +917,14 @@ std::shared_ptr<const LookupAnswer> Lookup::Impl::predict(
     a = std::make_shared<LookupAnswer>();
     a->config = query.candidates[choice->index];
     a->config_key = a->config.key();
-    a->family_hash = hash;
+    a->family_hash = ask.hash;
   }
   a->source = LookupSource::predicted;
+  a->reach = filter.reach;
   a->distance = std::sqrt(near.front().d2);
   a->predicted_s = choice->predicted_s;
   a->learned_from = choice->learned_from;
+  a->learned_on = choice->learned_on;
   return a;
 }
 
@@ -813,7 +974,7 @@ std::shared_ptr<const LookupAnswer> Lookup::best(const LookupRequest& req) const
   if (!hit) {
     found = impl_->compute(req);
     if (impl_->logging.load(std::memory_order_relaxed) &&
-        (!found || found->source != LookupSource::exact)) {
+        (!found || found->source != LookupSource::exact || found->reach != LookupReach::own)) {
       std::string arch = req.arch.empty() ? arch_of(req.device) : req.arch;
       impl_->log_miss(req, arch);
     }
@@ -860,6 +1021,13 @@ void Lookup::set_predictor(std::shared_ptr<const LookupPredictor> predictor, Pre
   std::unique_lock lock(impl_->cache_mutex);
   impl_->predictor = std::move(predictor);
   impl_->rule = rule;
+  impl_->cache.clear();
+  impl_->cached = 0;
+}
+
+void Lookup::set_chain_order(std::vector<LookupTier> order) {
+  std::unique_lock lock(impl_->cache_mutex);
+  impl_->chain = std::move(order);
   impl_->cache.clear();
   impl_->cached = 0;
 }

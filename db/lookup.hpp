@@ -15,19 +15,50 @@
 
 namespace ktune {
 
-/// Where an answer came from, best first.
+/// How an answer was found (LookupAnswer::reach says on which GPU).
 enum class LookupSource {
-  exact,  ///< this problem, measured on this device (or, when only an arch is asked, on that arch)
-  nearest,  ///< nearest measured shape of the same shape class on this device (same arch)
+  exact,    ///< this problem, measured
+  nearest,  ///< the nearest measured shape of the same shape class
   /// best predicted by the caller's predictor (Lookup::set_predictor) among
-  /// the winners of measured problems of the same shape class and arch, where
-  /// the nearest measured shape is at least PredictionRule::min_distance away
+  /// the winners of measured problems of the same shape class, where the
+  /// nearest measured shape is at least PredictionRule::min_distance away
   predicted,
-  arch_fallback,   ///< this problem measured on another device: same arch first, then the closest
-                   ///< arch
+  arch_fallback,   ///< this problem measured on a GPU of another arch, the closest arch
   default_config,  ///< nothing measured fits: the caller's safe default
 };
 std::string_view to_string(LookupSource s);
+
+/// Whose measurements an answer rests on.
+enum class LookupReach {
+  own,         ///< the asked GPU's (or, when only an arch is asked, that arch's)
+  sibling,     ///< another GPU of the asked GPU's arch
+  other_arch,  ///< a GPU of another arch (LookupSource::arch_fallback)
+};
+std::string_view to_string(LookupReach r);
+
+/// One step of the lookup's chain. Nearest steps answer `predicted` instead
+/// where the predictor and PredictionRule say so.
+enum class LookupTier {
+  own_exact,         ///< this problem on the asked GPU
+  own_nearest,       ///< the nearest (or predicted) shape on the asked GPU
+  sibling_exact,     ///< this problem on another GPU of the arch
+  sibling_nearest,   ///< the nearest (or predicted) shape on other GPUs of the arch
+  other_arch_exact,  ///< this problem on the closest other arch
+};
+std::string_view to_string(LookupTier t);
+
+/// The chain's order: the one place it is decided. Own exact first and the
+/// other arch last follow from validity and closeness; where own-nearest
+/// stands against the sibling's exact shape and the sibling's prediction is
+/// a matter of measured regret on a GPU that did not make the database (an
+/// H100 answered from H200 rows), still to be measured (`ktune
+/// bench-transfer`, docs/lookup.md). Until then: the asked GPU's own
+/// measurements before any sibling's, as the chain did before siblings
+/// served beyond the exact shape. Lookup::set_chain_order replaces it.
+inline constexpr LookupTier kDefaultChainOrder[] = {
+    LookupTier::own_exact,       LookupTier::own_nearest,      LookupTier::sibling_exact,
+    LookupTier::sibling_nearest, LookupTier::other_arch_exact,
+};
 
 struct LookupRequest {
   std::string family;  ///< e.g. "gemm"
@@ -67,10 +98,18 @@ struct LookupRequest {
   /// (energy) or the lowest energy x time (edp). Under energy and edp only
   /// verified results that carry energy (metrics.energy_j) are served.
   Objective objective = Objective::time;
+  /// Serve only the asked GPU's own measurements (its exact, nearest and
+  /// predicted answers, then the default): no sibling GPU, no other arch.
+  bool own_device_only = false;
+  /// The asked GPU's specs (the driver's, or the device table's) for the
+  /// predictor's roofline; it must describe `device`. Unset: the built-in
+  /// spec of `device`, else the spec of the GPU whose measurements teach.
+  std::optional<DeviceSpec> device_spec;
 };
 
 struct LookupAnswer {
   LookupSource source = LookupSource::default_config;
+  LookupReach reach = LookupReach::own;
   Config config;
   std::string config_key;  ///< config.key()
   // What was measured (empty / zero for default_config):
@@ -86,7 +125,13 @@ struct LookupAnswer {
   // own measurement on measured_problem, or are empty for a general one):
   double predicted_s = 0;             ///< the predictor's time for the asked problem
   std::vector<Problem> learned_from;  ///< measured problems the predictor was calibrated on
+  std::string learned_on;             ///< the GPU that measured them
 };
+
+/// Where an answer came from, in one line: "exact (measured on NVIDIA H200)",
+/// "nearest (measured on NVIDIA H200, distance 0.33)", "predicted from 45
+/// problems measured on NVIDIA H200", "default (nothing measured fits)".
+std::string describe(const LookupAnswer& answer);
 
 /// What a predictor is asked: rank `candidates` (each valid for the request)
 /// for the request's problem on its device or arch.
@@ -95,6 +140,13 @@ struct PredictionQuery {
   std::string arch;         ///< the request's arch, resolved
   std::string family_hash;  ///< the template version served, resolved
   std::string shape_class;  ///< the request's shape class, resolved
+  /// The GPU whose measurements calibrate the model: the asked one, or for a
+  /// sibling tier the sibling; empty: request->device, else (only an arch
+  /// asked) the predictor's choice within the arch.
+  std::string measured_on;
+  /// The GPU the roofline is evaluated for (the asked one's specs, see
+  /// LookupRequest::device_spec); unset: the calibrating GPU's.
+  std::optional<DeviceSpec> device;
   std::vector<Config> candidates;
 };
 
@@ -103,6 +155,7 @@ struct PredictedChoice {
   std::size_t index = 0;
   double predicted_s = 0;
   std::vector<Problem> learned_from;
+  std::string learned_on;  ///< the GPU that measured learned_from
 };
 
 /// A model for shapes never measured, installed by the caller (the engine's
@@ -137,10 +190,11 @@ class Lookup {
   /// One database, read-only. Throws DatabaseError.
   static Lookup open(const std::string& path);
   /// Layers in precedence order (the user's database first, then the shipped
-  /// system one): at each level (exact, nearest, arch fallback) the first
+  /// system one): at each tier of the chain (kDefaultChainOrder) the first
   /// layer with an answer wins; later layers fill gaps. A configuration with
   /// a failed result (any status but ok) for a family version, problem and
-  /// arch, in any layer, is never served for them (docs/lookup.md).
+  /// arch, on any GPU of the arch and in any layer, is never served for them
+  /// (docs/lookup.md).
   static Lookup open_layers(const std::vector<std::string>& paths);
   /// open_layers({user, system}), skipping a user path that does not exist.
   static Lookup open_overlay(const std::string& user_path, const std::string& system_path);
@@ -173,6 +227,10 @@ class Lookup {
   /// One line per stored result row that could not be read and was left out
   /// (malformed or too deeply nested metrics, say), naming its database and id.
   const std::vector<std::string>& warnings() const;
+  /// Replaces the chain's order (kDefaultChainOrder); a tier left out is
+  /// skipped. Not thread-safe against concurrent best(); clears the cache.
+  void set_chain_order(std::vector<LookupTier> order);
+
   /// Number of measured (device, problem) entries indexed (all layers).
   std::size_t indexed_entries() const;
   /// Arch of a GPU name known to the open databases or the built-in table ("" if unknown).

@@ -6,7 +6,10 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <stdexcept>
 #include <unordered_map>
+
+#include <nlohmann/json.hpp>
 
 #include "engine/median.hpp"
 
@@ -274,11 +277,81 @@ std::shared_ptr<CostModelPredictor> CostModelPredictor::from_databases(
   return std::make_shared<CostModelPredictor>(all, options);
 }
 
+nlohmann::json CostModelPredictor::to_json() const {
+  nlohmann::json groups = nlohmann::json::array();
+  for (const auto& [key, g] : groups_) {
+    const Calibration& c = g->model.calibration();
+    nlohmann::json learned = nlohmann::json::array();
+    for (const Problem& p : g->learned_from) learned.push_back(p.to_json());
+    nlohmann::json residuals = nlohmann::json::object();
+    for (const auto& [config, list] : g->residuals) {
+      nlohmann::json& out = residuals[config];
+      for (const Group::Residual& r : list) out.push_back({r.log_ratio, r.problem});
+    }
+    groups.push_back({{"key", key},
+                      {"family", std::string(g->family->name())},
+                      {"device", g->device.to_json()},
+                      {"shape_keys", g->shape_keys},
+                      {"calibration",
+                       {{"compute_efficiency", c.compute_efficiency},
+                        {"memory_efficiency", c.memory_efficiency},
+                        {"launch_overhead_s", c.launch_overhead_s},
+                        {"samples", c.samples},
+                        {"term_weights", c.term_weights}}},
+                      {"learned_from", learned},
+                      {"problem_shapes", g->problem_shapes},
+                      {"residuals", residuals},
+                      {"prior_weight", g->prior_weight}});
+  }
+  return {{"groups", groups}};
+}
+
+std::shared_ptr<CostModelPredictor> CostModelPredictor::from_json(
+    const nlohmann::json& j, CostModelPredictorOptions options) {
+  std::shared_ptr<CostModelPredictor> out(new CostModelPredictor(options));
+  try {
+    for (const nlohmann::json& gj : j.at("groups")) {
+      auto g = std::make_shared<Group>();
+      g->family = registered_family(gj.at("family").get<std::string>());
+      if (!g->family)
+        throw std::invalid_argument("family '" + gj.at("family").get<std::string>() +
+                                    "' is not registered in this build");
+      g->device = DeviceSpec::from_json(gj.at("device"));
+      g->shape_keys = gj.at("shape_keys").get<std::vector<std::string>>();
+      const nlohmann::json& cj = gj.at("calibration");
+      Calibration c;
+      c.compute_efficiency = cj.at("compute_efficiency").get<double>();
+      c.memory_efficiency = cj.at("memory_efficiency").get<double>();
+      c.launch_overhead_s = cj.at("launch_overhead_s").get<double>();
+      c.samples = cj.at("samples").get<int>();
+      c.term_weights = cj.at("term_weights").get<std::vector<double>>();
+      g->model = RooflineModel(g->device, c);
+      for (const nlohmann::json& p : gj.at("learned_from"))
+        g->learned_from.push_back(Problem::from_json(p));
+      g->problem_shapes = gj.at("problem_shapes").get<std::vector<std::vector<double>>>();
+      for (const auto& [config, list] : gj.at("residuals").items())
+        for (const nlohmann::json& r : list) {
+          const std::size_t problem = r.at(1).get<std::size_t>();
+          if (problem >= g->problem_shapes.size())
+            throw std::invalid_argument("a residual names problem " + std::to_string(problem) +
+                                        " of " + std::to_string(g->problem_shapes.size()));
+          g->residuals[config].push_back({r.at(0).get<double>(), problem});
+        }
+      g->prior_weight = gj.at("prior_weight").get<double>();
+      out->groups_.emplace(gj.at("key").get<std::string>(), std::move(g));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw std::invalid_argument(std::string("malformed predictor calibration: ") + e.what());
+  }
+  return out;
+}
+
 const CostModelPredictor::Group* CostModelPredictor::group_for(const PredictionQuery& q) const {
   const LookupRequest& req = *q.request;
   const std::string prefix = req.family + kSep + q.family_hash + kSep + q.shape_class + kSep;
-  if (!req.device.empty()) {
-    auto it = groups_.find(prefix + req.device);
+  const std::string& device = !q.measured_on.empty() ? q.measured_on : req.device;
+  if (!device.empty()) {
+    auto it = groups_.find(prefix + device);
     return it == groups_.end() ? nullptr : it->second.get();
   }
   // An arch alone: the GPU of that arch with the most measured problems.
@@ -299,6 +372,12 @@ std::optional<double> CostModelPredictor::prior_weight(const PredictionQuery& qu
 std::optional<PredictedChoice> CostModelPredictor::choose(const PredictionQuery& q) const {
   const Group* g = group_for(q);
   if (!g) return std::nullopt;
+  // The roofline of the GPU asked about, with the weights its arch sibling's
+  // measurements calibrated: the terms carry the specs (SMs, clocks,
+  // bandwidth, L2, shared memory), the weights the efficiencies.
+  const DeviceSpec& target = q.device ? *q.device : g->device;
+  const RooflineModel retargeted(target, g->model.calibration());
+  const RooflineModel& model = q.device ? retargeted : g->model;
   const Problem& problem = q.request->problem;
   const std::vector<double> here = log_shape(problem, g->shape_keys);
   const std::vector<double> weights =
@@ -307,7 +386,7 @@ std::optional<PredictedChoice> CostModelPredictor::choose(const PredictionQuery&
   for (std::size_t i = 0; i < q.candidates.size(); ++i) {
     double t = std::numeric_limits<double>::infinity();
     try {
-      t = g->model.predict(g->family->estimate(problem, q.candidates[i], g->device)).time_s;
+      t = model.predict(g->family->estimate(problem, q.candidates[i], target)).time_s;
     } catch (const std::exception&) {
       continue;  // a candidate the family cannot price is never chosen
     }
@@ -319,9 +398,12 @@ std::optional<PredictedChoice> CostModelPredictor::choose(const PredictionQuery&
       if (it != g->residuals.end())
         t *= std::exp(shrunk_log_ratio(it->second, weights, g->prior_weight));
     }
-    if (!best || t < best->predicted_s) best = PredictedChoice{i, t, {}};
+    if (!best || t < best->predicted_s) best = PredictedChoice{i, t, {}, {}};
   }
-  if (best) best->learned_from = g->learned_from;
+  if (best) {
+    best->learned_from = g->learned_from;
+    best->learned_on = g->device.name;
+  }
   return best;
 }
 

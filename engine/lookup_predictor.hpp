@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "db/lookup.hpp"
 #include "kernels_templated/family.hpp"
 #include "search/cost_model.hpp"
@@ -58,6 +60,15 @@ class CostModelPredictor final : public LookupPredictor {
 
   std::optional<PredictedChoice> choose(const PredictionQuery& query) const override;
 
+  /// The calibration (every group's model, residuals and prior weight), so
+  /// that a later process skips the fit (engine/lookup_predictor_cache.hpp).
+  nlohmann::json to_json() const;
+  /// The predictor to_json described, with `options` for its choices. Throws
+  /// std::invalid_argument when `j` is malformed or names a family this
+  /// build does not register (a calibration to fit again).
+  static std::shared_ptr<CostModelPredictor> from_json(const nlohmann::json& j,
+                                                       CostModelPredictorOptions options = {});
+
   /// Calibrated groups (family, hash, class, GPU).
   std::size_t models() const { return groups_.size(); }
   /// The prior weight of the group that would answer `query`; nullopt when
@@ -67,6 +78,7 @@ class CostModelPredictor final : public LookupPredictor {
   struct Group;
 
  private:
+  explicit CostModelPredictor(CostModelPredictorOptions options) : options_(options) {}
   const Group* group_for(const PredictionQuery& query) const;
   CostModelPredictorOptions options_;
   std::map<std::string, std::shared_ptr<const Group>> groups_;  // family, hash, class, GPU name

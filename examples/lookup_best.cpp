@@ -37,7 +37,8 @@ int main(int argc, char** argv) {
       std::printf("no configuration\n");
       return 1;
     }
-    std::printf("%s (%s)\n", answer->config_key.c_str(), std::string(ktune::to_string(answer->source)).c_str());
+    // Where it came from, e.g. "nearest (measured on NVIDIA H200, distance 0.33)".
+    std::printf("%s  %s\n", answer->config_key.c_str(), ktune::describe(*answer).c_str());
     if (answer->source != ktune::LookupSource::default_config)
       std::printf("measured on %s for %s: median %.4g ms, source '%s', %s\n", answer->measured_device.c_str(),
                   answer->measured_problem.key().c_str(), answer->result.time.median_s * 1e3,

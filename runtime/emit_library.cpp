@@ -24,6 +24,7 @@ namespace fs = std::filesystem;
 
 struct Route {
   std::string family, how, match, config;
+  std::string measured_on;  ///< the GPU(s) whose rows chose it; empty for a default
 };
 
 struct Source {
@@ -74,7 +75,9 @@ std::string router_text(const std::vector<Route>& routes, const std::vector<Sour
     << "const ktune::EmittedRoute kRoutes[] = {\n";
   for (const Route& r : routes)
     t << "    {" << cpp_string_literal(r.family) << ", " << cpp_string_literal(r.how) << ", "
-      << cpp_string_literal(r.match) << ", " << cpp_string_literal(r.config) << "},\n";
+      << cpp_string_literal(r.match) << ", " << cpp_string_literal(r.config) << ", "
+      << (r.measured_on.empty() ? std::string("nullptr") : cpp_string_literal(r.measured_on))
+      << "},\n";
   t << "};\n\nconst ktune::EmittedKernel* const kKernels[] = {\n";
   for (std::size_t i = 0; i < sources.size(); ++i) t << "    &ktune_emitted_kernel_" << i << ",\n";
   t << "};\n\n}  // namespace\n\nconst ktune::EmittedTables& ktune_emitted_tables() {\n"
@@ -188,8 +191,10 @@ EmitLibrarySummary emit_library(const EmitLibraryOptions& o) {
                                   " results on " + o.device);
     // Per shape class, the measured shapes (one per device and problem) with their times.
     std::map<std::string, std::map<std::string, ShapeTuning>> classes;
+    std::map<std::string, std::set<std::string>> class_devices;  // the GPUs that measured each
     for (const BestRow& r : rows) {
       const Problem p = family.normalize(r.problem);
+      class_devices[family.shape_class(p)].insert(r.device);
       ShapeTuning& s = classes[family.shape_class(p)][r.device + "|" + r.problem_key];
       s.problem = p;
       Result res;
@@ -199,11 +204,14 @@ EmitLibrarySummary emit_library(const EmitLibraryOptions& o) {
       s.results.push_back(std::move(res));
       if (r.rank == 1 && s.results.size() == 1) {
         // Rows come in rank order: the first is the shape's own best (its exact route).
-        routes.push_back({name, "exact", p.key(), r.config.key()});
+        routes.push_back({name, "exact", p.key(), r.config.key(), r.device});
         need(family, r.config, {p});
       }
     }
     for (const auto& [shape_class, by_shape] : classes) {
+      std::string measured_on;
+      for (const std::string& d : class_devices[shape_class])
+        measured_on += (measured_on.empty() ? "" : ", ") + d;
       std::vector<ShapeTuning> shapes;
       std::vector<Problem> problems;
       for (const auto& [key, s] : by_shape) {
@@ -215,10 +223,10 @@ EmitLibrarySummary emit_library(const EmitLibraryOptions& o) {
       try {
         const Dispatch d = split_kernels(name, shapes, grouping);
         for (const DispatchRoute& r : d.routes) {
-          routes.push_back({name, "group", r.group, r.config.key()});
+          routes.push_back({name, "group", r.group, r.config.key(), measured_on});
           need(family, r.config, r.shapes);
         }
-        routes.push_back({name, "general", shape_class, d.general.key()});
+        routes.push_back({name, "general", shape_class, d.general.key(), measured_on});
         need(family, d.general, problems);
         summary.notes.push_back(name + " " + shape_class + ": " + std::to_string(d.routes.size()) +
                                 " group route(s), general " + d.general.key() + ", " +
@@ -235,7 +243,7 @@ EmitLibrarySummary emit_library(const EmitLibraryOptions& o) {
       for (const Problem& probe : family.class_probes(problems.front())) {
         const Config fallback = family.default_config(probe, *device);
         if (!defaults.insert(fallback.key()).second) continue;
-        routes.push_back({name, "default", shape_class, fallback.key()});
+        routes.push_back({name, "default", shape_class, fallback.key(), ""});
         need(family, fallback, {probe});
       }
     }

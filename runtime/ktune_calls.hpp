@@ -81,8 +81,10 @@ struct Explanation {
   std::string family;
   std::string problem;  ///< normalized problem key
   std::string config;   ///< configuration key
-  /// Where it came from: the runtime's lookup (exact | nearest | arch_fallback),
-  /// the emitted router (exact | group | general), or a last resort
+  /// Where it came from: the runtime's lookup (ktune::describe: "exact
+  /// (measured on NVIDIA H200)", "nearest (measured on NVIDIA H200, distance
+  /// 0.33)", ...), the emitted router ("exact", "group", "general", each with
+  /// the GPU its tables were measured on), or a last resort
   /// (default: the family's safe default; space default).
   std::string how;
 };

@@ -33,6 +33,10 @@ struct EmittedRoute {
   const char* how;
   const char* match;
   const char* config;
+  /// The GPU(s) whose measurements chose it ("NVIDIA H200"); null for a
+  /// family default. Explanation::how names them: a library emitted from one
+  /// GPU's rows and run on another GPU of the arch says so.
+  const char* measured_on = nullptr;
 };
 
 struct EmittedTables {

@@ -27,6 +27,9 @@ struct RuntimeOptions {
   /// CUDA ordinal whose spec the choices are made for; -1: the current device.
   /// Calls launch on the calling thread's current device, which must be this one.
   int device = -1;
+  /// Serve only this GPU's own measurements; by default another GPU of its
+  /// arch answers what this one never measured (Explanation::how names it).
+  bool own_device_only = false;
 };
 
 /// Where the runtime's kernels came from so far.

@@ -30,8 +30,11 @@ std::vector<rt::Choice> RouterChooser::candidates(const KernelFamily& family, co
       if (name != r.family || std::string_view(r.how) != hows[level] || matches[level] != r.match)
         continue;
       Config c = Config::parse(r.config);
-      if (find(stable_hash_hex(rt::kernel_source_key(family.source(p, c)))))
-        out.push_back({std::move(c), hows[level]});
+      if (!find(stable_hash_hex(rt::kernel_source_key(family.source(p, c))))) continue;
+      std::string how = hows[level];
+      if (r.measured_on && *r.measured_on)
+        how += std::string(" (measured on ") + r.measured_on + ")";
+      out.push_back({std::move(c), std::move(how)});
     }
   }
   if (out.empty())

@@ -41,6 +41,9 @@ std::vector<rt::Choice> LookupChooser::candidates(const KernelFamily& family,
     request.arch = device.arch();
     request.shape_keys = family.shape_keys();
     request.shape_class = family.shape_class(normalized);
+    // The live GPU's specs: a sibling's measurements are predicted for it.
+    request.device_spec = device;
+    request.own_device_only = own_device_only_;
     if (!kernel_dir_.empty()) {
       try {
         request.family_hash = family_source_hash(family, normalized, device, kernel_dir_);
@@ -49,7 +52,7 @@ std::vector<rt::Choice> LookupChooser::candidates(const KernelFamily& family,
       }
     }
     if (auto answer = lookup_->best(request))
-      choices.push_back({answer->config, std::string(to_string(answer->source))});
+      choices.push_back({answer->config, describe(*answer)});
   }
   rt::append_defaults(choices, family, normalized, space, device);
   return choices;
@@ -68,10 +71,11 @@ std::unique_ptr<rt::CompilingSupplier> make_supplier(std::unique_ptr<rt::CubinCo
 Runtime::Impl::Impl(DeviceSpec device, std::shared_ptr<const Lookup> lookup,
                     std::unique_ptr<rt::CubinCompiler> compiler,
                     std::unique_ptr<rt::CubinLoader> loader, std::unique_ptr<rt::Launcher> launcher,
-                    std::string kernel_dir)
+                    std::string kernel_dir, bool own_device_only)
     : supplier(nullptr),
       dispatcher(std::move(device),
-                 std::make_unique<LookupChooser>(std::move(lookup), std::move(kernel_dir)),
+                 std::make_unique<LookupChooser>(std::move(lookup), std::move(kernel_dir),
+                                                 own_device_only),
                  make_supplier(std::move(compiler), std::move(loader), &supplier),
                  std::move(launcher)) {}
 
@@ -103,7 +107,8 @@ CallStatus Runtime::open(const RuntimeOptions& options, std::unique_ptr<Runtime>
     const std::string templates = compiler.kernel_dir;
     auto impl = std::make_unique<Impl>(
         device, std::move(lookup), rt::make_nvrtc_compiler(std::move(compiler)),
-        rt::make_library_loader(), std::make_unique<rt::GpuLauncher>(device, dev), templates);
+        rt::make_library_loader(), std::make_unique<rt::GpuLauncher>(device, dev), templates,
+        options.own_device_only);
     *out = std::make_unique<Runtime>(std::move(impl));
     return CallStatus::success();
   } catch (const std::exception& e) {

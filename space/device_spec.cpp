@@ -127,17 +127,42 @@ struct Row {
   double l2_mb, memory_gb, dram_gbps, fp32, tf32, bf16, fp16;
 };
 
-// Vendor datasheet figures (dense tensor rates, fp32 accumulate). They are
-// leads: measured ceilings override them (DeviceSpec::measured_ceilings).
+// Vendor datasheet figures (dense tensor rates: half the datasheets' "with
+// sparsity" figures; fp32 accumulate). They are leads: measured ceilings
+// override them (DeviceSpec::measured_ceilings), and a live GPU's own
+// resources (SMs, shared memory, L2) override the table's (spec_of_device).
+// Names are the ones the driver reports (cudaDeviceProp::name). Shared memory
+// per SM (228 KB, 227 KB per block opted in) and the sm_90 limits: the CUDA C
+// Programming Guide, compute capability 9.0. The first row of an arch
+// represents it (find_builtin_device("sm_90")).
+// One row a line reads as a table:
+// clang-format off
 constexpr Row kTable[] = {
+    // H100 SXM5 80GB: NVIDIA H100 Tensor Core GPU datasheet (SXM column);
+    // SMs, boost clock and L2: NVIDIA H100 Tensor Core GPU Architecture
+    // whitepaper (H100 SXM5 column).
     {"NVIDIA H100 80GB HBM3", 9, 0, 132, 1980, 2048, 32, 228, 232448, 50, 80, 3350, 67, 495, 989, 989},
+    // H100 PCIe 80GB: the same datasheet (PCIe column) and whitepaper (H100
+    // PCIe column): 114 SMs, 1755 MHz boost, HBM2e at 2.0 TB/s.
+    {"NVIDIA H100 PCIe", 9, 0, 114, 1755, 2048, 32, 228, 232448, 50, 80, 2000, 51, 378, 756, 756},
+    // H800 SXM5: NVIDIA H800 Tensor Core GPU datasheet (SXM column): the H100
+    // SXM's compute and HBM3 (FP64 and NVLink reduced, which ktune does not use).
+    {"NVIDIA H800", 9, 0, 132, 1980, 2048, 32, 228, 232448, 50, 80, 3350, 67, 495, 989, 989},
+    // H200 SXM 141GB: NVIDIA H200 Tensor Core GPU datasheet (SXM column); the
+    // datasheet gives no L2 size: 60 MB is the GH100 die's (whitepaper), a
+    // live GPU reports its own.
     {"NVIDIA H200", 9, 0, 132, 1980, 2048, 32, 228, 232448, 60, 141, 4800, 67, 495, 989, 989},
+    // GH200 Grace Hopper, 96 GB HBM3 GPU memory: NVIDIA GH200 Grace Hopper
+    // Superchip datasheet (4 TB/s; 67 / 494 / 990 TFLOPS dense fp32, tf32,
+    // bf16). Listed after the H200 so that the fragment "h200" finds the H200.
+    {"NVIDIA GH200 480GB", 9, 0, 132, 1980, 2048, 32, 228, 232448, 50, 96, 4000, 67, 494, 990, 990},
     {"NVIDIA A100-SXM4-80GB", 8, 0, 108, 1410, 2048, 32, 164, 166912, 40, 80, 2039, 19.5, 156, 312, 312},
     {"NVIDIA A10", 8, 6, 72, 1695, 1536, 16, 100, 101376, 6, 24, 600, 31.2, 62.5, 125, 125},
     {"NVIDIA GeForce RTX 3090", 8, 6, 82, 1695, 1536, 16, 100, 101376, 6, 24, 936, 35.6, 35.6, 71, 71},
     {"NVIDIA L4", 8, 9, 58, 2040, 1536, 24, 100, 101376, 48, 24, 300, 30.3, 60, 121, 121},
     {"NVIDIA L40S", 8, 9, 142, 2520, 1536, 24, 100, 101376, 96, 48, 864, 91.6, 183, 362, 362},
 };
+// clang-format on
 
 DeviceSpec from_row(const Row& r) {
   DeviceSpec d;

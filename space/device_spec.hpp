@@ -58,9 +58,9 @@ struct DeviceSpec {
   static DeviceSpec from_json(const nlohmann::json& j);
 };
 
-/// Built-in specs: A100 (sm_80), A10/RTX 3090 (sm_86), L4/L40S (sm_89), H100 SXM
-/// and H200 (sm_90). Looked up by exact name, by arch ("sm_90" gives the H100
-/// SXM), or by a case-insensitive fragment of the name ("h200").
+/// Built-in specs: A100 (sm_80), A10/RTX 3090 (sm_86), L4/L40S (sm_89), H100 SXM,
+/// H100 PCIe, H800, H200 and GH200 (sm_90), each row citing its datasheet. Looked up by exact name,
+/// by arch ("sm_90" gives the H100 SXM), or by a case-insensitive fragment of the name ("h200").
 std::optional<DeviceSpec> find_builtin_device(std::string_view name_or_arch);
 const std::vector<DeviceSpec>& builtin_devices();
 

@@ -1,5 +1,6 @@
 // `ktune lookup`: the best tuned configuration for one problem on one GPU,
 // from the user's database over the shipped system one, with its provenance.
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -9,11 +10,13 @@
 #include <nlohmann/json.hpp>
 
 #include "db/lookup.hpp"
+#include "engine/asked_device.hpp"
 #include "engine/cli/command.hpp"
 #include "engine/cli/user_kernel_option.hpp"
 #include "engine/compiler.hpp"
 #include "engine/device_query.hpp"
 #include "engine/lookup_predictor.hpp"
+#include "engine/lookup_predictor_cache.hpp"
 #include "engine/lookup_validity.hpp"
 #include "kernels_templated/family.hpp"
 
@@ -29,8 +32,14 @@ struct LookupOptions {
   bool deterministic = false;      ///< serve only results verified bit-for-bit repeatable
   std::string objective = "time";  ///< time, energy or edp: what "best" means
   bool no_predict = false;         ///< answer unmeasured shapes with the nearest, not the model
+  bool own_only = false;           ///< only the asked GPU's own measurements, no sibling's
+  bool verbose = false;            ///< what each step cost, on stderr
   double min_distance = PredictionRule{}.min_distance;
 };
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 int run_lookup(LookupOptions o) {
   if (!o.spec.empty()) o.kernel = user_family_name(o.kernel, o.spec);
@@ -57,35 +66,6 @@ int run_lookup(LookupOptions o) {
     req.shape_class = family->shape_class(req.problem);
   }
 
-  DeviceSpec spec;
-  if (!o.device.empty()) {
-    if (o.device.rfind("sm_", 0) == 0)
-      req.arch = o.device;
-    else
-      req.device = o.device;
-    // A known GPU's short name ('h200') asks for what its full name measured.
-    if (auto b = find_builtin_device(o.device)) {
-      spec = *b;
-      if (!req.device.empty()) req.device = spec.name, req.arch = spec.arch();
-    }
-  } else {
-    DeviceQuery q = query_devices();
-    if (!q.devices.empty()) {
-      spec = q.devices.front().spec;
-      req.device = spec.name;
-      req.arch = spec.arch();
-    } else if (!o.spec.empty()) {
-      // A description's default device, as in `ktune space` and `ktune tune --compile-only`.
-      spec = *find_builtin_device("sm_90");
-      req.arch = spec.arch();
-      std::fprintf(stderr, "note: no GPU here (%s): answering for sm_90 (pass --device)\n",
-                   q.none_reason.c_str());
-    } else {
-      throw UsageError("no GPU here (" + q.none_reason +
-                       "): pass --device NAME or ARCH, e.g. --device sm_90");
-    }
-  }
-
   std::vector<std::string> layers;
   // A path that is there, or that cannot even be examined (a symlink loop):
   // opening it says what is wrong with it.
@@ -98,8 +78,27 @@ int run_lookup(LookupOptions o) {
   if (layers.empty())
     throw UsageError("no tuning database: neither '" + o.db + "' nor the system database '" +
                      o.system_db + "' exists");
+  auto step = std::chrono::steady_clock::now();
   Lookup lookup = Lookup::open_layers(layers);
   for (const std::string& w : lookup.warnings()) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  if (o.verbose)
+    std::fprintf(stderr, "lookup: indexed %zu measured entries of %zu database(s) in %.1f ms\n",
+                 lookup.indexed_entries(), layers.size(), seconds_since(step) * 1e3);
+  const AskedDevice asked = [&] {
+    try {
+      return resolve_asked_device(o.device, lookup);
+    } catch (const std::invalid_argument& e) {
+      // A description's default device, as in `ktune space` and `ktune tune --compile-only`.
+      if (!o.device.empty() || o.spec.empty()) throw UsageError(e.what());
+      std::fprintf(stderr, "note: %s; answering for sm_90\n", e.what());
+      return resolve_asked_device("sm_90", lookup);
+    }
+  }();
+  DeviceSpec spec = asked.spec;
+  req.device = asked.name;
+  req.arch = asked.arch;
+  req.own_device_only = o.own_only;
+  if (spec.cc_major > 0 && !req.device.empty()) req.device_spec = spec;
   std::string miss_log = o.log_misses;
   if (const char* env = std::getenv("KTUNE_LOOKUP_LOG"); miss_log.empty() && env && *env)
     miss_log = env;
@@ -116,9 +115,21 @@ int run_lookup(LookupOptions o) {
     // Shapes far from every measured one: the family's cost model,
     // calibrated on the databases' own measurements per GPU, ranks the
     // measured winners of the class (docs/lookup.md).
+    // The calibration is kept per database content (engine/lookup_predictor_cache.hpp).
     PredictionRule rule;
     rule.min_distance = o.min_distance;
-    lookup.set_predictor(CostModelPredictor::from_databases(layers), rule);
+    const PredictorLoad load = cached_predictor(layers, default_predictor_cache_dir());
+    lookup.set_predictor(load.predictor, rule);
+    if (o.verbose) {
+      std::fprintf(stderr,
+                   "lookup: predictor key %.1f ms (databases' fingerprints), %s %.1f ms%s%s\n",
+                   load.key_s * 1e3,
+                   load.from_cache           ? "calibration read from cache in"
+                   : load.cache_file.empty() ? "calibrated (no cache folder) in"
+                                             : "calibrated and cached in",
+                   load.load_s * 1e3, load.cache_file.empty() ? "" : ": ", load.cache_file.c_str());
+      if (!load.note.empty()) std::fprintf(stderr, "lookup: %s\n", load.note.c_str());
+    }
   }
   if (req.arch.empty()) req.arch = lookup.arch_of(req.device);
   if (family && spec.cc_major == 0 && !req.arch.empty())
@@ -144,7 +155,9 @@ int run_lookup(LookupOptions o) {
     }
   }
 
+  step = std::chrono::steady_clock::now();
   auto a = lookup.best(req);
+  if (o.verbose) std::fprintf(stderr, "lookup: answered in %.1f ms\n", seconds_since(step) * 1e3);
   if (!a) {
     if (o.json)
       std::cout << nlohmann::json{{"found", false}}.dump(2) << "\n";
@@ -161,6 +174,8 @@ int run_lookup(LookupOptions o) {
                      {"device", req.device},
                      {"arch", req.arch},
                      {"source", to_string(a->source)},
+                     {"reach", to_string(a->reach)},
+                     {"from", describe(*a)},
                      {"objective", to_string(req.objective)},
                      {"config", a->config.to_json()},
                      {"config_key", a->config_key}};
@@ -169,6 +184,7 @@ int run_lookup(LookupOptions o) {
       nlohmann::json learned = nlohmann::json::array();
       for (const auto& p : a->learned_from) learned.push_back(p.to_json());
       j["learned_from"] = learned;
+      j["learned_on"] = a->learned_on;
       j["distance"] = a->distance;
     }
     // A predicted general configuration carries no measurement of its own.
@@ -188,7 +204,12 @@ int run_lookup(LookupOptions o) {
     std::cout << j.dump(2) << "\n";
     return 0;
   }
+  // The first line keeps "<configuration>  (<source>)" for scripts; the next
+  // says whose measurements the answer rests on.
   std::printf("%s  (%s)\n", a->config_key.c_str(), std::string(to_string(a->source)).c_str());
+  if (a->source != LookupSource::default_config)
+    std::printf("  %s%s\n", describe(*a).c_str(),
+                a->reach == LookupReach::sibling ? ": another GPU of this arch" : "");
   if (a->source == LookupSource::default_config) {
     std::printf("  the family's safe default: nothing measured fits this problem and device%s\n",
                 req.objective == Objective::time ? "" : " with energy (metrics.energy_j)");
@@ -196,9 +217,10 @@ int run_lookup(LookupOptions o) {
   }
   if (a->source == LookupSource::predicted) {
     std::printf(
-        "  predicted %.4g ms by the cost model calibrated on %zu measured problems of this class "
-        "(nearest at distance %.3f, log2 space)\n",
-        a->predicted_s * 1e3, a->learned_from.size(), a->distance);
+        "  predicted %.4g ms for %s by the cost model calibrated on %zu measured problems of this "
+        "class on %s (nearest at distance %.3f, log2 space)\n",
+        a->predicted_s * 1e3, req.device.empty() ? req.arch.c_str() : req.device.c_str(),
+        a->learned_from.size(), a->learned_on.c_str(), a->distance);
     if (a->measured_problem.empty()) {
       std::printf("  the family's general configuration: not measured\n");
       return 0;
@@ -234,7 +256,8 @@ const CommandRegistrar registrar(60, [](CLI::App& app) {
   o->system_db = default_system_db_path();
   auto* cmd = app.add_subcommand("lookup",
                                  "Best tuned configuration for a problem on a GPU: exact, nearest "
-                                 "shape, another device of the arch, or the family's default");
+                                 "or predicted shape on this GPU, then on other GPUs of its arch, "
+                                 "then the family's default; each answer says whose measurements");
   cmd->add_option("--kernel", o->kernel, "Kernel family, e.g. gemm");
   cmd->add_option("--spec", o->spec,
                   "A user kernel's JSON description (docs/user-kernels.md), in place of --kernel");
@@ -242,8 +265,9 @@ const CommandRegistrar registrar(60, [](CLI::App& app) {
                   "Problem, e.g. 'm=4096,n=4096,k=4096,dtype=bf16' (with --spec: default its "
                   "description's sizes)");
   cmd->add_option("--device", o->device,
-                  "GPU name ('NVIDIA H200') or arch (sm_90); default: this machine's GPU 0 (with "
-                  "--spec and no GPU: sm_90)");
+                  "GPU name ('NVIDIA H200', 'h100 pcie', or any name this machine's driver "
+                  "reports) or arch (sm_90); default: this machine's GPU 0 (with --spec and no "
+                  "GPU: sm_90)");
   cmd->add_option("--db", o->db,
                   std::string("User tuning database; its results win (") + kDefaultDbHelp + ")");
   cmd->add_option(
@@ -276,6 +300,12 @@ const CommandRegistrar registrar(60, [](CLI::App& app) {
                   "Predict from this distance to the nearest measured shape on (log2 space of the "
                   "shape keys)")
       ->capture_default_str();
+  cmd->add_flag("--own-only", o->own_only,
+                "Serve only this GPU's own measurements (exact, nearest, predicted), never another "
+                "GPU's of its arch or another arch's; else the family's default");
+  cmd->add_flag("--verbose", o->verbose,
+                "Say on stderr what each step cost: indexing, the predictor's calibration (read "
+                "from its cache or fitted), the answer");
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->callback([o] { set_exit_code(run_lookup(*o)); });
 });

@@ -41,7 +41,8 @@ class FakePredictor final : public LookupPredictor {
     last_hash_ = q.family_hash;
     if (!pick_) return std::nullopt;
     for (std::size_t i = 0; i < q.candidates.size(); ++i)
-      if (q.candidates[i] == *pick_) return PredictedChoice{i, 7e-4, {gemm_problem(1, 2, 3)}};
+      if (q.candidates[i] == *pick_)
+        return PredictedChoice{i, 7e-4, {gemm_problem(1, 2, 3)}, kA.name};
     return std::nullopt;
   }
   int calls() const {

@@ -1,4 +1,4 @@
-// Lookup: every provenance (exact, nearest, arch fallback, default), the
+// Lookup: every provenance (exact, nearest, a sibling GPU, another arch, default), the
 // wrong_result exclusion, overlay precedence and concurrent use.
 #include <gtest/gtest.h>
 
@@ -94,18 +94,20 @@ TEST_F(LookupTest, NearestShapeOfTheSameClassReportsItsDistance) {
   EXPECT_EQ(implicit_answer->config, kZ);
 }
 
-TEST_F(LookupTest, ArchFallbackPrefersAnotherDeviceOfTheSameArchThenTheClosestArch) {
+TEST_F(LookupTest, AnotherDeviceOfTheSameArchThenTheClosestArch) {
   Lookup lookup = Lookup::open(path_);
-  // fp16 2048^3 was measured only on GPU B (same arch as A).
+  // fp16 2048^3 was measured only on GPU B (same arch as A): B's exact answer.
   auto same_arch = lookup.best(request(gemm_problem(2048, 2048, 2048, "fp16"), "Synthetic GPU A"));
   ASSERT_TRUE(same_arch);
-  EXPECT_EQ(same_arch->source, LookupSource::arch_fallback);
+  EXPECT_EQ(same_arch->source, LookupSource::exact);
+  EXPECT_EQ(same_arch->reach, LookupReach::sibling);
   EXPECT_EQ(same_arch->measured_device, "Synthetic GPU B");
   EXPECT_EQ(same_arch->config, kY);
   // fp32 512^3 was measured on sm_80 and sm_89: sm_89 is closer to sm_90.
   auto closest = lookup.best(request(gemm_problem(512, 512, 512, "fp32"), "Synthetic GPU A"));
   ASSERT_TRUE(closest);
   EXPECT_EQ(closest->source, LookupSource::arch_fallback);
+  EXPECT_EQ(closest->reach, LookupReach::other_arch);
   EXPECT_EQ(closest->measured_arch, "sm_89");
   EXPECT_EQ(closest->config, kY);
 }

@@ -87,6 +87,9 @@ TEST_F(EmitLibrary, WritesRoutesKernelsAndBuildFiles) {
   EXPECT_EQ(count(router, "\"exact\""), 2);
   EXPECT_EQ(count(router, "\"general\""), 1);
   EXPECT_EQ(count(router, "\"default\""), 1);
+  // The measured routes name the GPU whose rows chose them, the default none.
+  EXPECT_GE(count(router, "\"" + h200().name + "\""), 3);
+  EXPECT_EQ(count(router, ", nullptr},"), 1);
   EXPECT_NE(router.find(s.template_hashes), std::string::npos);
   EXPECT_NE(s.template_hashes.find("rmsnorm="), std::string::npos);
   EXPECT_GE(s.kernels, 2);

@@ -109,6 +109,22 @@ TEST_F(RouterTest, ExactThenGroupThenGeneral) {
   EXPECT_EQ(general.config, configs_[2]);
 }
 
+TEST_F(RouterTest, ALibraryEmittedFromOneGpuRunOnASiblingNamesTheGpuThatMeasured) {
+  // Tables from H200 rows, run on an H100 SXM: the routes answer, not the
+  // default, and say whose measurements they are.
+  for (std::size_t i = 1; i < routes_.size(); ++i) routes_[i].measured_on = "NVIDIA H200";
+  rt::Dispatcher on_h100(*find_builtin_device("NVIDIA H100 80GB HBM3"),
+                         std::make_unique<RouterChooser>(tables_), std::make_unique<AnySupplier>(),
+                         std::make_unique<FakeLauncher>(std::make_shared<LaunchLog>()));
+  Explanation e;
+  ASSERT_TRUE(on_h100.explain(rt::key_of(RmsnormDesc{64, 4096, DType::bf16}), &e).ok());
+  EXPECT_EQ(e.how, "exact (measured on NVIDIA H200)");
+  EXPECT_EQ(e.config, configs_[0]);
+  ASSERT_TRUE(on_h100.explain(rt::key_of(RmsnormDesc{8, 2048, DType::bf16}), &e).ok());
+  EXPECT_EQ(e.how, "general (measured on NVIDIA H200)");
+  EXPECT_EQ(e.config, configs_[2]);
+}
+
 TEST_F(RouterTest, ARouteWhoseKernelsAreNotCompiledIsSkipped) {
   // Drop every compiled source of the general route: the default serves.
   const KernelFamily& f = find_family("rmsnorm");

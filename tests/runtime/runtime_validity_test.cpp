@@ -58,8 +58,29 @@ TEST_F(RuntimeValidity, TheMeasuredShapeRunsTheDatabaseAnswer) {
   Explanation e;
   ASSERT_TRUE(
       rt->explain(GemmDesc{.m = 4096, .n = 4096, .k = 4096, .dtype = DType::fp32}, &e).ok());
-  EXPECT_EQ(e.how, "exact");
+  EXPECT_EQ(e.how, "exact (measured on " + h200().name + ")");
   EXPECT_EQ(e.config, config_.key());
+}
+
+TEST_F(RuntimeValidity, AnotherGpuOfTheArchRunsTheMeasuredAnswerAndSaysWhose) {
+  // The database holds H200 rows only; the runtime runs on an H100 SXM.
+  auto lookup = std::make_shared<const Lookup>(Lookup::open(path_.string()));
+  const DeviceSpec h100 = *find_builtin_device("NVIDIA H100 80GB HBM3");
+  for (const bool own_only : {false, true}) {
+    Runtime rt(std::make_unique<Runtime::Impl>(
+        h100, lookup, std::make_unique<FakeCompiler>(std::make_shared<CompilerCounts>()),
+        std::make_unique<FakeLoader>(),
+        std::make_unique<FakeLauncher>(std::make_shared<LaunchLog>()), "", own_only));
+    Explanation e;
+    ASSERT_TRUE(
+        rt.explain(GemmDesc{.m = 4096, .n = 4096, .k = 4096, .dtype = DType::fp32}, &e).ok());
+    if (own_only) {
+      EXPECT_TRUE(e.how == "default" || e.how == "space default") << e.how;
+    } else {
+      EXPECT_EQ(e.how, "exact (measured on " + h200().name + ")");
+      EXPECT_EQ(e.config, config_.key());
+    }
+  }
 }
 
 TEST_F(RuntimeValidity, AnAnswerTheSpaceRejectsFallsBackToTheDefault) {

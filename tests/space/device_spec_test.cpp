@@ -33,6 +33,21 @@ TEST(DeviceSpec, FindsByExactNameArchAndFragment) {
   EXPECT_GE(builtin_devices().size(), 7u);
 }
 
+TEST(DeviceSpec, HoldsTheDeployedHopperParts) {
+  // By the names their drivers report; the PCIe card is a smaller part.
+  for (const char* name : {"NVIDIA H100 80GB HBM3", "NVIDIA H100 PCIe", "NVIDIA H800",
+                           "NVIDIA H200", "NVIDIA GH200 480GB"}) {
+    const auto d = find_builtin_device(name);
+    ASSERT_TRUE(d) << name;
+    EXPECT_EQ(d->name, name);
+    EXPECT_EQ(d->arch(), "sm_90") << name;
+    EXPECT_GT(d->dram_gbps, 0) << name;
+  }
+  EXPECT_LT(find_builtin_device("h100 pcie")->sm_count, find_builtin_device("h100")->sm_count);
+  EXPECT_EQ(find_builtin_device("gh200")->name, "NVIDIA GH200 480GB");
+  EXPECT_EQ(find_builtin_device("h800")->name, "NVIDIA H800");
+}
+
 TEST(DeviceSpec, PeakPerUnitAndResources) {
   const DeviceSpec d = *find_builtin_device("h200");
   EXPECT_DOUBLE_EQ(d.peak_tflops(ComputeUnit::tensor_bf16), d.peak_tflops_bf16);
