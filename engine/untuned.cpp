@@ -83,6 +83,7 @@ void choose_untuned(PreparedTune& job, const UntunedLookup* lookup) {
   std::vector<std::string>& notes = job.untuned_notes;
   notes.clear();
   std::vector<UntunedChoice> candidates;
+  if (std::optional<Config> c = family_default(job)) candidates.push_back({kTheDefault, "", *c});
   if (lookup && !lookup->open_error().empty())
     notes.push_back("the lookup's databases could not be read (" + lookup->open_error() + "): no answer of theirs");
   if (lookup) {
@@ -94,7 +95,6 @@ void choose_untuned(PreparedTune& job, const UntunedLookup* lookup) {
       notes.push_back(std::string("the lookup could not answer: ") + e.what());
     }
   }
-  if (std::optional<Config> c = family_default(job)) candidates.push_back({kTheDefault, "", *c});
 
   job.untuned.clear();
   for (UntunedChoice& choice : candidates) {
@@ -113,8 +113,12 @@ void choose_untuned(PreparedTune& job, const UntunedLookup* lookup) {
 
 void print_untuned_plan(std::ostream& out, const PreparedTune& job) {
   std::string first;
-  for (const UntunedChoice& c : job.untuned)
-    first += (first.empty() ? "" : ", ") + c.name + (c.source.empty() ? "" : " (" + c.source + ")") + " " + c.config.key();
+  for (std::size_t i = 0; i < job.untuned.size(); ++i) {
+    const UntunedChoice& c = job.untuned[i];
+    const bool repeat = i > 0 && job.untuned[0].config == c.config;  // evaluated once
+    first += (first.empty() ? "" : ", ") + c.name + (c.source.empty() ? "" : " (" + c.source + ")") +
+             (repeat ? ", the same configuration" : " " + c.config.key());
+  }
   if (!first.empty()) out << "  evaluated first, as what a user gets without tuning: " << first << "\n";
   for (const std::string& note : job.untuned_notes) out << "  note: " << note << "\n";
 }

@@ -55,12 +55,13 @@ class UntunedLookup {
   std::string open_error_;
 };
 
-/// Sets the job's untuned choices (PreparedTune::untuned): the lookup's
-/// answer (`lookup` may be null: none) and the family's default (none for a
-/// foreign recording), in that order, and makes them its first start
+/// Sets the job's untuned choices (PreparedTune::untuned): the family's
+/// default (none for a foreign recording) and the lookup's answer (`lookup`
+/// may be null: none), in that order, and makes them its first start
 /// configurations, before the user's (TuneSpec::start). prepare_tune calls
-/// it without a lookup; calling it again replaces the choices. A choice the job's (sub-)space rules
-/// out is left out, with one line in PreparedTune::untuned_notes saying so.
+/// it without a lookup; calling it again replaces the choices. A choice the
+/// job's (sub-)space rules out is left out, with one line in
+/// PreparedTune::untuned_notes saying so.
 void choose_untuned(PreparedTune& job, const UntunedLookup* lookup);
 
 /// Lines for a run's plan, each starting with two spaces: which untuned

@@ -162,7 +162,7 @@ const CommandRegistrar registrar(20, [](CLI::App& app) {
                   "(e.g. \"VEC == 8 && SMEM == 'xor'\"; repeatable, all must hold; see `ktune space`)")
       ->allow_extra_args(false);
   cmd->add_option("--start", args->spec.start,
-                  "Evaluate this configuration first, after the lookup's answer and the family's default (a "
+                  "Evaluate this configuration first, after the family's default and the lookup's answer (a "
                   "canonical key, e.g. from a bench; repeatable, in order; must be valid in the space; counts "
                   "against the budget)")
       ->allow_extra_args(false);
