@@ -115,6 +115,7 @@ class DistributedEvaluator final : public Evaluator {
 /// proposals and the database writes are those of run_sweep (`lookup` too).
 std::vector<SweepOutcome> run_distributed_sweep(const std::vector<SweepItem>& items, Store& store,
                                                 WorkerTransport& transport, ProgressSink* progress,
-                                                std::ostream& out, const UntunedLookup* lookup = nullptr);
+                                                std::ostream& out,
+                                                const UntunedLookup* lookup = nullptr);
 
 }  // namespace ktune

@@ -92,7 +92,8 @@ using PrepareItem = std::function<std::unique_ptr<PreparedTune>(const SweepItem&
 /// prepare_tune) resolves each item. Each item evaluates first the family's
 /// default and, when `lookup` is given, its answer (engine/untuned.hpp).
 std::vector<SweepOutcome> run_sweep(const std::vector<SweepItem>& items, Store& store,
-                                    ProgressSink* progress, std::ostream& out, const PrepareItem& prepare = {},
+                                    ProgressSink* progress, std::ostream& out,
+                                    const PrepareItem& prepare = {},
                                     const UntunedLookup* lookup = nullptr);
 
 /// The summary table: one line per item with evaluated (+reused), failures,

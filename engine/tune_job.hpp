@@ -84,7 +84,7 @@ struct PreparedTune {
   /// What a user runs without tuning, evaluated first (choose_untuned in
   /// engine/untuned.hpp); empty until chosen.
   std::vector<UntunedChoice> untuned;
-  std::vector<std::string> untuned_notes;          ///< choices left out, and why (one line each)
+  std::vector<std::string> untuned_notes;  ///< choices left out, and why (one line each)
 
   PreparedTune() = default;
   PreparedTune(const PreparedTune&) = delete;

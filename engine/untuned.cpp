@@ -48,7 +48,7 @@ std::string format_ratio(double ratio) {
 UntunedLookup::UntunedLookup(const std::vector<std::string>& paths) {
   std::vector<std::string> layers;
   for (const std::string& p : paths)
-    if (!p.empty() && p != ":memory:" && std::filesystem::exists(p)) layers.push_back(p);
+    if (!p.empty() && std::filesystem::exists(p)) layers.push_back(p);
   if (layers.empty()) return;
   try {
     auto lookup = std::make_unique<Lookup>(Lookup::open_layers(layers));
@@ -85,7 +85,8 @@ void choose_untuned(PreparedTune& job, const UntunedLookup* lookup) {
   std::vector<UntunedChoice> candidates;
   if (std::optional<Config> c = family_default(job)) candidates.push_back({kTheDefault, "", *c});
   if (lookup && !lookup->open_error().empty())
-    notes.push_back("the lookup's databases could not be read (" + lookup->open_error() + "): no answer of theirs");
+    notes.push_back("the lookup's databases could not be read (" + lookup->open_error() +
+                    "): no answer of theirs");
   if (lookup) {
     try {
       if (std::optional<LookupAnswer> a = lookup->answer(job))
@@ -102,8 +103,8 @@ void choose_untuned(PreparedTune& job, const UntunedLookup* lookup) {
     if (job.space->is_valid(choice.config, &why))
       job.untuned.push_back(std::move(choice));
     else
-      notes.push_back(choice.name + " " + choice.config.key() + " is not in this run's space (" + why +
-                      "): not evaluated");
+      notes.push_back(choice.name + " " + choice.config.key() + " is not in this run's space (" +
+                      why + "): not evaluated");
   }
   std::vector<Config> start;
   for (const UntunedChoice& choice : job.untuned) start.push_back(choice.config);
@@ -116,14 +117,17 @@ void print_untuned_plan(std::ostream& out, const PreparedTune& job) {
   for (std::size_t i = 0; i < job.untuned.size(); ++i) {
     const UntunedChoice& c = job.untuned[i];
     const bool repeat = i > 0 && job.untuned[0].config == c.config;  // evaluated once
-    first += (first.empty() ? "" : ", ") + c.name + (c.source.empty() ? "" : " (" + c.source + ")") +
+    first += (first.empty() ? "" : ", ") + c.name +
+             (c.source.empty() ? "" : " (" + c.source + ")") +
              (repeat ? ", the same configuration" : " " + c.config.key());
   }
-  if (!first.empty()) out << "  evaluated first, as what a user gets without tuning: " << first << "\n";
+  if (!first.empty())
+    out << "  evaluated first, as what a user gets without tuning: " << first << "\n";
   for (const std::string& note : job.untuned_notes) out << "  note: " << note << "\n";
 }
 
-std::vector<UntunedComparison> compare_to_untuned(const PreparedTune& job, const TuneReport& report) {
+std::vector<UntunedComparison> compare_to_untuned(const PreparedTune& job,
+                                                  const TuneReport& report) {
   const Objective objective = job.spec.options.objective;
   std::vector<UntunedComparison> out;
   for (const UntunedChoice& choice : job.untuned) {
@@ -142,19 +146,21 @@ std::vector<UntunedComparison> compare_to_untuned(const PreparedTune& job, const
   return out;
 }
 
-std::string describe_untuned(const std::vector<UntunedComparison>& comparisons, Objective objective) {
+std::string describe_untuned(const std::vector<UntunedComparison>& comparisons,
+                             Objective objective) {
   std::string ratios, others;
   for (const UntunedComparison& c : comparisons) {
     if (c.ratio) {
       ratios += (ratios.empty() ? "best " : ", ") + format_ratio(*c.ratio) + " " + c.choice.label();
       continue;
     }
-    std::string why = !c.result     ? "not evaluated"
+    std::string why = !c.result         ? "not evaluated"
                       : !c.result->ok() ? std::string(to_string(c.result->status))
                                         : "without " + std::string(to_string(objective));
     others += "; " + c.choice.label() + " " + why;
   }
-  if (!ratios.empty() && objective != Objective::time) ratios += " (by " + std::string(to_string(objective)) + ")";
+  if (!ratios.empty() && objective != Objective::time)
+    ratios += " (by " + std::string(to_string(objective)) + ")";
   if (ratios.empty() && !others.empty()) others.erase(0, 2);
   return ratios + others;
 }

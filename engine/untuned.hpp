@@ -82,12 +82,14 @@ struct UntunedComparison {
 };
 
 /// One comparison per choice (PreparedTune::untuned) against report.best.
-std::vector<UntunedComparison> compare_to_untuned(const PreparedTune& job, const TuneReport& report);
+std::vector<UntunedComparison> compare_to_untuned(const PreparedTune& job,
+                                                  const TuneReport& report);
 
 /// "best 1.23x the default (BLOCK_M=...), 1.05x the lookup's answer
 /// (predicted)", then each choice without a ratio and why ("; the default
 /// (...) not evaluated"); under energy or edp, "(by energy)". Empty for no
 /// comparisons.
-std::string describe_untuned(const std::vector<UntunedComparison>& comparisons, Objective objective);
+std::string describe_untuned(const std::vector<UntunedComparison>& comparisons,
+                             Objective objective);
 
 }  // namespace ktune

@@ -29,8 +29,8 @@ class UntunedCli : public ::testing::Test {
   /// `ktune ARGS` with a system database that does not exist, so that only
   /// the test's databases answer.
   test::ProcessRun ktune(const std::string& args) const {
-    return test::shell("KTUNE_SYSTEM_DB=" + quote(temp_.file("no-system.db")) + " " + quote(test::ktune_path()) +
-                       " " + args);
+    return test::shell("KTUNE_SYSTEM_DB=" + quote(temp_.file("no-system.db")) + " " +
+                       quote(test::ktune_path()) + " " + args);
   }
   std::string tune(std::size_t budget) const {
     return "tune --replay " + quote(recording_.string()) + " --strategy random --budget " +
@@ -48,10 +48,12 @@ TEST_F(UntunedCli, TuneEvaluatesTheDefaultFirstAndPrintsTheBestsRatioOverIt) {
   const std::string key = rec.default_config.key();
   const test::ProcessRun r = ktune(tune(4));
   ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("  evaluated first, as what a user gets without tuning: the default " + key + "\n"),
+  EXPECT_NE(r.output.find("  evaluated first, as what a user gets without tuning: the default " +
+                          key + "\n"),
             std::string::npos)
       << r.output;
-  EXPECT_NE(r.output.find("\nbest 1.00x the default (" + key + ").\n"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("\nbest 1.00x the default (" + key + ").\n"), std::string::npos)
+      << r.output;
   // The best is the default: the budget spent on slower ones did not displace it.
   const std::string best = first_row(r.output);
   EXPECT_EQ(best.substr(best.size() - key.size() - 2), "  " + key) << r.output;
@@ -61,10 +63,12 @@ TEST_F(UntunedCli, TuneEvaluatesTheDefaultFirstAndPrintsTheBestsRatioOverIt) {
   const test::ProcessRun again = ktune(tune(2));
   ASSERT_EQ(again.code, 0) << again.output;
   EXPECT_NE(again.output.find("4 stored results reused"), std::string::npos) << again.output;
-  EXPECT_NE(again.output.find(": the default " + key + ", the lookup's answer (exact), the same configuration\n"),
+  EXPECT_NE(again.output.find(": the default " + key +
+                              ", the lookup's answer (exact), the same configuration\n"),
             std::string::npos)
       << again.output;
-  EXPECT_NE(again.output.find("\nbest 1.00x the default (" + key + "), 1.00x the lookup's answer (exact).\n"),
+  EXPECT_NE(again.output.find("\nbest 1.00x the default (" + key +
+                              "), 1.00x the lookup's answer (exact).\n"),
             std::string::npos)
       << again.output;
 }
@@ -80,7 +84,8 @@ TEST_F(UntunedCli, ADefaultOutsideTheSubSpaceIsNamedInOneLine) {
   ASSERT_FALSE(require.empty());
   const test::ProcessRun r = ktune(tune(2) + " --require " + quote(require));
   ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("  note: the default " + rec.default_config.key() + " is not in this run's space ("),
+  EXPECT_NE(r.output.find("  note: the default " + rec.default_config.key() +
+                          " is not in this run's space ("),
             std::string::npos)
       << r.output;
   EXPECT_EQ(r.output.find("evaluated first"), std::string::npos) << r.output;
@@ -91,9 +96,11 @@ TEST_F(UntunedCli, SweepItemsStartFromTheDefaultAndTheSummaryShowsTheRatio) {
   const testing::DefaultRecording rec = testing::write_default_recording(recording_, /*faster=*/0);
   std::ofstream(temp_.path() / "sweep.json")
       << R"({"defaults": {"strategy": "random", "budget": 3}, "runs": [{"replay": "gemm_default.json"}]})";
-  const test::ProcessRun r = ktune("sweep " + quote((temp_.path() / "sweep.json").string()) + " --db " + quote(db_));
+  const test::ProcessRun r =
+      ktune("sweep " + quote((temp_.path() / "sweep.json").string()) + " --db " + quote(db_));
   ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("  best 1.00x the default (" + rec.default_config.key() + ")\n"), std::string::npos)
+  EXPECT_NE(r.output.find("  best 1.00x the default (" + rec.default_config.key() + ")\n"),
+            std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("x default"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("1.00x"), std::string::npos) << r.output;

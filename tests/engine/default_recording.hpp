@@ -27,7 +27,8 @@ inline constexpr double kDefaultTimeS = 1e-3;
 /// H200: the default at kDefaultTimeS and 8 other configurations of the
 /// space, the first `faster` of them faster than the default (0.5 ms +
 /// 0.05 ms * i), the rest slower (1.5 ms + 0.1 ms * i). Synthetic times.
-inline DefaultRecording write_default_recording(const std::filesystem::path& path, std::size_t faster) {
+inline DefaultRecording write_default_recording(const std::filesystem::path& path,
+                                                std::size_t faster) {
   const KernelFamily& gemm = find_family("gemm");
   DefaultRecording out;
   out.device = *find_builtin_device("h200");

@@ -68,7 +68,8 @@ TEST_F(Untuned, TheDefaultIsEvaluatedFirstAndTheBestIsNeverSlower) {
   ASSERT_EQ(c.size(), 1u);
   ASSERT_TRUE(c[0].ratio);
   EXPECT_DOUBLE_EQ(*c[0].ratio, 1.0);
-  EXPECT_EQ(describe_untuned(c, Objective::time), "best 1.00x the default (" + rec.default_config.key() + ")");
+  EXPECT_EQ(describe_untuned(c, Objective::time),
+            "best 1.00x the default (" + rec.default_config.key() + ")");
 }
 
 TEST_F(Untuned, TheSummaryGivesTheBestsSpeedUpOverTheDefaultMeasuredInTheRun) {
@@ -136,7 +137,8 @@ TEST_F(Untuned, TheLookupsAnswerIsEvaluatedFirst) {
   std::ostringstream plan;
   print_untuned_plan(plan, *job);
   EXPECT_EQ(plan.str(), "  evaluated first, as what a user gets without tuning: the default " +
-                            rec.default_config.key() + ", the lookup's answer (nearest) " + answer.key() + "\n");
+                            rec.default_config.key() + ", the lookup's answer (nearest) " +
+                            answer.key() + "\n");
 
   Store store = Store::open(":memory:");
   const TuneReport report = run_prepared_tune(*job, store, nullptr);
@@ -147,8 +149,8 @@ TEST_F(Untuned, TheLookupsAnswerIsEvaluatedFirst) {
   EXPECT_EQ(report.best->config, rec.default_config);  // the answer, recorded slower here, lost
   const double answer_ratio = report.measured[1].time.median_s / testing::kDefaultTimeS;
   EXPECT_EQ(describe_untuned(compare_to_untuned(*job, report), Objective::time),
-            "best 1.00x the default (" + rec.default_config.key() + "), " + ratio_text(answer_ratio) +
-                " the lookup's answer (nearest)");
+            "best 1.00x the default (" + rec.default_config.key() + "), " +
+                ratio_text(answer_ratio) + " the lookup's answer (nearest)");
 }
 
 TEST_F(Untuned, ADefaultOutsideTheSubSpaceIsNamedAndTheRunGoesOn) {
@@ -164,7 +166,8 @@ TEST_F(Untuned, ADefaultOutsideTheSubSpaceIsNamedAndTheRunGoesOn) {
   std::unique_ptr<PreparedTune> job = prepare_tune(replay(3, {require}));
   EXPECT_TRUE(job->untuned.empty());
   ASSERT_EQ(job->untuned_notes.size(), 1u);
-  EXPECT_EQ(job->untuned_notes[0].rfind("the default " + rec.default_config.key() + " is not in this run's space", 0),
+  EXPECT_EQ(job->untuned_notes[0].rfind(
+                "the default " + rec.default_config.key() + " is not in this run's space", 0),
             0u)
       << job->untuned_notes[0];
   std::ostringstream plan;
@@ -178,17 +181,20 @@ TEST_F(Untuned, ADefaultOutsideTheSubSpaceIsNamedAndTheRunGoesOn) {
 }
 
 TEST_F(Untuned, AChoiceNotEvaluatedOrFailedIsNamed) {
-  UntunedComparison skipped{{kTheDefault, "", Config{{"x", std::int64_t{1}}}}, std::nullopt, std::nullopt};
+  UntunedComparison skipped{
+      {kTheDefault, "", Config{{"x", std::int64_t{1}}}}, std::nullopt, std::nullopt};
   Result wrong;
   wrong.status = Status::wrong_result;
-  UntunedComparison failed{{kTheLookupsAnswer, "exact", Config{{"x", std::int64_t{2}}}}, wrong, std::nullopt};
+  UntunedComparison failed{
+      {kTheLookupsAnswer, "exact", Config{{"x", std::int64_t{2}}}}, wrong, std::nullopt};
   Result ok;
   ok.status = Status::ok;
   UntunedComparison faster{{kTheLookupsAnswer, "nearest", Config{{"x", std::int64_t{3}}}}, ok, 1.5};
   EXPECT_EQ(describe_untuned({skipped, failed}, Objective::time),
             "the default (x=1) not evaluated; the lookup's answer (exact) wrong_result");
-  EXPECT_EQ(describe_untuned({skipped, faster}, Objective::energy),
-            "best 1.50x the lookup's answer (nearest) (by energy); the default (x=1) not evaluated");
+  EXPECT_EQ(
+      describe_untuned({skipped, faster}, Objective::energy),
+      "best 1.50x the lookup's answer (nearest) (by energy); the default (x=1) not evaluated");
 }
 
 TEST_F(Untuned, EverySweepItemStartsFromTheDefaultAndReportsTheRatio) {
@@ -206,7 +212,8 @@ TEST_F(Untuned, EverySweepItemStartsFromTheDefaultAndReportsTheRatio) {
                            rec.default_config.key()),
             std::string::npos)
       << log.str();
-  EXPECT_NE(log.str().find("  best 1.00x the default (" + rec.default_config.key() + ")"), std::string::npos)
+  EXPECT_NE(log.str().find("  best 1.00x the default (" + rec.default_config.key() + ")"),
+            std::string::npos)
       << log.str();
   std::ostringstream summary;
   print_sweep_summary(summary, outcomes);
