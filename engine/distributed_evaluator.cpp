@@ -166,7 +166,7 @@ std::vector<Result> DistributedEvaluator::evaluate(std::span<const Config> confi
 
 std::vector<SweepOutcome> run_distributed_sweep(const std::vector<SweepItem>& items, Store& store,
                                                 WorkerTransport& transport, ProgressSink* progress,
-                                                std::ostream& out) {
+                                                std::ostream& out, const UntunedLookup* lookup) {
   PrepareItem prepare = [&](const SweepItem& item) -> std::unique_ptr<PreparedTune> {
     std::vector<WorkerReady> ready = transport.open_item(item);
     std::optional<std::size_t> first;
@@ -202,7 +202,7 @@ std::vector<SweepOutcome> run_distributed_sweep(const std::vector<SweepItem>& it
     };
     return prepare_tune(spec, hooks);
   };
-  return run_sweep(items, store, progress, out, prepare);
+  return run_sweep(items, store, progress, out, prepare, lookup);
 }
 
 }  // namespace ktune

@@ -112,9 +112,10 @@ class DistributedEvaluator final : public Evaluator {
 /// it out, with a note, so each result is stored under the device that
 /// measured it); a batch smaller than the number of workers is raised to it
 /// (with a note) so that no worker idles. Items, their order, the searchers'
-/// proposals and the database writes are those of run_sweep.
+/// proposals and the database writes are those of run_sweep (`lookup` too).
 std::vector<SweepOutcome> run_distributed_sweep(const std::vector<SweepItem>& items, Store& store,
                                                 WorkerTransport& transport, ProgressSink* progress,
-                                                std::ostream& out);
+                                                std::ostream& out,
+                                                const UntunedLookup* lookup = nullptr);
 
 }  // namespace ktune

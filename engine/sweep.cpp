@@ -331,8 +331,9 @@ std::vector<std::string> check_items_on_device(const std::vector<SweepItem>& ite
   return refused;
 }
 
-std::vector<SweepOutcome> run_sweep(const std::vector<SweepItem>& items, Store& store, ProgressSink* progress,
-                                    std::ostream& out, const PrepareItem& prepare) {
+std::vector<SweepOutcome> run_sweep(const std::vector<SweepItem>& items, Store& store,
+                                    ProgressSink* progress, std::ostream& out,
+                                    const PrepareItem& prepare, const UntunedLookup* lookup) {
   std::vector<SweepOutcome> outcomes;
   for (std::size_t i = 0; i < items.size(); ++i) {
     SweepOutcome outcome;
@@ -345,8 +346,13 @@ std::vector<SweepOutcome> run_sweep(const std::vector<SweepItem>& items, Store& 
     try {
       std::unique_ptr<PreparedTune> job = prepare ? prepare(items[i]) : prepare_tune(spec);
       outcome.label = job->label;
+      if (lookup) choose_untuned(*job, lookup);
+      print_untuned_plan(out, *job);
       TuneReport report = run_prepared_tune(*job, store, progress);
       outcome.metric = throughput_for(*job, report);
+      outcome.untuned = compare_to_untuned(*job, report);
+      const std::string untuned = describe_untuned(outcome.untuned, spec.options.objective);
+      if (!untuned.empty()) out << "  " << untuned << "\n";
       outcome.report = std::move(report);
     } catch (const std::exception& e) {
       outcome.error = e.what();
@@ -357,15 +363,33 @@ std::vector<SweepOutcome> run_sweep(const std::vector<SweepItem>& items, Store& 
   return outcomes;
 }
 
+namespace {
+
+/// "1.23x": the best over the untuned choice called `name`; "-" without one.
+std::string ratio_over(const std::vector<UntunedComparison>& comparisons, const std::string& name) {
+  for (const UntunedComparison& c : comparisons) {
+    if (c.choice.name != name || !c.ratio) continue;
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(2) << *c.ratio << "x";
+    return s.str();
+  }
+  return "-";
+}
+
+}  // namespace
+
 void print_sweep_summary(std::ostream& out, const std::vector<SweepOutcome>& outcomes) {
   out << std::left << std::setw(5) << "#" << std::setw(52) << "run" << std::right << std::setw(16)
-      << "evaluated" << std::setw(8) << "failed" << std::setw(12) << "best" << std::setw(16) << "throughput"
-      << "  " << std::left << "stop" << "\n";
+      << "evaluated" << std::setw(8) << "failed" << std::setw(12) << "best" << std::setw(16)
+      << "throughput" << std::setw(11) << "x default" << std::setw(10) << "x lookup"
+      << "  " << std::left << "stop"
+      << "\n";
   for (const SweepOutcome& o : outcomes) {
     std::string label = o.label.size() > 50 ? o.label.substr(0, 47) + "..." : o.label;
     out << std::left << std::setw(5) << o.item.index << std::setw(52) << label << std::right;
     if (!o.report) {
-      out << std::setw(16) << "-" << std::setw(8) << "-" << std::setw(12) << "-" << std::setw(16) << "-"
+      out << std::setw(16) << "-" << std::setw(8) << "-" << std::setw(12) << "-" << std::setw(16)
+          << "-" << std::setw(11) << "-" << std::setw(10) << "-"
           << "  error: " << o.error << "\n";
       continue;
     }
@@ -382,8 +406,10 @@ void print_sweep_summary(std::ostream& out, const std::vector<SweepOutcome>& out
       else s << "-";
       tp = s.str();
     }
-    out << std::setw(16) << evaluated << std::setw(8) << r.failures << std::setw(12) << best << std::setw(16)
-        << tp << "  " << std::left << to_string(r.stop) << "\n";
+    out << std::setw(16) << evaluated << std::setw(8) << r.failures << std::setw(12) << best
+        << std::setw(16) << tp << std::setw(11) << ratio_over(o.untuned, kTheDefault)
+        << std::setw(10) << ratio_over(o.untuned, kTheLookupsAnswer) << "  " << std::left
+        << to_string(r.stop) << "\n";
   }
 }
 

@@ -78,6 +78,7 @@ struct SweepOutcome {
   std::optional<TuneReport> report;   ///< empty when the item failed to run
   std::string error;                  ///< why it failed to run (no GPU, a crash, ...)
   Throughput metric = Throughput::none;
+  std::vector<UntunedComparison> untuned;  ///< the best against what a user gets without tuning
 };
 
 /// Resolves one item into a prepared run; the default is prepare_tune(item.spec).
@@ -86,13 +87,18 @@ using PrepareItem = std::function<std::unique_ptr<PreparedTune>(const SweepItem&
 
 /// Runs the items one after another into `store` (each item resumes from what
 /// the store holds). A failing item is reported and the sweep goes on.
-/// `out` gets a heading per item; progress goes to `progress`. `prepare`
-/// (empty: prepare_tune) resolves each item.
+/// `out` gets a heading per item, what it evaluates first and, after it, the
+/// best's ratio over those; progress goes to `progress`. `prepare` (empty:
+/// prepare_tune) resolves each item. Each item evaluates first the family's
+/// default and, when `lookup` is given, its answer (engine/untuned.hpp).
 std::vector<SweepOutcome> run_sweep(const std::vector<SweepItem>& items, Store& store,
-                                    ProgressSink* progress, std::ostream& out, const PrepareItem& prepare = {});
+                                    ProgressSink* progress, std::ostream& out,
+                                    const PrepareItem& prepare = {},
+                                    const UntunedLookup* lookup = nullptr);
 
 /// The summary table: one line per item with evaluated (+reused), failures,
-/// best time and throughput, stop reason or error.
+/// best time and throughput, the best's ratio over the default and over the
+/// lookup's answer, stop reason or error.
 void print_sweep_summary(std::ostream& out, const std::vector<SweepOutcome>& outcomes);
 
 }  // namespace ktune

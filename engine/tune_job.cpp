@@ -311,7 +311,8 @@ std::unique_ptr<PreparedTune> prepare_tune(const TuneSpec& spec, const PrepareHo
     job->key.shape_class = job->family->shape_class(job->problem);
   }
   job->label = job->key.family + " " + job->problem.key();
-  job->spec.options.start_configs = start_configs(*job->space, spec.start);
+  // The family's default first, then the user's start configurations.
+  choose_untuned(*job, nullptr);
 
   SearchContext context;
   context.space = job->space.get();

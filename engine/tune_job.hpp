@@ -15,6 +15,7 @@
 #include "engine/evaluator.hpp"
 #include "engine/progress.hpp"
 #include "engine/tuner.hpp"
+#include "engine/untuned.hpp"
 #include "kernels_templated/family.hpp"
 #include "search/recorded_space.hpp"
 #include "search/searcher.hpp"
@@ -80,6 +81,10 @@ struct PreparedTune {
   RunKey key;
   Provenance provenance;
   std::string label;                               ///< "gemm m=...,n=..." for progress and summaries
+  /// What a user runs without tuning, evaluated first (choose_untuned in
+  /// engine/untuned.hpp); empty until chosen.
+  std::vector<UntunedChoice> untuned;
+  std::vector<std::string> untuned_notes;  ///< choices left out, and why (one line each)
 
   PreparedTune() = default;
   PreparedTune(const PreparedTune&) = delete;

@@ -115,10 +115,14 @@ int run_sweep_command(const SweepArgs& args) {
 
 /// Opens the database and runs the items (distributed when `transport` is set).
 int run_items(const std::vector<SweepItem>& items, const std::string& db, WorkerTransport* transport) {
+  // What `ktune lookup` answers before the sweep, from the same databases:
+  // each item evaluates it first, with the family's default.
+  const UntunedLookup lookup({db, default_system_db_path()});
   Store store = open_store_for_writing(db);
   StreamProgress progress(stderr);
-  std::vector<SweepOutcome> outcomes = transport ? run_distributed_sweep(items, store, *transport, &progress, std::cout)
-                                                 : run_sweep(items, store, &progress, std::cout);
+  std::vector<SweepOutcome> outcomes =
+      transport ? run_distributed_sweep(items, store, *transport, &progress, std::cout, &lookup)
+                : run_sweep(items, store, &progress, std::cout, {}, &lookup);
   std::cout << "\nSummary\n";
   print_sweep_summary(std::cout, outcomes);
   std::size_t failed = std::count_if(outcomes.begin(), outcomes.end(),

@@ -62,7 +62,10 @@ void print_plan(const PreparedTune& job, const std::string& db) {
         << (s.options.objective == Objective::energy ? " (joules per launch"
                                                      : " (joules x seconds per launch")
         << ", NVML's total energy counter; stored results without energy are measured again)\n";
-  std::cout << "  database " << db << (s.options.resume ? " (resuming)" : " (not resuming)") << std::endl;
+  std::cout << "  database " << db << (s.options.resume ? " (resuming)" : " (not resuming)")
+            << "\n";
+  print_untuned_plan(std::cout, job);
+  std::cout << std::flush;
 }
 
 void print_outcome(const PreparedTune& job, const TuneReport& report, std::size_t top) {
@@ -77,6 +80,9 @@ void print_outcome(const PreparedTune& job, const TuneReport& report, std::size_
   print_results_table(std::cout, top_results(job, report, top), throughput_for(job, report));
   if (!report.best)
     std::cout << "\nNo configuration was verified: nothing can be served for this problem.\n";
+  const std::string untuned =
+      describe_untuned(compare_to_untuned(job, report), job.spec.options.objective);
+  if (!untuned.empty()) std::cout << "\n" << untuned << ".\n";
   if (job.recording)
     std::cout << "\n(Replayed measurements from " << job.spec.replay << "; provenance source '"
               << job.provenance.source << "'.)\n";
@@ -112,6 +118,11 @@ int run_tune(TuneArgs& args) {
   }
   if (job->family && !job->recording)
     check_user_kernel_source(*job->family, job->problem, job->device, job->device.arch());
+  {
+    // What `ktune lookup` would answer before this run, from the same databases.
+    const UntunedLookup lookup({args.db, default_system_db_path()});
+    choose_untuned(*job, &lookup);
+  }
   Store store = open_store_for_writing(args.db);  // only now: bad input leaves it untouched
   print_plan(*job, args.db);
   StreamProgress progress(stderr);
@@ -154,9 +165,11 @@ const CommandRegistrar registrar(20, [](CLI::App& app) {
                   "Tune only the sub-space where this expression holds, in the space's expression language "
                   "(e.g. \"VEC == 8 && SMEM == 'xor'\"; repeatable, all must hold; see `ktune space`)")
       ->allow_extra_args(false);
-  cmd->add_option("--start", args->spec.start,
-                  "Evaluate this configuration first (a canonical key, e.g. from `ktune lookup` or a bench; "
-                  "repeatable, in order; must be valid in the space; counts against the budget)")
+  cmd->add_option(
+         "--start", args->spec.start,
+         "Evaluate this configuration first, after the family's default and the lookup's answer "
+         "(a canonical key, e.g. from a bench; repeatable, in order; must be valid in the space; "
+         "counts against the budget)")
       ->allow_extra_args(false);
   cmd->add_option(
          "--objective", args->objective,
