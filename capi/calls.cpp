@@ -25,7 +25,8 @@ static_assert(KTUNE_REDUCE_MAX == int(ReduceOp::max) && KTUNE_AXIS_ROWS == int(R
 
 // Enumerations are checked by range: the C caller may pass any int.
 DType dtype_of(int d) {
-  if (d < KTUNE_FP32 || d > KTUNE_FP16) throw std::invalid_argument("unknown dtype " + std::to_string(d));
+  if (d < KTUNE_FP32 || d > KTUNE_FP16)
+    throw std::invalid_argument("unknown dtype " + std::to_string(d));
   return static_cast<DType>(d);
 }
 
@@ -96,9 +97,8 @@ ktune_status ktune_runtime_open(const char* user_db, const char* system_db, cons
       // The runtime reports the databases before the device (runtime/runtime.cpp).
       const std::string& m = s.message();
       const ktune_status code = m.find("database") != std::string::npos ? KTUNE_ERROR_DATABASE
-                                : m.find("no CUDA device") != std::string::npos
-                                    ? KTUNE_ERROR_NO_GPU
-                                    : KTUNE_ERROR_CALL;
+                                : m.find("no CUDA device") != std::string::npos ? KTUNE_ERROR_NO_GPU
+                                                                                : KTUNE_ERROR_CALL;
       return fail(code, m);
     }
     *out = handle.release();
@@ -112,8 +112,8 @@ ktune_status ktune_gemm(ktune_runtime* runtime, const ktune_gemm_desc* desc, con
                         const void* b, void* c, const void* bias, void* stream) {
   return guard([&] {
     const GemmDesc g = gemm_of(desc_of<ktune_gemm_desc>(desc));
-    return status_of(runtime_of(runtime).gemm(g, GemmTensors{a, b, c, bias},
-                                              static_cast<cudaStream_t>(stream)));
+    return status_of(
+        runtime_of(runtime).gemm(g, GemmTensors{a, b, c, bias}, static_cast<cudaStream_t>(stream)));
   });
 }
 
@@ -160,11 +160,11 @@ ktune_status ktune_explain(ktune_runtime* runtime, const char* family, const voi
     else
       throw std::invalid_argument("unknown family '" + f + "' (gemm, rmsnorm, softmax, reduce)");
     if (!s) return status_of(s);
-    *json_out = copy_out(nlohmann::json{{"family", e.family},
-                                        {"problem", e.problem},
-                                        {"config", e.config},
-                                        {"how", e.how}}
-                             .dump());
+    *json_out = copy_out(nlohmann::json{
+        {"family", e.family},
+        {"problem", e.problem},
+        {"config", e.config},
+        {"how", e.how}}.dump());
     return succeed();
   });
 }

@@ -33,5 +33,4 @@ extern "C" {
 int ktune_c_api_version(void) { return KTUNE_C_API_VERSION; }
 const char* ktune_last_error(void) { return ktune::capi::last_error.c_str(); }
 void ktune_free(char* text) { std::free(text); }
-
 }

@@ -131,7 +131,8 @@ ktune_status ktune_db_merge(const char* const* inputs, int n_inputs, const char*
                             long long* read, long long* added, long long* output_total) {
   return guard([&] {
     require(output, "the output database");
-    if (n_inputs < 1 || !inputs) throw std::invalid_argument("merge needs at least one input database");
+    if (n_inputs < 1 || !inputs)
+      throw std::invalid_argument("merge needs at least one input database");
     std::vector<std::string> paths;
     for (int i = 0; i < n_inputs; ++i) {
       require(inputs[i], "an input database path");

@@ -72,7 +72,12 @@ ktune_status ktune_runtime_open(const char* user_db, const char* system_db, cons
                                 int device, ktune_runtime** out);
 void ktune_runtime_close(ktune_runtime* runtime);
 
-typedef enum ktune_dtype { KTUNE_FP32 = 0, KTUNE_TF32 = 1, KTUNE_BF16 = 2, KTUNE_FP16 = 3 } ktune_dtype;
+typedef enum ktune_dtype {
+  KTUNE_FP32 = 0,
+  KTUNE_TF32 = 1,
+  KTUNE_BF16 = 2,
+  KTUNE_FP16 = 3
+} ktune_dtype;
 /* Storage of A and B, row-major: A 'n' is M x K, 't' K x M; B 'n' K x N, 't' N x K. */
 typedef enum ktune_layout { KTUNE_NN = 0, KTUNE_NT = 1, KTUNE_TN = 2, KTUNE_TT = 3 } ktune_layout;
 typedef enum ktune_epilogue {

@@ -18,8 +18,8 @@
 #include "engine/cli/command.hpp"
 #include "engine/cubin_rehash.hpp"
 #include "engine/family_hash.hpp"
-#include "engine/measurement_check.hpp"
 #include "engine/lookup_validity.hpp"
+#include "engine/measurement_check.hpp"
 #include "engine/timing.hpp"
 #include "kernels_templated/family.hpp"
 

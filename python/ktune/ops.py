@@ -69,11 +69,11 @@ def _stream_and_device(v):
     """The stream handle the call runs on and the device ordinal whose runtime serves it."""
     torch = _torch()
     if torch is not None and tensors._is_torch(v.keep):
-        if v.device != torch.cuda.current_device():
+        current = torch.cuda.current_device()
+        if v.device != current:
             raise InputError("the tensor is on cuda:%d but the current device is cuda:%d: call "
-                             "under torch.cuda.device(%d)"
-                             % (v.device, torch.cuda.current_device(), v.device))
-        return torch.cuda.current_stream(v.device).cuda_stream, v.device
+                             "under torch.cuda.device(%d)" % (v.device, current, v.device))
+        return torch.cuda.current_stream().cuda_stream, v.device
     # __cuda_array_interface__: 1 is the legacy default stream, 2 the per-thread one.
     s = v.stream
     return (0 if s in (None, 1) else s), -1

@@ -32,10 +32,15 @@ class View:
         self.cuda, self.device, self.stream, self.keep = cuda, device, stream, keep
 
 
-def _torch_dtype(t):
-    import torch
+_torch_dtypes = {}
 
-    d = {torch.float32: FP32, torch.bfloat16: BF16, torch.float16: FP16}.get(t.dtype)
+
+def _torch_dtype(t):
+    if not _torch_dtypes:
+        import torch
+
+        _torch_dtypes.update({torch.float32: FP32, torch.bfloat16: BF16, torch.float16: FP16})
+    d = _torch_dtypes.get(t.dtype)
     if d is None:
         raise InputError("unsupported dtype %s (ktune runs float32, bfloat16, float16)" % t.dtype)
     return d
