@@ -45,7 +45,7 @@ class TunedDatabase(unittest.TestCase):
         self.assertGreater(rows[0]["median_s"], 0)
 
     def test_query_matches_the_cli(self):
-        code, out, err = cli("db", "query", self.db_path, "--json", "--top", "3")
+        code, out, err = cli("db", "query", "--db", self.db_path, "--json", "--top", "3")
         self.assertEqual(code, 0, err)
         cli_rows = json.loads(out)
         rows = self.db.query(top=3)
