@@ -131,6 +131,19 @@ def _run(op, fallback, call, torch_call):
         return torch_call()
 
 
+def _matmul(a, b, out):
+    va, vb = tensors.view(a), tensors.view(b)
+    _same((va, vb), ("A", "B"))
+    stream, device = _stream_and_device(va)
+    result = out if out is not None else _empty_like_dtype(va, (va.shape[0], vb.shape[1]))
+    vc = tensors.view(result)
+    _same((va, vc), ("A", "out"))
+    desc = _gemm_desc(va, vb, vc)
+    _lib.check(_lib.lib().ktune_gemm(_runtime(device), ctypes.byref(desc), va.ptr, vb.ptr, vc.ptr,
+                                     None, stream))
+    return result
+
+
 def matmul(a, b, out=None, fallback="raise"):
     """out = a @ b for 2-D device arrays of one dtype (float32, bfloat16,
     float16). The layout (nn, nt, tn, tt) and leading dimensions come from the
@@ -139,24 +152,10 @@ def matmul(a, b, out=None, fallback="raise"):
     shape has run on a stream, no allocation but `out` (CUDA-graph capturable).
     fallback="raise" (default) raises ktune.Error; "torch" calls torch.matmul
     instead and records it (ktune.fallbacks(), and a RuntimeWarning)."""
-
-    def call():
-        va, vb = tensors.view(a), tensors.view(b)
-        _same((va, vb), ("A", "B"))
-        stream, device = _stream_and_device(va)
-        result = out if out is not None else _empty_like_dtype(va, (va.shape[0], vb.shape[1]))
-        vc = tensors.view(result)
-        _same((va, vc), ("A", "out"))
-        desc = _gemm_desc(va, vb, vc)
-        lib = _lib.lib()
-        _lib.check(lib.ktune_gemm(_runtime(device), ctypes.byref(desc), va.ptr, vb.ptr, vc.ptr,
-                                  None, stream))
-        return result
-
-    def torch_call():
-        return _torch().matmul(a, b, out=out)
-
-    return _run("matmul", fallback, call, torch_call)
+    if fallback == "raise":  # the hot path: no closures
+        return _matmul(a, b, out)
+    return _run("matmul", fallback, lambda: _matmul(a, b, out),
+                lambda: _torch().matmul(a, b, out=out))
 
 
 def _rowwise(x, extra=None):
