@@ -24,7 +24,8 @@ class MatmulAgainstTorch(unittest.TestCase):
     def setUp(self):
         torch.manual_seed(0)
 
-    def operands(self, m, n, k, layout, dtype=torch.bfloat16):
+    def operands(self, m, n, k, layout, dtype=None):
+        dtype = dtype or torch.bfloat16
         a = torch.randn(m, k, device="cuda", dtype=dtype) if layout[0] == "n" else \
             torch.randn(k, m, device="cuda", dtype=dtype).t()
         b = torch.randn(k, n, device="cuda", dtype=dtype) if layout[1] == "n" else \
