@@ -135,10 +135,14 @@ def _matmul(a, b, out):
     va, vb = tensors.view(a), tensors.view(b)
     _same((va, vb), ("A", "B"))
     stream, device = _stream_and_device(va)
-    result = out if out is not None else _empty_like_dtype(va, (va.shape[0], vb.shape[1]))
-    vc = tensors.view(result)
-    _same((va, vc), ("A", "out"))
-    desc = _gemm_desc(va, vb, vc)
+    if out is None:
+        desc = _gemm_desc(va, vb, None)  # checked before anything is allocated
+        result = _empty_like_dtype(va, (desc.m, desc.n))  # dense: ldc = n, as desc says
+        vc = tensors.view(result)
+    else:
+        result, vc = out, tensors.view(out)
+        _same((va, vc), ("A", "out"))
+        desc = _gemm_desc(va, vb, vc)
     _lib.check(_lib.lib().ktune_gemm(_runtime(device), ctypes.byref(desc), va.ptr, vb.ptr, vc.ptr,
                                      None, stream))
     return result
