@@ -57,12 +57,17 @@ def fallbacks():
     return list(_fallbacks)
 
 
+_torch_module = []  # [torch or None], filled at the first call: a failed import is not cached by Python
+
+
 def _torch():
-    try:
-        import torch
-    except ImportError:
-        return None
-    return torch
+    if not _torch_module:
+        try:
+            import torch
+        except ImportError:
+            torch = None
+        _torch_module.append(torch)
+    return _torch_module[0]
 
 
 def _stream_and_device(v):
@@ -131,6 +136,44 @@ def _run(op, fallback, call, torch_call):
         return torch_call()
 
 
+_torch_plans = {}
+
+
+def _raw_stream_getter(torch):
+    # The current stream's handle without building a torch.cuda.Stream object
+    # (the private call Triton's launcher uses too), else the public API.
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw
+    return lambda device: torch.cuda.current_stream(device).cuda_stream
+
+
+def _matmul_torch(torch, a, b, out):
+    """matmul of PyTorch tensors: the plan (descriptor, device, output shape) of
+    these shapes, strides, dtypes and devices is made once by the general path,
+    which checks everything; later calls only read addresses and the stream."""
+    key = (a.shape, a.stride(), b.shape, b.stride(), a.dtype, b.dtype, a.get_device(),
+           b.get_device(), None if out is None else (out.shape, out.stride(), out.dtype,
+                                                     out.get_device()))
+    plan = _torch_plans.get(key)
+    if plan is None:
+        result = _matmul(a, b, out)  # checks, and makes the descriptor
+        va, vb = tensors.view(a), tensors.view(b)
+        vc = tensors.view(result) if out is not None else None
+        if len(_torch_plans) > 4096:
+            _torch_plans.clear()
+        _torch_plans[key] = (_gemm_desc(va, vb, vc), va.device, _raw_stream_getter(torch))
+        return result
+    desc, device, stream_of = plan
+    if torch.cuda.current_device() != device:
+        _stream_and_device(tensors.view(a))  # raises the wrong-device error
+    result = out if out is not None else torch.empty((desc.m, desc.n), dtype=a.dtype,
+                                                     device=a.device)
+    _lib.check(_lib._lib.ktune_gemm(_runtime(device), ctypes.byref(desc), a.data_ptr(),
+                                    b.data_ptr(), result.data_ptr(), None, stream_of(device)))
+    return result
+
+
 def _matmul(a, b, out):
     va, vb = tensors.view(a), tensors.view(b)
     _same((va, vb), ("A", "B"))
@@ -157,6 +200,10 @@ def matmul(a, b, out=None, fallback="raise"):
     fallback="raise" (default) raises ktune.Error; "torch" calls torch.matmul
     instead and records it (ktune.fallbacks(), and a RuntimeWarning)."""
     if fallback == "raise":  # the hot path: no closures
+        torch = _torch()
+        if torch is not None and isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and \
+                (out is None or isinstance(out, torch.Tensor)):
+            return _matmul_torch(torch, a, b, out)
         return _matmul(a, b, out)
     return _run("matmul", fallback, lambda: _matmul(a, b, out),
                 lambda: _torch().matmul(a, b, out=out))
