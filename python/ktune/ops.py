@@ -230,6 +230,7 @@ def rmsnorm(x, weight, eps=1e-6, out=None, fallback="raise"):
         vw = views[1]
         if len(vw.shape) != 1 or vw.shape[0] != cols:
             raise InputError("weight has shape %r; it needs %d elements" % (vw.shape, cols))
+        tensors.rows_geometry(vw.shape, vw.strides, "weight")  # dense
         result = out if out is not None else _empty_like_dtype(vx, vx.shape)
         vy = _check_out(vx, result, vx.shape)
         desc = _lib.RowwiseDesc(rows, cols, vx.dtype, float(eps), 0, 0)

@@ -123,6 +123,21 @@ class ArraysTaken(unittest.TestCase):
         else:
             self.skipTest("a GPU is present: tests/test_gpu.py covers the call")
 
+    def test_rowwise_arguments_are_checked(self):
+        x = FakeCudaArray((4, 64))
+        with self.assertRaisesRegex(ktune.InputError, "needs 64 elements"):
+            ktune.rmsnorm(x, FakeCudaArray((32,)), out=FakeCudaArray((4, 64)))
+        with self.assertRaisesRegex(ktune.InputError, "weight .* not dense"):
+            ktune.rmsnorm(x, FakeCudaArray((64,), (2,)), out=FakeCudaArray((4, 64)))
+        with self.assertRaisesRegex(ktune.InputError, "out has shape"):
+            ktune.softmax(x, out=FakeCudaArray((4, 32)))
+        with self.assertRaisesRegex(ktune.InputError, "op is"):
+            ktune.reduce(x, "mean")
+        with self.assertRaisesRegex(ktune.InputError, "dim is"):
+            ktune.reduce(x, "sum", dim=2)
+        with self.assertRaisesRegex(ktune.InputError, "out has shape"):
+            ktune.reduce(x, "sum", dim=0, out=FakeCudaArray((4,)))  # one per column: 64
+
     def test_fallback_choice_is_checked(self):
         with self.assertRaisesRegex(ktune.InputError, "fallback is"):
             ktune.matmul(FakeCudaArray((8, 8)), FakeCudaArray((8, 8)), fallback="silent")
