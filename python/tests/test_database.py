@@ -129,6 +129,7 @@ class SmallDatabase(unittest.TestCase):
         summary = ktune.merge([self.db, copy], merged)
         self.assertEqual(summary, {"read": 2 * n, "added": n, "total": n})
         self.assertEqual(ktune.Database(merged).query(), self.db.query())
+        self.assertEqual(copy.merge(self.db), {"read": n, "added": 0, "total": n})
 
     def test_malformed_import_changes_nothing(self):
         bad = os.path.join(self.dir, "bad.jsonl")
