@@ -20,6 +20,7 @@
 #include "engine/cubin_rehash.hpp"
 #include "engine/family_hash.hpp"
 #include "engine/lookup_validity.hpp"
+#include "engine/measurement_check.hpp"
 #include "engine/timing.hpp"
 #include "kernels_templated/family.hpp"
 #include "kernels_templated/problem_check.hpp"
@@ -217,32 +218,6 @@ int run_export(const std::string& path, const std::string& file, const std::stri
   }
   std::fprintf(stderr, "exported %lld measurements (%s)\n", (long long)n, std::string(to_string(f)).c_str());
   return 0;
-}
-
-// What db/ cannot check of an imported record: its family is one this build
-// registers, its problem is one the family accepts, and its configuration
-// names the parameters of the family's space for that problem and GPU, each
-// with a value of its list (constraints aside: failed configurations are
-// records too).
-void check_against_family(const Measurement& m) {
-  const KernelFamily* family = nullptr;
-  try {
-    family = &find_family(m.key.family);
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(std::string("'family': ") + e.what());
-  }
-  Problem problem;
-  try {
-    check_problem_values(*family, m.key.problem);
-    problem = family->normalize(m.key.problem);
-  } catch (const std::exception& e) {
-    throw std::invalid_argument(std::string("'problem': ") + e.what());
-  }
-  try {
-    family->space(problem, m.key.device).indices_of(m.result.config);
-  } catch (const std::exception& e) {
-    throw std::invalid_argument(std::string("'result.config': ") + e.what());
-  }
 }
 
 int run_import(const std::string& path, const std::string& file, const std::string& format) {
