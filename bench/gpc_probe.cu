@@ -7,7 +7,7 @@
 // clusters take those SMs. Prints "cluster_size block cluster_index smid"
 // lines, a "# cluster C: N clusters at once" line before each launch's.
 // Usage: bench_gpc_probe (on the H200: run F of bench/results/gemm-hopper-2026-12-04-v17.md
-// at tag results-archive-2026-12-05)
+// at commit edeb949)
 #include <algorithm>
 #include <cstdio>
 #include <vector>

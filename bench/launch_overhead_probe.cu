@@ -2,7 +2,7 @@
 // the kernel's own work, the way gemm_bench times a kernel (a 256 MB memset
 // to flush the L2, then CUDA events around the launch; median of 30).
 //
-// v7 (bench/results/gemm-hopper-2026-12-01-v7.md at tag results-archive-2026-12-05 §6) saw CUDA events put
+// v7 (bench/results/gemm-hopper-2026-12-01-v7.md at commit edeb949 §6) saw CUDA events put
 // 4.6 us around our 128x4096x4096 wgmma kernel and 2.8 us around cuBLAS's.
 // This probe times an almost empty kernel (each block stores one word) the
 // ways our launches differ: plain; with 200 KB of dynamic shared memory

@@ -1,7 +1,7 @@
 # common.sh: the helpers the GEMM reruns share (sourced by run-*.sh). The runs start in the repository root of
 # the copy on the GPU machine, with stripped Release binaries in build-carry-lead/bin and libtbb.so.12 in
 # build-carry-lead/lib (docs/gpu-machine.md), and write what comes back under $OUT.
-# One self-contained file: the dated folders this grew from are at tag results-archive-2026-12-05.
+# One self-contained file: the dated folders this grew from are at commit edeb949.
 set -u
 cd "$(dirname "${BASH_SOURCE[0]}")/../../../.."
 B=build-carry-lead/bin

@@ -2,7 +2,7 @@
 # Run B (rowwise v11): the probe again with batched timing (10 back-to-back launches between the events, as the
 # engine's gated stream times kernels, so the host's launch gap is not in the figures), twice; then
 # bench_rowwise_bench on issue 8's two misses only (rmsnorm and the last-axis sum of 32768x4096 bf16), seeded with
-# the bests of run D (the recorded run used rowwise v10 run B's, at tag results-archive-2026-12-05), with the
+# the bests of run D (the recorded run used rowwise v10 run B's, at commit edeb949), with the
 # 1 GiB copy and PyTorch in the same process.
 source "$(dirname "$0")/common.sh"
 for rep in 1 2; do
