@@ -52,7 +52,8 @@ std::string read_file(const fs::path& path) {
 
 }  // namespace
 
-std::vector<fs::path> included_templates(const fs::path& kernel_dir, const std::vector<std::string>& sources) {
+std::vector<fs::path> included_templates(const fs::path& kernel_dir,
+                                         const std::vector<std::string>& sources) {
   const fs::path dir = fs::weakly_canonical(kernel_dir);
   const fs::path root = dir.parent_path();
   // `beside`: the folder of the including header; empty for a source (a string, not a file).
@@ -71,7 +72,8 @@ std::vector<fs::path> included_templates(const fs::path& kernel_dir, const std::
   auto follow = [&](const std::string& text, const fs::path& beside) {
     for (const Include& inc : includes_of(text)) {
       const fs::path file = resolve(inc, beside);
-      if (!file.empty() && is_inside(file, dir) && found.insert(file).second) pending.push_back(file);
+      if (!file.empty() && is_inside(file, dir) && found.insert(file).second)
+        pending.push_back(file);
     }
   };
   for (const std::string& s : sources) follow(s, {});

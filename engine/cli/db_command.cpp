@@ -240,7 +240,8 @@ int run_import(const std::string& path, const std::string& file, const std::stri
     std::string families;
     for (const auto& [name, n] : check.unregistered())
       families += (families.empty() ? "" : ", ") + name + " (" + std::to_string(n) + ")";
-    std::fprintf(stderr, "note: kernels this build does not register, stored without a space check: %s\n",
+    std::fprintf(stderr,
+                 "note: kernels this build does not register, stored without a space check: %s\n",
                  families.c_str());
   }
   return 0;

@@ -60,8 +60,10 @@ int main() {
                 opened ? "opened" : opened.message().c_str());
     return 0;
   }
-  if (!opened) return std::fprintf(stderr, "opening the library: %s\n", opened.message().c_str()), 1;
+  if (!opened)
+    return std::fprintf(stderr, "opening the library: %s\n", opened.message().c_str()), 1;
   bool has_gemm = false;
-  for (int i = 0; i < t.route_count; ++i) has_gemm = has_gemm || std::strcmp(t.routes[i].family, "gemm") == 0;
+  for (int i = 0; i < t.route_count; ++i)
+    has_gemm = has_gemm || std::strcmp(t.routes[i].family, "gemm") == 0;
   return has_gemm ? gemm_of_ones(*lib) : 0;
 }

@@ -30,9 +30,10 @@ std::string gemm_record(const std::string& family, const std::string& config_jso
   Measurement m;
   m.key = testing::gemm_key(testing::gemm_problem(1024, 1024, 1024));
   m.key.family = family;
-  m.key.family_hash = !hash.empty() ? hash
-                                    : current_hash_resolver()("gemm", m.key.problem, m.key.device.name,
-                                                              m.key.device.arch());
+  m.key.family_hash =
+      !hash.empty()
+          ? hash
+          : current_hash_resolver()("gemm", m.key.problem, m.key.device.name, m.key.device.arch());
   m.result = testing::ok_result(Config{}, 1e-3);
   m.provenance = testing::test_provenance_at("2026-11-29T14:35:00.123456Z");
   nlohmann::json j = measurement_to_json(m);
@@ -69,7 +70,8 @@ TEST(DbImportCli, AFamilyThisBuildDoesNotRegisterImportsAndIsNamed) {
 TEST(DbImportCli, ARecordOfAnotherTemplateVersionIsNotJudgedByTodaysSpace) {
   testing::TempDir dir;
   const std::string file = dir.file("old.jsonl"), db = dir.file("ktune.db");
-  testing::write_bytes(file, gemm_record("gemm", R"({"NOT_A_PARAMETER": 3})", "hash-of-older-templates"));
+  testing::write_bytes(file,
+                       gemm_record("gemm", R"({"NOT_A_PARAMETER": 3})", "hash-of-older-templates"));
   auto run = ktune("db import " + quote(file) + " --db " + quote(db));
   EXPECT_EQ(run.code, 0) << run.output;
   EXPECT_EQ(Store::open_read_only(db).result_count(), 1);

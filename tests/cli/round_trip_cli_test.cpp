@@ -66,13 +66,16 @@ std::vector<std::string> measurement_lines(const std::string& db, const std::str
 /// empty database, gives a database that `db diff` reports equal to `db` and
 /// that holds the same measurements. The imported databases stay in `dir`
 /// (`<label>.<format>.db`) for the kinds made by importing.
-void expect_round_trip(const std::string& db, const testing::TempDir& dir, const std::string& label) {
+void expect_round_trip(const std::string& db, const testing::TempDir& dir,
+                       const std::string& label) {
   SCOPED_TRACE(label);
-  const std::vector<std::string> original = measurement_lines(db, dir.file(label + ".reference.jsonl"));
+  const std::vector<std::string> original =
+      measurement_lines(db, dir.file(label + ".reference.jsonl"));
   ASSERT_FALSE(original.empty()) << db << " holds no measurement";
   for (const std::string format : {"jsonl", "csv", "json"}) {
     SCOPED_TRACE(format);
-    const std::string file = dir.file(label + "." + format), copy = dir.file(label + "." + format + ".db");
+    const std::string file = dir.file(label + "." + format),
+                      copy = dir.file(label + "." + format + ".db");
     auto out = ktune("db export --db " + quote(db) + " -o " + quote(file));
     ASSERT_EQ(out.code, 0) << out.output;
     auto in = ktune("db import " + quote(file) + " --db " + quote(copy));
@@ -145,7 +148,9 @@ TEST(RoundTrip, TheShippedDatabase) {
   const fs::path shipped = kRoot / "tuning_db" / "ktune.db";
   ASSERT_TRUE(fs::exists(shipped)) << shipped;
   testing::TempDir dir;
-  fs::copy_file(shipped, dir.file("shipped.db"));  // read-only opens of a copy: no -wal next to the checkout's
+  fs::copy_file(
+      shipped,
+      dir.file("shipped.db"));  // read-only opens of a copy: no -wal next to the checkout's
   expect_round_trip(dir.file("shipped.db"), dir, "shipped");
 }
 

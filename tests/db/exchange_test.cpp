@@ -80,7 +80,8 @@ void fill(Store& store) {
   foreign.device = synthetic_device("Synthetic GPU D");
   foreign.family = "vector_add";
   foreign.family_hash = "recorded-0123456789abcdef";
-  store.record(foreign, std::vector<Result>{ok_result(Config{{"block_size_x", std::int64_t{128}}}, 4e-5)},
+  store.record(foreign,
+               std::vector<Result>{ok_result(Config{{"block_size_x", std::int64_t{128}}}, 4e-5)},
                test_provenance("replay:vector_add.json"));
 }
 

@@ -38,7 +38,8 @@ TEST(EmittedApp, TheShippedDatabasesLibraryBuildsFromTheInstallTreeAndRuns) {
   if (!fs::exists(nvcc)) GTEST_SKIP() << "no nvcc at " << nvcc;
   const fs::path root = fs::path(KTUNE_TEST_DATA_DIR).parent_path().parent_path();
   const std::string shipped = (root / "tuning_db" / "ktune.db").string();
-  const fs::path dir = fs::temp_directory_path() / ("ktune_emitted_app_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("ktune_emitted_app_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   const std::string log = (dir / "build.log").string();
@@ -55,21 +56,23 @@ TEST(EmittedApp, TheShippedDatabasesLibraryBuildsFromTheInstallTreeAndRuns) {
     std::string list;
     for (const std::string& f : families) list += (list.empty() ? "" : ",") + f;
     const fs::path lib = dir / ("lib_" + arch), app = dir / ("app_" + arch);
-    auto emit = test::ktune("emit-library --db " + quote(shipped) + " --device " + arch + " --kernel " + list +
-                            " -o " + quote(lib.string()));
+    auto emit = test::ktune("emit-library --db " + quote(shipped) + " --device " + arch +
+                            " --kernel " + list + " -o " + quote(lib.string()));
     ASSERT_EQ(emit.code, 0) << emit.output;
 
-    auto configure = shell("cmake -S " + quote((root / "examples" / "emitted_app").string()) + " -B " +
-                           quote(app.string()) + " -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER=" +
-                           quote(nvcc) + " -DCMAKE_PREFIX_PATH=" + quote((dir / "prefix").string()) +
-                           " -DEMITTED_DIR=" + quote(lib.string()) + to_log);
+    auto configure =
+        shell("cmake -S " + quote((root / "examples" / "emitted_app").string()) + " -B " +
+              quote(app.string()) + " -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER=" +
+              quote(nvcc) + " -DCMAKE_PREFIX_PATH=" + quote((dir / "prefix").string()) +
+              " -DEMITTED_DIR=" + quote(lib.string()) + to_log);
     ASSERT_EQ(configure.code, 0) << "see " << log;
     auto build = shell("cmake --build " + quote(app.string()) + to_log);
     ASSERT_EQ(build.code, 0) << "see " << log;
 
     auto run = shell(quote((app / "ktune_emitted_app").string()));
     EXPECT_EQ(run.code, 0) << run.output;
-    EXPECT_NE(run.output.find("emitted from " + shipped + " for " + arch), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("emitted from " + shipped + " for " + arch), std::string::npos)
+        << run.output;
     for (const std::string& f : families)
       EXPECT_NE(run.output.find(f + "="), std::string::npos) << run.output;  // its template hash
   }

@@ -20,9 +20,10 @@ class IncludedTemplates : public ::testing::Test {
   void SetUp() override {
     root_ = fs::temp_directory_path() / ("ktune_included_" + std::to_string(::getpid()));
     fs::remove_all(root_);
-    write("kernels_templated/fam/kernel.cuh",
-          "#pragma once\n#include \"kernels_templated/fam/types.hpp\"\n  #  include \"beside.inc\"\n"
-          "#include <cuda_bf16.h>\n#include \"runtime/host_only.hpp\"\n");
+    write(
+        "kernels_templated/fam/kernel.cuh",
+        "#pragma once\n#include \"kernels_templated/fam/types.hpp\"\n  #  include \"beside.inc\"\n"
+        "#include <cuda_bf16.h>\n#include \"runtime/host_only.hpp\"\n");
     write("kernels_templated/fam/types.hpp", "#include <kernels_templated/common/util.h>\n");
     write("kernels_templated/fam/beside.inc", "#include \"kernel.cuh\"\n");  // a cycle
     write("kernels_templated/common/util.h", "// nothing included\n");
