@@ -12,7 +12,8 @@
 #include "db/partial_file.hpp"
 #include "db/query.hpp"
 #include "engine/family_hash.hpp"
-#include "engine/measurement_check.hpp"
+#include "engine/family_hash.hpp"
+#include "engine/import_family_check.hpp"
 
 namespace ktune::capi {
 namespace {
@@ -112,9 +113,11 @@ ktune_status ktune_db_import(const char* path, const char* in_path, const char* 
     if (!in) throw std::invalid_argument(std::string("cannot read '") + in_path + "'");
     // Parsed and checked in full before the database is opened: a malformed
     // record leaves it (or its absence) exactly as it was.
+    // The same check as `ktune db import`: what ktune writes imports back.
     std::vector<Measurement> all;
+    FamilyImportCheck check(current_hash_resolver());
     try {
-      all = parse_measurements(in, f, ImportOptions{check_against_family});
+      all = parse_measurements(in, f, ImportOptions{[&check](const Measurement& m) { check(m); }});
     } catch (const ImportError& e) {
       throw std::invalid_argument(std::string("'") + in_path + "' " + e.what() +
                                   " (nothing imported)");

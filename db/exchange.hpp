@@ -57,8 +57,9 @@ std::int64_t export_measurements(const Store& store, std::ostream& out, Exchange
 std::vector<Measurement> parse_measurements(std::istream& in, ExchangeFormat format,
                                             const ImportOptions& options = {});
 
-/// The content checks every imported record passes: a family, a problem and a
-/// configuration that are not empty; shape keys that are positive; times that
+/// The content checks every imported record passes: a family and a
+/// configuration that are not empty; shape keys that are keys of the problem
+/// and positive; times that
 /// are finite, non-negative and ordered min <= median <= max; finite,
 /// non-negative rates and errors; non-negative repetitions; an ISO-8601
 /// measurement time. Throws std::invalid_argument naming the field.

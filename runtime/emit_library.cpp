@@ -16,6 +16,7 @@
 #include "engine/splitter.hpp"
 #include "runtime/dispatcher.hpp"
 #include "runtime/emit_keys.hpp"
+#include "runtime/included_templates.hpp"
 
 namespace ktune {
 namespace {
@@ -118,15 +119,15 @@ const char* kEmittedHeader =
 const ktune::EmittedTables& ktune_emitted_tables();
 )";
 
-void copy_templates(const fs::path& kernel_dir, const fs::path& out) {
-  for (const auto& entry : fs::recursive_directory_iterator(kernel_dir)) {
-    if (!entry.is_regular_file()) continue;
-    const std::string ext = entry.path().extension().string();
-    if (ext != ".cuh" && ext != ".h") continue;
-    const fs::path target =
-        out / "include" / "kernels_templated" / fs::relative(entry.path(), kernel_dir);
+/// The templates that the written kernel sources include, found by following
+/// their #include lines, under include/ where the include names find them.
+void copy_templates(const fs::path& kernel_dir, const std::vector<std::string>& cu_texts,
+                    const fs::path& out) {
+  const fs::path root = fs::weakly_canonical(kernel_dir).parent_path();
+  for (const fs::path& file : included_templates(kernel_dir, cu_texts)) {
+    const fs::path target = out / "include" / file.lexically_relative(root);
     fs::create_directories(target.parent_path());
-    fs::copy_file(entry.path(), target, fs::copy_options::overwrite_existing);
+    fs::copy_file(file, target, fs::copy_options::overwrite_existing);
   }
 }
 
@@ -251,18 +252,21 @@ EmitLibrarySummary emit_library(const EmitLibraryOptions& o) {
 
   const fs::path out(o.out_dir);
   const fs::path kernel_dir(o.kernel_dir.empty() ? Compiler::kernel_dir() : o.kernel_dir);
+  std::vector<std::string> cu_texts;
+  for (std::size_t i = 0; i < sources.size(); ++i)
+    cu_texts.push_back(cu_text(sources[i], static_cast<int>(i)));
   try {
     fs::create_directories(out / "kernels");
     for (const auto& old : fs::directory_iterator(out / "kernels")) fs::remove(old.path());
-    copy_templates(kernel_dir, out);
+    fs::remove_all(out / "include");
+    copy_templates(kernel_dir, cu_texts, out);
   } catch (const fs::filesystem_error& e) {
     throw std::runtime_error(std::string("emit-library: ") + e.what());
   }
   bool arch_specific = false;
   for (std::size_t i = 0; i < sources.size(); ++i) {
     arch_specific = arch_specific || sources[i].source.needs_arch_specific;
-    write_file(out / "kernels" / ("k" + std::to_string(i) + ".cu"),
-               cu_text(sources[i], static_cast<int>(i)));
+    write_file(out / "kernels" / ("k" + std::to_string(i) + ".cu"), cu_texts[i]);
   }
   write_file(out / "router.cpp", router_text(routes, sources, o, hashes));
   write_file(out / "ktune_emitted.hpp", kEmittedHeader);

@@ -14,8 +14,10 @@ struct EmitLibraryOptions {
   std::string database;               ///< path of the tuning database (read-only)
   std::string device;                 ///< arch ("sm_90") or GPU name the results were measured on
   std::vector<std::string> families;  ///< e.g. {"gemm", "rmsnorm"}
-  std::string out_dir;                ///< created; files in it are overwritten
-  std::string kernel_dir;  ///< templates copied into the tree; empty: Compiler::kernel_dir()
+  std::string out_dir;  ///< created; files in it are overwritten, kernels/ and include/ replaced
+  /// Where the templates come from (those the kernel sources include, found by
+  /// following their #include lines, are copied into include/); empty: Compiler::kernel_dir().
+  std::string kernel_dir;
 };
 
 struct EmitLibrarySummary {

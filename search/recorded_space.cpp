@@ -43,6 +43,15 @@ TimeStats stats_of(std::vector<double> times_s) {
   return t;
 }
 
+/// A time recorded as one figure (no repetitions, or a median without min
+/// and max) is its own min and max, so that every replayed time is ordered
+/// min <= median <= max, as the database's import checks it.
+void complete_single_time(TimeStats& t) {
+  if (!(t.median_s > 0)) return;
+  if (t.repetitions == 0) t.repetitions = 1;
+  if (t.min_s == 0 && t.max_s == 0) t.min_s = t.max_s = t.median_s;
+}
+
 double unit_to_seconds(const std::string& unit) {
   if (unit.empty() || unit == "ms") return 1e-3;  // Kernel Tuner reports milliseconds
   if (unit == "s") return 1.0;
@@ -252,7 +261,10 @@ RecordedSpace read_ktune_recording(const nlohmann::json& j, const std::string& s
     rs.provenance = j.value("provenance", nlohmann::json::object());
     rs.restricted_to_recorded = j.value("restrict_to_recorded", false);
     std::vector<Result> results;
-    for (const auto& rj : j.at("results")) results.push_back(result_from_json(rj));
+    for (const auto& rj : j.at("results")) {
+      results.push_back(result_from_json(rj));
+      complete_single_time(results.back().time);
+    }
     if (rs.restricted_to_recorded) {
       std::vector<std::string> order;
       if (j.contains("space") && j.at("space").contains("parameters"))
@@ -327,10 +339,7 @@ RecordedSpace read_kernel_tuner_cache(const nlohmann::json& j, const std::string
         // The file's "time" (mean of repetitions in ms) is what Kernel Tuner
         // compares; it is the figure ktune replays.
         r.time.median_s = time.get<double>() * 1e-3;
-        if (r.time.repetitions == 0) {
-          r.time.min_s = r.time.max_s = r.time.median_s;
-          r.time.repetitions = 1;
-        }
+        complete_single_time(r.time);
         if (rec.contains("GFLOP/s") && rec.at("GFLOP/s").is_number())
           r.tflops = rec.at("GFLOP/s").get<double>() / 1000.0;
         if (rec.contains("GB/s") && rec.at("GB/s").is_number()) r.gbps = rec.at("GB/s").get<double>();
@@ -398,9 +407,8 @@ RecordedSpace read_t4_results(const nlohmann::json& j, const std::string& source
         if (!(r.time.median_s > 0)) {
           r.status = Status::launch_error;
           r.message = "T4: correct but no usable time";
-        } else if (r.time.repetitions == 0) {
-          r.time.min_s = r.time.max_s = r.time.median_s;
-          r.time.repetitions = 1;
+        } else {
+          complete_single_time(r.time);
         }
       }
       results.push_back(std::move(r));

@@ -19,8 +19,8 @@
 #include "engine/cli/command.hpp"
 #include "engine/cubin_rehash.hpp"
 #include "engine/family_hash.hpp"
+#include "engine/import_family_check.hpp"
 #include "engine/lookup_validity.hpp"
-#include "engine/measurement_check.hpp"
 #include "engine/timing.hpp"
 #include "kernels_templated/family.hpp"
 #include "kernels_templated/problem_check.hpp"
@@ -232,8 +232,9 @@ int run_import(const std::string& path, const std::string& file, const std::stri
   // Parsed and checked in full before the database is even opened: a
   // malformed record leaves it (or its absence) exactly as it was.
   std::vector<Measurement> all;
+  FamilyImportCheck check(lenient_current_hash());
   try {
-    all = parse_measurements(in, f, ImportOptions{check_against_family});
+    all = parse_measurements(in, f, ImportOptions{[&check](const Measurement& m) { check(m); }});
   } catch (const ImportError& e) {
     throw UsageError("'" + file + "' " + e.what() + " (nothing imported)");
   }
@@ -242,6 +243,14 @@ int run_import(const std::string& path, const std::string& file, const std::stri
   s.read = static_cast<std::int64_t>(all.size());
   s.added = store.insert(all);
   std::printf("read %lld measurements, %lld new, into %s\n", (long long)s.read, (long long)s.added, path.c_str());
+  if (!check.unregistered().empty()) {
+    std::string families;
+    for (const auto& [name, n] : check.unregistered())
+      families += (families.empty() ? "" : ", ") + name + " (" + std::to_string(n) + ")";
+    std::fprintf(stderr,
+                 "note: kernels this build does not register, stored without a space check: %s\n",
+                 families.c_str());
+  }
   return 0;
 }
 

@@ -50,7 +50,8 @@ const CommandRegistrar registrar(66, [](CLI::App& app) {
   cmd->add_option("--kernel", args->kernels, "Comma-separated families, e.g. gemm,rmsnorm")
       ->delimiter(',')
       ->required();
-  cmd->add_option("-o,--out", args->out, "Output folder (created; its kernels/ is replaced)")
+  cmd->add_option("-o,--out", args->out,
+                  "Output folder (created; its kernels/ and include/ are replaced)")
       ->required();
   cmd->callback([args] { set_exit_code(run_emit_library(*args)); });
 });

@@ -75,6 +75,14 @@ void fill(Store& store) {
   plain.problem = Problem{{"rows", std::int64_t{4096}}, {"cols", std::int64_t{8192}}};
   store.record(plain, std::vector<Result>{ok_result(Config{{"THREADS", std::int64_t{256}}}, 9e-6)},
                test_provenance());
+  // A replayed Kernel Tuner cache without a problem_size: a foreign kernel, no problem.
+  RunKey foreign;
+  foreign.device = synthetic_device("Synthetic GPU D");
+  foreign.family = "vector_add";
+  foreign.family_hash = "recorded-0123456789abcdef";
+  store.record(foreign,
+               std::vector<Result>{ok_result(Config{{"block_size_x", std::int64_t{128}}}, 4e-5)},
+               test_provenance("replay:vector_add.json"));
 }
 
 class ExchangeRoundTrip : public ::testing::TestWithParam<ExchangeFormat> {};
@@ -83,12 +91,12 @@ TEST_P(ExchangeRoundTrip, IsLossless) {
   Store source = Store::open(":memory:");
   fill(source);
   std::stringstream text;
-  EXPECT_EQ(export_measurements(source, text, GetParam()), 5);
+  EXPECT_EQ(export_measurements(source, text, GetParam()), 6);
 
   Store target = Store::open(":memory:");
   ImportSummary s = import_measurements(target, text, GetParam());
-  EXPECT_EQ(s.read, 5);
-  EXPECT_EQ(s.added, 5);
+  EXPECT_EQ(s.read, 6);
+  EXPECT_EQ(s.added, 6);
   auto a = all_of(source), b = all_of(target);
   ASSERT_EQ(a.size(), b.size());
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -99,7 +107,7 @@ TEST_P(ExchangeRoundTrip, IsLossless) {
   text.clear();
   text.seekg(0);
   EXPECT_EQ(import_measurements(target, text, GetParam()).added, 0);
-  EXPECT_EQ(target.result_count(), 5);
+  EXPECT_EQ(target.result_count(), 6);
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, ExchangeRoundTrip,
@@ -113,7 +121,7 @@ TEST(ExchangeT4, CarriesTheStandardFields) {
   export_measurements(source, text, ExchangeFormat::t4);
   auto doc = nlohmann::json::parse(text.str());
   EXPECT_EQ(doc["schema_version"], "1.0.0");
-  ASSERT_EQ(doc["results"].size(), 5u);
+  ASSERT_EQ(doc["results"].size(), 6u);
   int correct = 0, compile = 0, correctness = 0;
   for (const auto& r : doc["results"]) {
     ASSERT_TRUE(r.contains("configuration") && r.contains("times") && r.contains("invalidity") &&
@@ -122,7 +130,7 @@ TEST(ExchangeT4, CarriesTheStandardFields) {
     compile += r["invalidity"] == "compile";
     correctness += r["invalidity"] == "correctness";
   }
-  EXPECT_EQ(correct, 3);
+  EXPECT_EQ(correct, 4);
   EXPECT_EQ(compile, 1);
   EXPECT_EQ(correctness, 1);
 }

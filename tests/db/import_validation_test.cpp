@@ -75,7 +75,7 @@ const BadRecord kBadRecords[] = {
      "'result.config.BLOCK_M'"},
     {ExchangeFormat::jsonl,
      "\"problem\":{\"dtype\":\"bf16\",\"k\":32,\"layout\":\"nn\",\"m\":64,\"n\":96}",
-     "\"problem\":{}", "'problem' is empty"},
+     "\"problem\":{}", "'shape_keys': 'm' is not a key of the problem"},
     {ExchangeFormat::jsonl, "\"config\":{\"BLOCK_M\":64,\"BLOCK_N\":96,\"STAGES\":3}",
      "\"config\":{}", "'result.config' is empty"},
     {ExchangeFormat::jsonl, "\"repetitions\":20", "\"repetitions\":1e20",

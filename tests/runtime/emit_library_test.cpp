@@ -100,6 +100,8 @@ TEST_F(EmitLibrary, WritesRoutesKernelsAndBuildFiles) {
   EXPECT_TRUE(fs::exists(out / "CMakeLists.txt"));
   EXPECT_TRUE(fs::exists(out / "ktune_emitted.hpp"));
   EXPECT_TRUE(fs::exists(out / "include" / "kernels_templated" / "rmsnorm" / "rmsnorm.cuh"));
+  // Only what the kernels include (found from the #include lines), not every template.
+  EXPECT_FALSE(fs::exists(out / "include" / "kernels_templated" / "gemm"));
   EXPECT_NE(read(out / "CMakeLists.txt").find("ktune::launch"), std::string::npos);
 }
 

@@ -94,6 +94,19 @@ TEST(KtuneRecording, ReadsTheSyntheticFixture) {
   for (const auto& c : rs.proposable()) EXPECT_TRUE(rs.space.is_valid(c)) << c.key();
 }
 
+// A time recorded as its median alone (synthetic_energy.json) is its own min
+// and max: a replay stores ordered times, which the database's import accepts.
+TEST(KtuneRecording, AMedianWithoutMinAndMaxIsItsOwnRange) {
+  const RecordedSpace rs = read_recorded_space(kData / "synthetic_energy.json");
+  ASSERT_FALSE(rs.results.empty());
+  for (const auto& [key, r] : rs.results) {
+    if (!r.ok()) continue;
+    EXPECT_EQ(r.time.min_s, r.time.median_s) << key;
+    EXPECT_EQ(r.time.max_s, r.time.median_s) << key;
+    EXPECT_EQ(r.time.repetitions, 10) << key;  // as recorded
+  }
+}
+
 TEST(KtuneRecording, WriterRoundTripsAForeignSpace) {
   const RecordedSpace original = read_recorded_space(kData / "kernel_tuner_cache_synthetic.json");
   const auto path = std::filesystem::temp_directory_path() / "ktune_search_roundtrip_test.json";
