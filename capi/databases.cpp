@@ -12,7 +12,6 @@
 #include "db/partial_file.hpp"
 #include "db/query.hpp"
 #include "engine/family_hash.hpp"
-#include "engine/family_hash.hpp"
 #include "engine/import_family_check.hpp"
 
 namespace ktune::capi {

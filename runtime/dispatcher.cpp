@@ -3,6 +3,8 @@
 #include "runtime/dispatcher.hpp"
 
 #include <mutex>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "kernels_templated/gpu/device_properties.hpp"
@@ -11,10 +13,22 @@
 namespace ktune::rt {
 namespace {
 
+/// The row-wise kind of a row-wise family. A switch without a default: a
+/// family added to FamilyId without a case here is a compiler warning, never
+/// a silent rmsnorm.
 rowwise::Kind kind_of(FamilyId f) {
-  return f == FamilyId::reduce    ? rowwise::Kind::reduce
-         : f == FamilyId::softmax ? rowwise::Kind::softmax
-                                  : rowwise::Kind::rmsnorm;
+  switch (f) {
+    case FamilyId::reduce:
+      return rowwise::Kind::reduce;
+    case FamilyId::softmax:
+      return rowwise::Kind::softmax;
+    case FamilyId::rmsnorm:
+      return rowwise::Kind::rmsnorm;
+    case FamilyId::gemm:
+      break;
+  }
+  throw std::logic_error("dispatcher: " + std::string(family_name(f)) +
+                         " is not a row-wise family");
 }
 
 /// The tensors the problem reads and writes must be given.

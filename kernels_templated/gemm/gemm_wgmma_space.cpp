@@ -93,17 +93,12 @@ Space GemmFamily::wgmma_space(const GemmProblem& p, const DeviceSpec& d) {
   s.add(Parameter::boolean("STAGE_C", false,
                             "epilogue through shared memory: C leaves as 16-byte row segments (whole sectors) "
                             "instead of pairs straight from the accumulators; costs 8 KB per consumer"));
-  // Two-block clusters with an N-major B (layouts nn, tn) computed wrong results on an H100
-  // (GemmGpu.WgmmaClusterPairsInEveryLayout, issue 56): until that test passes on a GPU, the
-  // space does not offer them, so no tune spends its budget there and no database stores one.
-  const std::vector<Value> pair_sizes =
-      b_n_major ? std::vector<Value>{i64(1)} : std::vector<Value>{i64(1), i64(2)};
   s.add(Parameter::list(
-      "CLUSTER_M", pair_sizes, i64(1),
+      "CLUSTER_M", {i64(1), i64(2)}, i64(1),
       "blocks per cluster along M; 2 multicasts each B tile to both (TMA multicast)"));
   // cuBLAS's kernels for the M = 512 shapes pair tiles along N: the search may try it too.
   s.add(Parameter::list(
-      "CLUSTER_N", pair_sizes, i64(1),
+      "CLUSTER_N", {i64(1), i64(2)}, i64(1),
       "blocks per cluster along N; 2 multicasts each A tile to both (TMA multicast)"));
   s.add(Parameter::list("SPLIT_K", {i64(1), i64(2), i64(4), i64(8), i64(16)}, i64(1),
                         "K splits (partials reduced by REDUCE)"));

@@ -448,11 +448,12 @@ TEST(GemmGpu, WgmmaPathMatchesCublasInEveryLayout) {
   verify_against_cublas(shapes, variants);
 }
 
-// Two-block clusters in every layout (issue 56: nn and tn, whose B is read
-// N-major, came out wrong with CLUSTER_M = 2 or CLUSTER_N = 2 on an H100, nt
-// and tt right). One knob changed at a time from the default, so a failure
-// pattern names its cause: which operand is multicast, tile widths, ring depth.
-// KTUNE_CLUSTER_LAYOUTS=nn,tn narrows the layouts while diagnosing.
+// Two-block clusters in every layout. nn and tn, whose B is read N-major, came
+// out wrong with CLUSTER_M = 2 or CLUSTER_N = 2 until an MN-major descriptor's
+// start address was masked to its 14 bits (gemm_wgmma.cuh, wgmma_desc_low). The last shape with tn,
+// CLUSTER_N = 2 and STAGES = 6 is the configuration that wrote NaN then. One knob changes at a time
+// from the default, so a failure pattern names its cause. KTUNE_CLUSTER_LAYOUTS=nn,tn narrows the
+// layouts while diagnosing.
 TEST(GemmGpu, WgmmaClusterPairsInEveryLayout) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device (cudaGetDeviceCount failed or found none)";
   auto device = find_builtin_device("h200");
@@ -473,8 +474,9 @@ TEST(GemmGpu, WgmmaClusterPairsInEveryLayout) {
     }
   }
   const std::vector<std::string> shapes = {
-      "m=256,n=256,k=64", "m=512,n=384,k=256",
-      "m=300,n=260,k=1000,lda=1001,out=fp32",  // the issue's NaN case (tn, CLUSTER_N=2, STAGES=6)
+      "m=256,n=256,k=64",
+      "m=512,n=384,k=256",
+      "m=300,n=260,k=1000,lda=1001,out=fp32",
   };
   using Knobs = std::vector<std::pair<const char*, std::int64_t>>;
   const std::vector<Knobs> variants = {
@@ -494,8 +496,8 @@ TEST(GemmGpu, WgmmaClusterPairsInEveryLayout) {
           parse_problem(gemm_family(), shape + ",dtype=fp16,layout=" + layout + ",path=wgmma");
       const Space space = gemm_family().space(p, d);
       for (const Knobs& knobs : variants) {
-        // Validity is checked without the pair: the space may withhold pairs
-        // from a layout until this test passes there.
+        // Validity is checked without the pair, so a space that withholds
+        // pairs from a layout does not hide them from this test.
         Config c = gemm_family().default_config(p, d);
         for (const auto& [name, value] : knobs)
           if (std::string(name).rfind("CLUSTER_", 0) != 0) c.set(name, Value(value));

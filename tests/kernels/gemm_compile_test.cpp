@@ -161,12 +161,13 @@ TEST(GemmCompile, WgmmaOtherLayoutsSampleCompilesWithoutSpills) {
        {"m=4096,n=4096,k=4096,layout=tn", 2, 509, "PINGPONG && STAGE_C"},
        {"m=4096,n=4096,k=4096,layout=tt", 3, 510, "PERSISTENT && STAGE_C && !PINGPONG"},
        // Clusters: an MN-major operand's share is half the K-rows of each
-       // column block (A along N in tt, A of one column block when BLOCK_M =
-       // 64), a K-major one's half its rows. nn and tn (an N-major B) get no
-       // pairs until GemmGpu.WgmmaClusterPairsInEveryLayout passes on a GPU.
+       // column block (B along M in nn, A along N in tn and tt, A of one
+       // column block when BLOCK_M = 64), a K-major one's half its rows.
+       {"m=512,n=4096,k=4096,layout=nn", 3, 511, "CLUSTER_M == 2"},
+       {"m=512,n=4096,k=4096,layout=tn", 3, 512, "CLUSTER_N == 2"},
        {"m=512,n=4096,k=4096,layout=tt", 2, 513, "CLUSTER_N == 2 && BLOCK_M == 64"},
        {"m=4096,n=4096,k=4096,layout=tt", 2, 514, "CLUSTER_M == 2 && BLOCK_N == 208"},
-       {"m=1000,n=1000,k=1000,layout=tt,out=fp32,epilogue=bias", 2, 515,
+       {"m=1000,n=1000,k=1000,layout=nn,out=fp32,epilogue=bias", 2, 515,
         "CLUSTER_M == 2 && PINGPONG"},
        // A K-major B of odd widths beside an M-major A (tt).
        {"m=512,n=11008,k=4096,layout=tt", 2, 516, "BLOCK_N == 168 && STAGE_C && PERSISTENT"}});
