@@ -69,6 +69,7 @@ TEST(StrategyBenchmark, RunsOnASyntheticSpaceAndScoresRandomNearZero) {
       // Proposal cost: thread CPU time, the longest at least the median.
       EXPECT_GE(b.proposal_cpu_ms_median, 0.0);
       EXPECT_GE(b.proposal_cpu_ms_max, b.proposal_cpu_ms_median) << run.strategy;
+      EXPECT_GE(b.first_proposal_cpu_ms_max, 0.0);
     }
     // A larger budget's proposals include the smaller's: never a smaller maximum.
     EXPECT_GE(run.budgets.back().proposal_cpu_ms_max, run.budgets.front().proposal_cpu_ms_max);
@@ -91,6 +92,7 @@ TEST(StrategyBenchmark, RunsOnASyntheticSpaceAndScoresRandomNearZero) {
   EXPECT_EQ(first_budget["fractions"].size(), opt.repeats);
   EXPECT_TRUE(first_budget.contains("proposal_cpu_ms_median"));
   EXPECT_TRUE(first_budget.contains("proposal_cpu_ms_max"));
+  EXPECT_TRUE(first_budget.contains("first_proposal_cpu_ms_max"));
   const std::string svg = render_svg(report);
   EXPECT_NE(svg.find("<svg"), std::string::npos);
   EXPECT_NE(svg.find("SYNTHETIC"), std::string::npos);
