@@ -309,7 +309,8 @@ StrategyBenchmarkReport run_strategy_benchmark(
           for (std::size_t i = 0; i < run_costs.size(); ++i) {
             if (run_costs[i].evaluations_before >= budget) break;
             if (i == 0)
-              bs.first_proposal_cpu_ms_max = std::max(bs.first_proposal_cpu_ms_max, run_costs[i].cpu_ms);
+              bs.first_proposal_cpu_ms_max =
+                  std::max(bs.first_proposal_cpu_ms_max, run_costs[i].cpu_ms);
             else
               cpu.push_back(run_costs[i].cpu_ms);
           }
