@@ -36,6 +36,7 @@ class BayesSearcher final : public SearcherBase {
       throw std::invalid_argument("bayes: batch must be 'believer' or 'liar', not '" + batch + "'");
     liar_ = batch == "liar";
     feasibility_ = option_int(context, "feasibility", 1) != 0;
+    if (option_int(context, "divisibility", 1) != 0) find_divisibility_knobs();
   }
   std::string_view name() const override { return lcb_ ? "bayes-lcb" : "bayes"; }
 
@@ -77,8 +78,56 @@ class BayesSearcher final : public SearcherBase {
  private:
   void on_observed(const Result& r) override {
     pending_.erase(r.config.key());
-    encoded_.push_back(space().encode(r.config));
+    encoded_.push_back(features(r.config));
     online_.observe(r);
+  }
+
+  /// Integer knobs whose values are not powers of two in order (16, 32,
+  /// 48, ... or 1, 2, 3, 4): on a GPU, time often depends on the power of
+  /// two that divides such a value (warp and wavefront multiples, vector
+  /// widths, bank conflicts) more than on its position in the list, which
+  /// a smooth kernel over positions cannot express.
+  void find_divisibility_knobs() {
+    const auto& params = space().parameters();
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      const auto& p = params[i];
+      if (!p.ordinal() || p.size() < 3) continue;
+      std::vector<double> v;
+      for (const auto& value : p.values())
+        if (const auto* n = std::get_if<std::int64_t>(&value)) v.push_back(two_adic(*n));
+      if (v.size() != p.size()) continue;
+      // Positions already are log2 when the valuations rise with them.
+      if (std::is_sorted(v.begin(), v.end()) && std::adjacent_find(v.begin(), v.end()) == v.end())
+        continue;
+      const double top = *std::max_element(v.begin(), v.end());
+      if (top <= 0) continue;
+      divisibility_knobs_.push_back({i, top});
+    }
+  }
+
+  /// The exponent of the largest power of two dividing n (0 counts as 16).
+  static double two_adic(std::int64_t n) {
+    if (n == 0) return 16;
+    double k = 0;
+    for (n = n < 0 ? -n : n; n % 2 == 0 && k < 16; n /= 2) ++k;
+    return k;
+  }
+
+  /// The space's encoding plus, per divisibility knob, its value's
+  /// power-of-two exponent scaled to [0, 1].
+  Eigen::VectorXd features(const Config& c) const {
+    const Eigen::VectorXd base = space().encode(c);
+    if (divisibility_knobs_.empty()) return base;
+    Eigen::VectorXd x(base.size() + static_cast<Eigen::Index>(divisibility_knobs_.size()));
+    x.head(base.size()) = base;
+    const auto& params = space().parameters();
+    for (std::size_t j = 0; j < divisibility_knobs_.size(); ++j) {
+      const auto& [index, top] = divisibility_knobs_[j];
+      const Value& value = c.at(params[index].name());
+      const auto* n = std::get_if<std::int64_t>(&value);
+      x(base.size() + static_cast<Eigen::Index>(j)) = n ? std::min(two_adic(*n), top) / top : 0.0;
+    }
+    return x;
   }
 
   /// Log predicted time (the cost model, recalibrated on what was measured
@@ -92,7 +141,7 @@ class BayesSearcher final : public SearcherBase {
   void model_based(std::size_t k, std::vector<Config>& out) {
     const auto& hist = history();
     const auto ok = ok_by_time();  // fastest first
-    const int dims = space().encoded_size();
+    const int dims = space().encoded_size() + static_cast<int>(divisibility_knobs_.size());
     // Training points: ok results (fastest first), then failures. A failure
     // enters with the worst ok log time (a penalty), so the surrogate stops
     // predicting wonders where nothing runs; the feasibility estimate below
@@ -202,7 +251,7 @@ class BayesSearcher final : public SearcherBase {
     Eigen::MatrixXd xc(m, dims);
     Eigen::VectorXd pc = Eigen::VectorXd::Constant(m, 0.0);
     for (Eigen::Index i = 0; i < m; ++i) {
-      xc.row(i) = space().encode(cand[static_cast<std::size_t>(i)]).transpose();
+      xc.row(i) = features(cand[static_cast<std::size_t>(i)]).transpose();
       if (prior_usable) {
         const double lp = prior_log_time(cand[static_cast<std::size_t>(i)]);
         pc(i) = std::isfinite(lp) ? a + b * lp : a + b * p.head(n_ok).maxCoeff();
@@ -303,7 +352,9 @@ class BayesSearcher final : public SearcherBase {
   std::optional<gp::Hyper> hyper_;
   std::size_t fitted_n_ = 0;
   OnlineCostModel online_;
-  std::vector<Eigen::VectorXd> encoded_;  ///< per history() entry
+  std::vector<Eigen::VectorXd> encoded_;  ///< features() per history() entry
+  /// (parameter index, largest power-of-two exponent among its values)
+  std::vector<std::pair<std::size_t, double>> divisibility_knobs_;
 };
 
 }  // namespace

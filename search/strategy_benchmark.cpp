@@ -10,6 +10,9 @@
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
+#include <unordered_set>
+
+#include <time.h>
 
 #include <tbb/parallel_for.h>
 
@@ -52,11 +55,28 @@ double quantile(std::vector<double> v, double q) {
   return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
 }
 
-/// Best-so-far objective after each counted evaluation of one run.
+/// CPU time of the calling thread: a proposal's cost, not the machine's load.
+double thread_cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return 1e3 * static_cast<double>(ts.tv_sec) + 1e-6 * static_cast<double>(ts.tv_nsec);
+}
+
+/// One propose() + observe() round: its thread CPU time per configuration
+/// and how many evaluations had been counted before it.
+struct ProposalCost {
+  std::size_t evaluations_before = 0;
+  double cpu_ms = 0;
+};
+
+/// Best-so-far objective after each counted evaluation of one run. An
+/// evaluation is a distinct recorded configuration, failures included (as
+/// Kernel Tuner counts `max_fevals`): a configuration the strategy hands
+/// back again is not measured twice and not counted.
 std::vector<double> run_once(const RecordedSpace& rec, const ReplayOracle& oracle,
                              const std::string& strategy, const StrategyBenchmarkOptions& options,
                              std::uint64_t seed, std::size_t max_budget, double& seconds,
-                             std::size_t& proposals) {
+                             std::size_t& proposals, std::vector<ProposalCost>& costs) {
   SearchContext ctx;
   ctx.space = &rec.space;
   ctx.seed = seed;
@@ -66,9 +86,12 @@ std::vector<double> run_once(const RecordedSpace& rec, const ReplayOracle& oracl
   auto searcher = make_searcher(strategy, ctx);
   std::vector<double> trace;
   trace.reserve(max_budget);
+  std::unordered_set<std::string> evaluated;
   double best = kInf;
   std::size_t uncounted_in_a_row = 0;
   while (trace.size() < max_budget) {
+    const double cpu0 = thread_cpu_ms();
+    const std::size_t before = trace.size();
     const auto batch = searcher->propose(std::min(options.batch, max_budget - trace.size()));
     if (batch.empty()) break;
     proposals += batch.size();
@@ -79,6 +102,10 @@ std::vector<double> run_once(const RecordedSpace& rec, const ReplayOracle& oracl
         ++uncounted_in_a_row;
         continue;
       }
+      if (!evaluated.insert(r.config.key()).second) {
+        ++uncounted_in_a_row;
+        continue;
+      }
       uncounted_in_a_row = 0;
       if (trace.size() < max_budget) {
         best = std::min(best, detail::objective(r));
@@ -86,6 +113,7 @@ std::vector<double> run_once(const RecordedSpace& rec, const ReplayOracle& oracl
       }
     }
     searcher->observe(results);
+    costs.push_back({before, (thread_cpu_ms() - cpu0) / static_cast<double>(batch.size())});
     if (uncounted_in_a_row > 10000) break;  // a strategy stuck outside the recording
   }
   seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -219,10 +247,11 @@ StrategyBenchmarkReport run_strategy_benchmark(
       std::vector<std::vector<double>> traces(repeats);
       std::vector<double> seconds(repeats, 0.0);
       std::vector<std::size_t> proposals(repeats, 0);
+      std::vector<std::vector<ProposalCost>> costs(repeats);
       auto one = [&](std::size_t rep) {
         const std::uint64_t seed = report.options.seed * 1000003ULL + rep * 7919ULL + 1;
         traces[rep] = run_once(rec, oracle, strategy, report.options, seed, max_budget,
-                               seconds[rep], proposals[rep]);
+                               seconds[rep], proposals[rep], costs[rep]);
       };
       if (report.options.parallel)
         tbb::parallel_for(std::size_t(0), repeats, one);
@@ -275,6 +304,18 @@ StrategyBenchmarkReport run_strategy_benchmark(
           ++points;
         }
         bs.score = points ? sum / static_cast<double>(points) : 0.0;
+        std::vector<double> cpu;
+        for (const auto& run_costs : costs)
+          for (std::size_t i = 0; i < run_costs.size(); ++i) {
+            if (run_costs[i].evaluations_before >= budget) break;
+            if (i == 0)
+              bs.first_proposal_cpu_ms_max =
+                  std::max(bs.first_proposal_cpu_ms_max, run_costs[i].cpu_ms);
+            else
+              cpu.push_back(run_costs[i].cpu_ms);
+          }
+        bs.proposal_cpu_ms_median = quantile(cpu, 0.5);
+        bs.proposal_cpu_ms_max = cpu.empty() ? 0.0 : *std::max_element(cpu.begin(), cpu.end());
         bs.fractions = std::move(fr);
         run.budgets.push_back(std::move(bs));
       }
@@ -454,6 +495,9 @@ nlohmann::json to_json(const StrategyBenchmarkReport& report) {
                                 {"p90_fraction", b.p90_fraction},
                                 {"random_mean_fraction", sb.random_fraction_curve[b.budget - 1]},
                                 {"score", b.score},
+                                {"proposal_cpu_ms_median", b.proposal_cpu_ms_median},
+                                {"proposal_cpu_ms_max", b.proposal_cpu_ms_max},
+                                {"first_proposal_cpu_ms_max", b.first_proposal_cpu_ms_max},
                                 {"fractions", b.fractions}});
       for (const auto& rs : run.reach)
         r["reach"].push_back({{"level", rs.level},

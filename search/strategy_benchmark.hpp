@@ -41,6 +41,11 @@ struct BudgetStats {
   /// (E[random best] - mean strategy best) / (E[random best] - t_opt);
   /// 0 = as good as random search, 1 = the optimum from the first evaluation.
   double score = 0;
+  /// CPU time of the thread per proposal (propose() and observe() of one
+  /// configuration) over the proposals made before `budget` evaluations,
+  /// all repeats: median and maximum, without each run's first proposal,
+  /// and that first one's maximum apart (it lists the space once).
+  double proposal_cpu_ms_median = 0, proposal_cpu_ms_max = 0, first_proposal_cpu_ms_max = 0;
   /// t_opt / t_best of each repeat, in seed order: repeat i of every
   /// strategy runs with the same seed, so strategies compare pairwise.
   std::vector<double> fractions;

@@ -66,7 +66,13 @@ TEST(StrategyBenchmark, RunsOnASyntheticSpaceAndScoresRandomNearZero) {
     for (const auto& b : run.budgets) {
       EXPECT_GE(b.mean_fraction, 0.0);
       EXPECT_LE(b.mean_fraction, 1.0);
+      // Proposal cost: thread CPU time, the longest at least the median.
+      EXPECT_GE(b.proposal_cpu_ms_median, 0.0);
+      EXPECT_GE(b.proposal_cpu_ms_max, b.proposal_cpu_ms_median) << run.strategy;
+      EXPECT_GE(b.first_proposal_cpu_ms_max, 0.0);
     }
+    // A larger budget's proposals include the smaller's: never a smaller maximum.
+    EXPECT_GE(run.budgets.back().proposal_cpu_ms_max, run.budgets.front().proposal_cpu_ms_max);
     // The whole space fits in the largest budget: every strategy ends at the optimum.
     EXPECT_DOUBLE_EQ(run.budgets.back().mean_fraction, 1.0) << run.strategy;
     EXPECT_EQ(run.reach.size(), 3u);
@@ -84,6 +90,9 @@ TEST(StrategyBenchmark, RunsOnASyntheticSpaceAndScoresRandomNearZero) {
   const auto& first_budget = j["spaces"][0]["strategies"][0]["budgets"][0];
   EXPECT_EQ(first_budget["fractions"].get<std::vector<double>>(), sb.runs[0].budgets[0].fractions);
   EXPECT_EQ(first_budget["fractions"].size(), opt.repeats);
+  EXPECT_TRUE(first_budget.contains("proposal_cpu_ms_median"));
+  EXPECT_TRUE(first_budget.contains("proposal_cpu_ms_max"));
+  EXPECT_TRUE(first_budget.contains("first_proposal_cpu_ms_max"));
   const std::string svg = render_svg(report);
   EXPECT_NE(svg.find("<svg"), std::string::npos);
   EXPECT_NE(svg.find("SYNTHETIC"), std::string::npos);
