@@ -598,6 +598,12 @@ Measurement measurement_from_json(const json& j) {
 
 void check_measurement(const Measurement& m) {
   if (m.key.family.empty()) throw std::invalid_argument("'family' is empty");
+  // Families this build does not register import with a note that names them
+  // (replayed Kernel Tuner caches, user kernels): a name is a name, not a payload.
+  constexpr std::size_t kMaxFamilyBytes = 256;
+  if (m.key.family.size() > kMaxFamilyBytes)
+    throw std::invalid_argument("'family' is " + std::to_string(m.key.family.size()) +
+                                " bytes long (at most " + std::to_string(kMaxFamilyBytes) + ")");
   if (m.key.device.name.empty()) throw std::invalid_argument("'device.name' is empty");
   check_device(m.key.device);
   // An empty problem is a record ktune writes: a Kernel Tuner cache without a

@@ -290,7 +290,7 @@ TEST_F(HostileFilesCli, ProblemValuesAreCheckedAndLongInputIsNotEchoedInFull) {
   expect_refused(space + "m=64,n=64,k=64,dtype=" + std::string(100000, 'x'), "left out");
   // ... and a 1 MB value in a file.
   write_file(dir_ / "long.jsonl", edited([](json& j) { j["family"] = std::string(1 << 20, 'g'); }));
-  expect_refused(import_args(dir_ / "long.jsonl"), "unknown kernel family");
+  expect_refused(import_args(dir_ / "long.jsonl"), "'family' is 1048576 bytes long (at most 256)");
   write_file(dir_ / "true.jsonl", edited([](json& j) {
                j["problem"]["m"] = true;
                j["shape_keys"] = json::array();

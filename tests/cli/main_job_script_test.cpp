@@ -47,8 +47,13 @@ std::string lookup_answer(const std::string& output) {
 TEST_F(MainJobScript, TheReplayedLookupAnswersAMeasuredConfiguration) {
   const auto run = main_job();
   EXPECT_EQ(run.code, 0) << run.output;
-  EXPECT_NE(run.output.find("_mma_subspace_h200.json"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("gemm_bf16_nt_2048x8192x8192_wgmma_pool_h200.json.gz"),
+            std::string::npos)
+      << run.output;
   EXPECT_NE(lookup_answer(run.output).find("(exact)"), std::string::npos) << run.output;
+  // The replay's best is what the shipped database serves for the shape.
+  EXPECT_NE(run.output.find("The same configuration as this run's best."), std::string::npos)
+      << run.output;
 }
 
 TEST_F(MainJobScript, FailsWhenTheLookupAnswersTheDefault) {
