@@ -75,19 +75,7 @@ ktune_status lookup(const std::vector<std::string>& paths, const std::string& fa
   if (layers.empty()) throw DatabaseError("no tuning database: none of the given paths exists");
   Lookup lookup = Lookup::open_layers(layers);
   lookup.set_predictor(CostModelPredictor::from_databases(layers), PredictionRule{});
-  if (req.arch.empty()) req.arch = lookup.arch_of(req.device);
-  if (spec.cc_major == 0 && !req.arch.empty())
-    if (auto b = find_builtin_device(req.arch)) spec = *b;
-  if (spec.cc_major > 0) {
-    // Only configurations the space accepts for this problem and device are served.
-    req.default_config = family.default_config(req.problem, spec);
-    req.fits = space_validator(family, req.problem, spec);
-    try {
-      req.family_hash = family_source_hash(family, req.problem, spec);
-    } catch (const std::runtime_error&) {
-      // Templates not readable here: the family's newest-measured version is served.
-    }
-  }
+  complete_request(req, family, spec, lookup);
   auto a = lookup.best(req);
   if (!a)
     return fail(KTUNE_ERROR_NOT_FOUND, "no tuned or default configuration for " + family_name +

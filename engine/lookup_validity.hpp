@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 
+#include "db/lookup.hpp"
 #include "db/query.hpp"
 #include "kernels_templated/family.hpp"
 
@@ -26,6 +27,17 @@ std::function<bool(const Config&)> space_validator(const KernelFamily& family,
 std::function<bool(const Config&)> other_version_validator(const KernelFamily& family,
                                                            const Problem& normalized,
                                                            const DeviceSpec& device);
+
+/// Completes a request whose family, problem and device (a GPU name, or only
+/// an arch) are set, the one way `ktune lookup` and the C ABI serve it: the
+/// arch of a named GPU from the databases, the device's spec (the arch's
+/// built-in one where `spec` is unknown), the family's default, the filter of
+/// configurations valid for the problem there and the template hash of the
+/// kernel path it takes (`hash`: serve that version instead, judged by
+/// other_version_validator). Returns a note when the templates cannot be
+/// read (the newest-measured version is then served), else "".
+std::string complete_request(LookupRequest& req, const KernelFamily& family, DeviceSpec spec,
+                             const Lookup& lookup, const std::string& hash = "");
 
 /// KernelFamily::dispatch_condition of a best row; "false" (served to no
 /// other problem) for a row the family cannot read, e.g. a configuration

@@ -131,28 +131,14 @@ int run_lookup(LookupOptions o) {
       if (!load.note.empty()) std::fprintf(stderr, "lookup: %s\n", load.note.c_str());
     }
   }
-  if (req.arch.empty()) req.arch = lookup.arch_of(req.device);
-  if (family && spec.cc_major == 0 && !req.arch.empty())
-    if (auto b = find_builtin_device(req.arch)) spec = *b;
-  if (family && spec.cc_major > 0) {
-    // Validity first: only configurations the space accepts for this problem
-    // and device are served (a neighbour's unpredicated tile may not divide M).
-    req.default_config = family->default_config(req.problem, spec);
-    // Another template version (--hash) may predate some of today's knobs.
-    req.fits = o.hash.empty() ? space_validator(*family, req.problem, spec)
-                              : other_version_validator(*family, req.problem, spec);
-  }
-  // Served: results of the current text of the kernel path this problem takes
-  // on this GPU (an edit to another path leaves them fresh). Without the
-  // templates or the GPU's arch, the family's newest-measured version.
-  if (!o.hash.empty()) {
-    req.family_hash = o.hash;
-  } else if (family && spec.cc_major > 0) {
-    try {
-      req.family_hash = family_source_hash(*family, req.problem, spec);
-    } catch (const std::runtime_error& e) {
-      std::fprintf(stderr, "note: %s; serving the newest-measured template version\n", e.what());
-    }
+  if (family) {
+    const std::string note = complete_request(req, *family, spec, lookup, o.hash);
+    if (!note.empty())
+      std::fprintf(stderr, "note: %s; serving the newest-measured template version\n", note.c_str());
+  } else {
+    // A family this build does not register (a replayed recording's): served as stored.
+    if (req.arch.empty()) req.arch = lookup.arch_of(req.device);
+    if (!o.hash.empty()) req.family_hash = o.hash;
   }
 
   step = std::chrono::steady_clock::now();
