@@ -134,7 +134,8 @@ int run_lookup(LookupOptions o) {
   if (family) {
     const std::string note = complete_request(req, *family, spec, lookup, o.hash);
     if (!note.empty())
-      std::fprintf(stderr, "note: %s; serving the newest-measured template version\n", note.c_str());
+      std::fprintf(stderr, "note: %s; serving the newest-measured template version\n",
+                   note.c_str());
   } else {
     // A family this build does not register (a replayed recording's): served as stored.
     if (req.arch.empty()) req.arch = lookup.arch_of(req.device);
