@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 
 #include "engine/stream_gate.hpp"
 
@@ -119,7 +120,11 @@ TimedLaunches time_launches(std::span<const LaunchFn> launches, cudaStream_t str
     const double limit = kernel_timeout_s + 4.0 * n * std::max(turn_s, 1e-3);
     cudaError_t err = cudaSuccess;
     {
-      StreamGate gate(stream);
+      // The warm-up is not gated: a launch's first call may synchronise the
+      // device (a launcher growing its workspace frees the old one), which
+      // behind a closed gate would wait for the gate's own host function.
+      std::optional<StreamGate> gate;
+      if (round > 0) gate.emplace(stream);
       for (int i = 0; i < n && err == cudaSuccess; ++i)
         for (std::size_t j = 0; j < count && err == cudaSuccess; ++j) {
           const std::size_t slot = 2 * (static_cast<std::size_t>(i) * count + j);
@@ -128,7 +133,7 @@ TimedLaunches time_launches(std::span<const LaunchFn> launches, cudaStream_t str
           if (err == cudaSuccess) err = launches[j](stream);
           if (err == cudaSuccess) err = cudaEventRecord(events[slot + 1], stream);
         }
-      gate.release();
+      if (gate) gate->release();
       const cudaError_t waited = wait(limit);
       if (err == cudaSuccess) err = waited;
       if (err != cudaSuccess) {

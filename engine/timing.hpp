@@ -75,9 +75,10 @@ bool timing_done(const TimeStats& t, double gpu_seconds, const TimingOptions& o)
 
 /// Times `launches` in turns (within a round each runs after its own flush,
 /// so a drift of clocks affects them alike): one warm-up round, then rounds
-/// until timing_done holds for every launch. Launches of a round are queued
-/// behind a host gate and released together, so the GPU never waits for the
-/// CPU between them. `flush` may be null (no flush).
+/// until timing_done holds for every launch. Launches of a timed round are
+/// queued behind a host gate and released together, so the GPU never waits
+/// for the CPU between them; the warm-up round is not gated, so a launch may
+/// synchronise the device on its first call. `flush` may be null (no flush).
 TimedLaunches time_launches(std::span<const LaunchFn> launches, cudaStream_t stream,
                             const TimingOptions& options, const L2Flush* flush, const WaitFn& wait,
                             double kernel_timeout_s = 0);
