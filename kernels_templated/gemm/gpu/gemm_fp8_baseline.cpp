@@ -4,6 +4,7 @@
 #include <cublasLt.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -110,7 +111,13 @@ cudaError_t Fp8Baseline::run(const void* a, const void* b, void* c, cudaStream_t
   const Plan& q = *plan_;
   const cublasStatus_t s = cublasLtMatmul(q.lt, q.op, &q.alpha, b, q.a, a, q.b, &q.beta, c, q.c, c,
                                           q.c, &q.algo, q.workspace, kWorkspaceBytes, stream);
-  return s == CUBLAS_STATUS_SUCCESS ? cudaGetLastError() : cudaErrorUnknown;
+  if (s == CUBLAS_STATUS_SUCCESS) return cudaGetLastError();
+  if (!refusal_reported_) {
+    refusal_reported_ = true;
+    std::fprintf(stderr, "fp8 baseline: cublasLtMatmul refused: %s (status %d)\n",
+                 cublasGetStatusName(s), static_cast<int>(s));
+  }
+  return cudaErrorUnknown;
 }
 
 }  // namespace ktune

@@ -19,12 +19,14 @@ class Fp8Baseline {
   Fp8Baseline(const Fp8Baseline&) = delete;
   Fp8Baseline& operator=(const Fp8Baseline&) = delete;
 
-  /// C = scale_d (alpha scale_a scale_b A B^T + beta C) on `stream`.
+  /// C = scale_d (alpha scale_a scale_b A B^T + beta C) on `stream`. A refusal returns
+  /// cudaErrorUnknown; its cuBLAS status is printed to stderr the first time.
   cudaError_t run(const void* a, const void* b, void* c, cudaStream_t stream);
 
  private:
   struct Plan;
   std::unique_ptr<Plan> plan_;
+  bool refusal_reported_ = false;
 };
 
 }  // namespace ktune
