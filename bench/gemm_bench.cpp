@@ -15,6 +15,7 @@
 // Usage: bench_gemm_bench [--out DIR]
 //                         [--suite ampere|hopper|hopper-square|hopper-layouts|hopper-dtypes|all]
 //                         [--layouts nt,nn,tn,tt]   (hopper-layouts: these layouts only)
+//                         [--llm]   (hopper-layouts: also the LLM shape set in each layout)
 //                         [--dtypes tf32,e4m3]      (hopper-dtypes: these element types only)
 //        bench_gemm_bench --problem KEYS --config KEY [--config KEY ...]   (time exactly these)
 // A timed launch that has not finished after 10 s is taken for a hang (a
@@ -645,6 +646,52 @@ std::vector<Config> hopper_seeds() {
           wg(128, 224, 64, 4, 8, false, 1, 1, false, true)};
 }
 
+/// The LLM shapes (M 128-8192; N, K in {4096, 11008, 14336}) in one layout,
+/// searched from `top` (the best at 4096^3) and seeds for small M (narrow
+/// blocks, split-K); `seed` starts the random samples.
+std::vector<CaseResult> run_llm_set(Bench& b, const std::string& layout,
+                                    const std::vector<Config>& top, std::uint64_t seed) {
+  std::vector<Config> llm_seeds(top.begin(), top.begin() + std::min<std::size_t>(top.size(), 4));
+  for (int split : {1, 2, 4}) {
+    llm_seeds.push_back(wg(64, 128, 64, 8, 8, true, split));
+    llm_seeds.push_back(wg(128, 128, 64, 6, 8, true, split));
+    llm_seeds.push_back(wg(128, 128, 64, 6, 8, true, split, 2));
+    llm_seeds.push_back(wg(128, 128, 128, 6, 8, true, split, 2, true));
+  }
+  llm_seeds.push_back(wg(128, 128, 128, 6, 8, true, 1, 2, true, true));
+  llm_seeds.push_back(wg(64, 128, 64, 8, 8, true, 1, 1, false, true));
+  std::vector<CaseResult> llm;
+  for (int m : {128, 512, 2048, 8192})
+    for (auto [n, k] : std::vector<std::pair<int, int>>{
+             {4096, 4096}, {11008, 4096}, {4096, 11008}, {14336, 4096}, {4096, 14336}}) {
+      const Problem p = problem("m=" + std::to_string(m) + ",n=" + std::to_string(n) +
+                                ",k=" + std::to_string(k) + ",dtype=bf16,layout=" + layout);
+      llm.push_back(
+          b.run("llm " + layout, p, candidates(p, b.device, llm_seeds, 6, seed++, true), 1, 2, true));
+    }
+  return llm;
+}
+
+/// The geometric mean of tuned / cuBLAS over the LLM shapes, as a table line.
+std::string llm_geomean_line(const std::vector<CaseResult>& llm) {
+  double log_sum = 0;
+  int counted = 0;
+  for (const CaseResult& r : llm) {
+    const double ratio = tuned_tflops(r) / r.tflops(r.cublas_ms);
+    if (ratio > 0) {
+      log_sum += std::log(ratio);
+      ++counted;
+    }
+  }
+  const std::string layout = llm.empty() ? "" : " (" + llm.front().problem.text_or("layout", "nt") + ")";
+  char line[200];
+  std::snprintf(
+      line, sizeof line,
+      "\nLLM shape set%s: geometric mean of tuned / cuBLAS = %.3f over %d of %zu shapes\n\n",
+      layout.c_str(), counted ? std::exp(log_sum / counted) : 0.0, counted, llm.size());
+  return line;
+}
+
 /// The wgmma path: 4096^3, 8192^3 and (with_llm) the LLM shapes, with their
 /// geometric mean. Given configurations replace the search at 4096^3 and
 /// 8192^3 (time exactly these: for a profiler run on one kernel).
@@ -679,45 +726,14 @@ std::string run_hopper_suite(Bench& b, bool with_llm, const std::vector<Config>&
     }
   }
 
-  // The LLM shapes: the best of 4096^3 and seeds for small M (narrow blocks, split-K).
-  std::vector<Config> llm_seeds(top.begin(), top.begin() + std::min<std::size_t>(top.size(), 4));
-  for (int split : {1, 2, 4}) {
-    llm_seeds.push_back(wg(64, 128, 64, 8, 8, true, split));
-    llm_seeds.push_back(wg(128, 128, 64, 6, 8, true, split));
-    llm_seeds.push_back(wg(128, 128, 64, 6, 8, true, split, 2));
-    llm_seeds.push_back(wg(128, 128, 128, 6, 8, true, split, 2, true));
-  }
-  llm_seeds.push_back(wg(128, 128, 128, 6, 8, true, 1, 2, true, true));
-  llm_seeds.push_back(wg(64, 128, 64, 8, 8, true, 1, 1, false, true));
-  std::vector<CaseResult> llm;
-  std::uint64_t seed = 30;
-  for (int m : with_llm ? std::vector<int>{128, 512, 2048, 8192} : std::vector<int>{})
-    for (auto [n, k] : std::vector<std::pair<int, int>>{
-             {4096, 4096}, {11008, 4096}, {4096, 11008}, {14336, 4096}, {4096, 14336}}) {
-      const Problem p = problem("m=" + std::to_string(m) + ",n=" + std::to_string(n) +
-                                ",k=" + std::to_string(k) + ",dtype=bf16,layout=nt");
-      llm.push_back(b.run("llm", p, candidates(p, d, llm_seeds, 6, seed++, true), 1, 2, true));
-    }
+  const std::vector<CaseResult> llm =
+      with_llm ? run_llm_set(b, "nt", top, 30) : std::vector<CaseResult>{};
   std::ostringstream table;
   table << "## wgmma path (Hopper)\n\n" << kTableHeader;
   for (const CaseResult& r : square) table << table_row(r);
   for (const CaseResult& r : misaligned) table << table_row(r);
-  double log_sum = 0;
-  int counted = 0;
-  for (const CaseResult& r : llm) {
-    table << table_row(r);
-    const double ratio = tuned_tflops(r) / r.tflops(r.cublas_ms);
-    if (ratio > 0) {
-      log_sum += std::log(ratio);
-      ++counted;
-    }
-  }
-  char line[200];
-  std::snprintf(
-      line, sizeof line,
-      "\nLLM shape set: geometric mean of tuned / cuBLAS = %.3f over %d of %zu shapes\n\n",
-      counted ? std::exp(log_sum / counted) : 0.0, counted, llm.size());
-  if (with_llm) table << line;
+  for (const CaseResult& r : llm) table << table_row(r);
+  if (with_llm) table << llm_geomean_line(llm);
   const double aligned = tuned_tflops(square[0]);
   for (const CaseResult& r : misaligned) {
     char mis[256];
@@ -783,10 +799,12 @@ std::string run_dtypes_suite(Bench& b, const std::vector<std::string>& dtypes) {
 /// cuBLAS in the same layout: nt reads A and B K-major, nn an N-major B, tn
 /// both MN-major, tt an M-major A. Each 8192^3 search starts from the six
 /// fastest of its layout's 4096^3.
-std::string run_hopper_layouts_suite(Bench& b, const std::vector<std::string>& layouts) {
+std::string run_hopper_layouts_suite(Bench& b, const std::vector<std::string>& layouts,
+                                     bool with_llm) {
   const std::vector<Config> seeds = hopper_seeds();
   std::vector<CaseResult> results;
   const std::vector<std::string> every = {"nt", "nn", "tn", "tt"};
+  std::vector<std::vector<CaseResult>> llm_of;  // with_llm: each layout's LLM set
   for (const std::string& layout : layouts) {
     // The same seeds for a layout whether it runs alone or with the others.
     std::uint64_t seed =
@@ -801,10 +819,15 @@ std::string run_hopper_layouts_suite(Bench& b, const std::vector<std::string>& l
     const Problem p8k = problem("m=8192,n=8192,k=8192,dtype=bf16,layout=" + layout);
     results.push_back(
         b.run("bf16 8192^3 " + layout, p8k, candidates(p8k, b.device, top, 2, seed++), 1, 2));
+    if (with_llm) llm_of.push_back(run_llm_set(b, layout, top, 30));
   }
   std::ostringstream table;
   table << "## wgmma path in every layout (cuBLAS in the same layout)\n\n" << kTableHeader;
   for (const CaseResult& r : results) table << table_row(r);
+  for (const std::vector<CaseResult>& llm : llm_of) {
+    for (const CaseResult& r : llm) table << table_row(r);
+    table << llm_geomean_line(llm);
+  }
   table << "\n";
   return table.str();
 }
@@ -871,6 +894,10 @@ int main(int argc, char** argv) {
                  "suite can be split over several time-limited runs")
       ->delimiter(',')
       ->check(CLI::IsMember({"nt", "nn", "tn", "tt"}));
+  bool layouts_llm = false;
+  app.add_flag("--llm", layouts_llm,
+               "with --suite hopper-layouts: also the LLM shape set in each layout, searched from "
+               "the layout's best at 4096^3");
   std::vector<std::string> dtypes = {"tf32", "e4m3"};
   app.add_option("--dtypes", dtypes, "with --suite hopper-dtypes: these element types only")
       ->delimiter(',')
@@ -947,7 +974,7 @@ int main(int argc, char** argv) {
   else if (suite == "hopper-dtypes")
     tables += run_dtypes_suite(b, dtypes);
   if (!single && (suite == "hopper-layouts" || suite == "all"))
-    tables += run_hopper_layouts_suite(b, layouts);
+    tables += run_hopper_layouts_suite(b, layouts, layouts_llm);
   if (!single && (suite == "ampere" || suite == "all")) tables += run_ampere_suite(b);
 
   std::ostringstream head;
