@@ -7,18 +7,19 @@
 
 namespace ktune::rowwise {
 
-int dtype_bytes(const std::string& dtype) {
-  if (dtype == "fp32") return 4;
-  if (dtype == "bf16" || dtype == "fp16") return 2;
+namespace {
+
+const Dtype& find_dtype(const std::string& dtype) {
+  for (const Dtype& t : kDtypes)
+    if (dtype == t.name) return t;
   throw std::invalid_argument("unknown dtype '" + dtype + "' (expected fp32|bf16|fp16)");
 }
 
-std::string dtype_cuda_type(const std::string& dtype) {
-  if (dtype == "fp32") return "float";
-  if (dtype == "bf16") return "__nv_bfloat16";
-  if (dtype == "fp16") return "__half";
-  throw std::invalid_argument("unknown dtype '" + dtype + "' (expected fp32|bf16|fp16)");
-}
+}  // namespace
+
+int dtype_bytes(const std::string& dtype) { return find_dtype(dtype).bytes; }
+
+std::string dtype_cuda_type(const std::string& dtype) { return find_dtype(dtype).cuda_type; }
 
 bool is_column_reduction(Kind kind, const Problem& p) {
   return kind == Kind::reduce && p.text_or("axis", "last") == "rows";

@@ -131,21 +131,6 @@ std::string_view RowwiseFamily::problem_help() const {
 
 std::vector<std::string> RowwiseFamily::shape_keys() const { return {"rows", "cols"}; }
 
-int row_alignment_bytes(const Problem& p) {
-  long long bytes = p.integer("cols") * dtype_bytes(p.text("dtype"));
-  int align = 1;
-  while (align < 16 && bytes % (align * 2) == 0) align *= 2;
-  return align;
-}
-
-std::string row_length_class(long long cols) {
-  if (cols < 256) return "tiny";
-  if (cols < 4096) return "short";
-  if (cols < 32768) return "medium";
-  if (cols < 262144) return "long";
-  return "huge";
-}
-
 PlanDevice plan_device(const DeviceSpec& d) {
   PlanDevice pd;
   if (d.sm_count > 0) pd.sm_count = d.sm_count;
