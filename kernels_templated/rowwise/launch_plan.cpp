@@ -129,7 +129,7 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
   // A cluster's blocks are the segments of one row: the same geometry as split.
   const long long split = c.integer("split") * cluster;
   // The kernels find a segment's row and piece with a shift and a mask
-  // (segment_of in common.cuh); the space only offers powers of two.
+  // (segment_of in rows.cuh); the space only offers powers of two.
   if (split < 1 || (split & (split - 1)) != 0)
     throw std::invalid_argument("split x cluster must be a power of two, got " + std::to_string(split));
   // grid=stride and grid=persistent both loop over rows; persistent grids
@@ -196,7 +196,7 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
                                                                        plan.smem_bytes + plan.dynamic_smem, true))
                                : std::string()) +
                           ">";
-  // Phases (common.cuh): fused 0, stats 1, apply 2, cluster 3, linked 4.
+  // Phases (elements.cuh): fused 0, stats 1, apply 2, cluster 3, linked 4.
   const int first_phase = cluster > 1 ? 3 : (linked ? 4 : (split > 1 ? 1 : 0));
   auto row_kernel = [&](int phase) {
     switch (kind) {

@@ -78,7 +78,9 @@ std::string_view RowwiseFamily::description() const {
 }
 
 std::vector<std::string> RowwiseFamily::template_files() const {
-  std::vector<std::string> files = {"rowwise/args.h", "rowwise/common.cuh"};
+  std::vector<std::string> files = {
+      "rowwise/args.h",       "rowwise/common.cuh", "rowwise/elements.cuh",   "rowwise/loads.cuh",
+      "rowwise/cp_async.cuh", "rowwise/stores.cuh", "rowwise/reductions.cuh", "rowwise/rows.cuh"};
   switch (kind_) {
     case Kind::reduce: files.push_back("reduce/reduce.cuh"); break;
     case Kind::softmax: files.push_back("softmax/softmax.cuh"); break;
