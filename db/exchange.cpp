@@ -1,256 +1,26 @@
-// Exchange formats: JSON Lines, CSV and T4 writers and all-or-nothing parsers.
+// Exchange formats: JSON Lines and T4 records, the all-or-nothing parsers and
+// the writers of every format (CSV in exchange_csv.cpp, strict JSON reading in
+// exchange_json.cpp, the content checks in exchange_checks.cpp).
 #include "db/exchange.hpp"
 
-#include <charconv>
-#include <climits>
-#include <cmath>
 #include <istream>
 #include <iterator>
 #include <optional>
 #include <ostream>
-#include <regex>
-#include <set>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "db/exchange_detail.hpp"
 #include "db/store_impl.hpp"
 
 namespace ktune {
-namespace {
 
-using nlohmann::json;
+using namespace exchange_detail;
+
+namespace {
 
 constexpr const char* kJsonlTag = "ktune.measurement";
 constexpr int kJsonlVersion = 1;
-
-const std::vector<std::string> kCsvColumns = {
-    "device_name", "device_arch",  "device",        "family",        "family_hash", "problem_key",
-    "problem",     "shape_class",  "shape_keys",    "config_key",    "config",      "status",
-    "median_s",    "min_s",        "max_s",         "spread",        "repetitions", "tflops",
-    "gbps",        "error",        "max_abs_error", "deterministic", "message",     "metrics",
-    "host",        "tool_version", "source",        "measured_at"};
-
-std::string number_text(double d) {
-  char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, d);  // shortest text that round-trips
-  return std::string(buf, end);
-}
-
-double number_from(const std::string& text, const char* column) {
-  double d = 0;
-  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
-  if (ec != std::errc() || p != text.data() + text.size())
-    throw std::invalid_argument(std::string("column '") + column + "': '" + text +
-                                "' is not a number");
-  // from_chars reads "inf" and "nan", which JSON cannot carry: a database
-  // holding one could no longer be exported and imported again.
-  if (!std::isfinite(d))
-    throw std::invalid_argument(std::string("column '") + column + "': '" + text +
-                                "' is not a finite number");
-  return d;
-}
-
-int int_from(const std::string& text, const char* column) {
-  long long v = 0;
-  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || p != text.data() + text.size() || v < 0 || v > INT_MAX)
-    throw std::invalid_argument(std::string("column '") + column + "': '" + text +
-                                "' is not an integer in 0.." + std::to_string(INT_MAX));
-  return static_cast<int>(v);
-}
-
-// ---- Strict JSON --------------------------------------------------------------------
-
-/// Nesting deeper than this is refused. No record ktune writes comes near it
-/// (its deepest, a T4 result's metrics, is about 8 levels); deeper input
-/// overflowed the stack of the recursive JSON writer (70,000 levels), and a
-/// stored row past SQLite's JSON depth limit breaks every query that reads it.
-constexpr int kMaxJsonDepth = 64;
-/// A JSON Lines record or a CSV record larger than this is refused before it is parsed.
-constexpr std::size_t kMaxRecordBytes = std::size_t{16} << 20;
-
-/// What the strict parser refuses beyond JSON syntax: a key given twice in one
-/// object (nlohmann keeps the last one silently), nesting past kMaxJsonDepth,
-/// a number past the range of a double. `element`: how many objects had been
-/// opened at depth 2 (a T4 result) when it was found, so the caller can name
-/// that result's line.
-struct StrictJsonError : std::invalid_argument {
-  StrictJsonError(const std::string& what, int e) : std::invalid_argument(what), element(e) {}
-  int element;
-};
-
-json parse_strict(const std::string& text) {
-  std::vector<std::set<std::string>> open_objects;
-  int depth2_objects = 0;
-  try {
-    return json::parse(text, [&](int depth, json::parse_event_t event, json& parsed) {
-      switch (event) {
-        case json::parse_event_t::object_start:
-        case json::parse_event_t::array_start:
-          if (depth >= kMaxJsonDepth)
-            throw StrictJsonError("nested deeper than " + std::to_string(kMaxJsonDepth) + " levels",
-                                  depth2_objects - 1);
-          if (event == json::parse_event_t::array_start) break;
-          open_objects.emplace_back();
-          if (depth == 2) ++depth2_objects;
-          break;
-        case json::parse_event_t::object_end:
-          open_objects.pop_back();
-          break;
-        case json::parse_event_t::key:
-          if (!open_objects.back().insert(parsed.get<std::string>()).second)
-            throw StrictJsonError("duplicate key \"" + parsed.get<std::string>() +
-                                      "\" (which one counts is not defined)",
-                                  depth2_objects - 1);
-          break;
-        default:
-          break;
-      }
-      return true;
-    });
-  } catch (const json::out_of_range& e) {
-    // A number such as 1e400: the parser names it, but not where it is.
-    throw StrictJsonError(e.what(), depth2_objects - 1);
-  }
-}
-
-/// The offset of the first byte of `text` that is not well-formed UTF-8, or npos.
-std::size_t invalid_utf8_at(std::string_view text) {
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    int follow = 0;
-    std::uint32_t min = 0;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    if ((c & 0xe0) == 0xc0) {
-      follow = 1;
-      min = 0x80;
-    } else if ((c & 0xf0) == 0xe0) {
-      follow = 2;
-      min = 0x800;
-    } else if ((c & 0xf8) == 0xf0) {
-      follow = 3;
-      min = 0x10000;
-    } else {
-      return i;
-    }
-    if (text.size() - i <= static_cast<std::size_t>(follow)) return i;  // cut short
-    std::uint32_t code = c & (0x3f >> follow);
-    for (int k = 1; k <= follow; ++k) {
-      const auto f = static_cast<unsigned char>(text[i + k]);
-      if ((f & 0xc0) != 0x80) return i;
-      code = (code << 6) | (f & 0x3f);
-    }
-    // Overlong forms, UTF-16 surrogates and code points past U+10FFFF are not UTF-8.
-    if (code < min || (code >= 0xd800 && code <= 0xdfff) || code > 0x10ffff) return i;
-    i += follow + 1;
-  }
-  return std::string_view::npos;
-}
-
-// Integers in a problem or configuration: JSON's unsigned values past 2^63-1
-// would wrap to negative numbers (2^64-1 to -1).
-void check_integers(const json& j, const std::string& field) {
-  if (j.is_number_unsigned() && j.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
-    throw std::invalid_argument("'" + field + "': " + j.dump() +
-                                " is out of range (at most 2^63-1)");
-  if (j.is_object())
-    for (auto it = j.begin(); it != j.end(); ++it)
-      check_integers(it.value(), field + "." + it.key());
-}
-
-// A JSON integer in 0..INT_MAX, or absent.
-void check_count(const json& parent, const char* key, const std::string& field) {
-  if (!parent.is_object() || !parent.contains(key)) return;
-  const json& v = parent.at(key);
-  const bool integer =
-      v.is_number_integer() && v.get<std::int64_t>() >= 0 && v.get<std::int64_t>() <= INT_MAX;
-  if (!integer)
-    throw std::invalid_argument("'" + field + "': " + v.dump() + " is not an integer in 0.." +
-                                std::to_string(INT_MAX));
-}
-
-// A device as DeviceSpec reads it, refusing a field it would not write back
-// as given: an integer past its field's range (2^63-1 in an int reads back
-// as -1), a fraction where the field holds an integer, a compute capability such as "9.0x"
-// ("arch" is not read: it is derived from "cc").
-DeviceSpec device_from_json(const json& j) {
-  check_integers(j, "device");  // nlohmann compares 2^64-1 equal to -1
-  DeviceSpec d = DeviceSpec::from_json(j);
-  const json written = d.to_json();
-  for (auto it = j.begin(); it != j.end(); ++it)
-    if (it.key() != "arch" && written.contains(it.key()) && written.at(it.key()) != *it)
-      throw std::invalid_argument("'device." + it.key() + "': " + it->dump() +
-                                  " cannot be stored as given (it reads back as " +
-                                  written.at(it.key()).dump() + ")");
-  return d;
-}
-
-// ---- Content checks -------------------------------------------------------------------
-
-int days_in_month(int year, int month) {
-  static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-  return month == 2 && leap ? 29 : days[month - 1];
-}
-
-// "2026-11-29T14:35:00.123456Z" or with an offset ("+01:00"); fractions optional.
-bool is_iso8601(const std::string& text) {
-  static const std::regex form(
-      R"(^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-](\d{2}):(\d{2}))$)");
-  std::smatch m;
-  if (!std::regex_match(text, m, form)) return false;
-  auto n = [&](int i) { return std::stoi(m[i].str()); };
-  const int month = n(2);
-  if (month < 1 || month > 12 || n(3) < 1 || n(3) > days_in_month(n(1), month)) return false;
-  if (n(4) > 23 || n(5) > 59 || n(6) > 60) return false;  // 60: a leap second
-  return !m[9].matched || (n(9) <= 23 && n(10) <= 59);
-}
-
-void check_non_negative(double v, const char* field) {
-  if (!std::isfinite(v) || v < 0)
-    throw std::invalid_argument(std::string("'") + field + "': " + number_text(v) +
-                                " is not a finite, non-negative number");
-}
-
-void check_non_negative_count(long long v, const char* field) {
-  if (v < 0)
-    throw std::invalid_argument(std::string("'") + field + "': " + std::to_string(v) +
-                                " is negative");
-}
-
-// Counts and rates of a GPU cannot be negative, and a GPU of known compute
-// capability has SMs; 0 stands for "unknown" elsewhere (a recording that named
-// no GPU keeps only its name, compute capability 0.0).
-void check_device(const DeviceSpec& d) {
-  check_non_negative_count(d.cc_major, "device.cc");
-  check_non_negative_count(d.cc_minor, "device.cc");
-  check_non_negative_count(d.sm_count, "device.sm_count");
-  if (d.sm_count == 0 && d.cc_major > 0)
-    throw std::invalid_argument(
-        "'device.sm_count': 0 is not a count of SMs of a GPU of compute "
-        "capability " +
-        std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor));
-  check_non_negative_count(d.max_threads_per_block, "device.max_threads_per_block");
-  check_non_negative_count(d.max_threads_per_sm, "device.max_threads_per_sm");
-  check_non_negative_count(d.max_blocks_per_sm, "device.max_blocks_per_sm");
-  check_non_negative_count(d.smem_per_sm, "device.smem_per_sm");
-  check_non_negative_count(d.smem_per_block_optin, "device.smem_per_block_optin");
-  check_non_negative_count(d.regs_per_sm, "device.regs_per_sm");
-  check_non_negative_count(d.max_regs_per_thread, "device.max_regs_per_thread");
-  check_non_negative_count(d.l2_bytes, "device.l2_bytes");
-  check_non_negative_count(d.global_memory_bytes, "device.global_memory_bytes");
-  check_non_negative(d.sm_clock_mhz, "device.sm_clock_mhz");
-  check_non_negative(d.dram_gbps, "device.dram_gbps");
-  check_non_negative(d.peak_tflops_simt_fp32, "device.peak_tflops_simt_fp32");
-  check_non_negative(d.peak_tflops_tf32, "device.peak_tflops_tf32");
-  check_non_negative(d.peak_tflops_bf16, "device.peak_tflops_bf16");
-  check_non_negative(d.peak_tflops_fp16, "device.peak_tflops_fp16");
-}
 
 // ---- JSON Lines -----------------------------------------------------------------
 
@@ -269,142 +39,6 @@ Provenance provenance_from_json(const json& j) {
   p.measured_at = j.at("measured_at").get<std::string>();
   if (p.measured_at.empty()) throw std::invalid_argument("'provenance.measured_at' is empty");
   return p;
-}
-
-// ---- CSV --------------------------------------------------------------------------
-
-void csv_cell(std::ostream& out, const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) {
-    out << s;
-    return;
-  }
-  out << '"';
-  for (char c : s) {
-    if (c == '"') out << '"';
-    out << c;
-  }
-  out << '"';
-}
-
-struct CsvRecord {
-  int line;
-  std::vector<std::string> cells;
-};
-
-std::vector<CsvRecord> parse_csv(const std::string& text) {
-  std::vector<CsvRecord> records;
-  std::size_t i = 0;
-  int line = 1;
-  while (i < text.size()) {
-    CsvRecord rec{line, {}};
-    std::string cell;
-    bool done = false;
-    while (!done) {
-      cell.clear();
-      if (i < text.size() && text[i] == '"') {
-        int opened = line;
-        ++i;
-        while (true) {
-          if (i >= text.size()) throw ImportError(opened, "unterminated quoted cell");
-          char c = text[i++];
-          if (c == '"') {
-            if (i < text.size() && text[i] == '"') {
-              cell += '"';
-              ++i;
-            } else {
-              break;
-            }
-          } else {
-            if (c == '\n') ++line;
-            cell += c;
-          }
-        }
-        if (i < text.size() && text[i] != ',' && text[i] != '\n' && text[i] != '\r')
-          throw ImportError(line, "text after a closing quote");
-      } else {
-        while (i < text.size() && text[i] != ',' && text[i] != '\n' && text[i] != '\r')
-          cell += text[i++];
-      }
-      rec.cells.push_back(cell);
-      if (i >= text.size()) {
-        done = true;
-      } else if (text[i] == ',') {
-        ++i;
-      } else {
-        if (text[i] == '\r') ++i;
-        if (i < text.size() && text[i] == '\n') ++i;
-        ++line;
-        done = true;
-      }
-    }
-    if (!(rec.cells.size() == 1 && rec.cells[0].empty())) records.push_back(std::move(rec));
-  }
-  return records;
-}
-
-Measurement measurement_from_csv(const std::vector<std::string>& c) {
-  auto col = [&](const char* name) -> const std::string& {
-    for (std::size_t i = 0; i < kCsvColumns.size(); ++i)
-      if (kCsvColumns[i] == name) return c[i];
-    throw std::logic_error("no CSV column " + std::string(name));
-  };
-  // Cells that are not JSON are stored as they are: each must be text that
-  // export and `lookup --json` can write again.
-  for (std::size_t i = 0; i < kCsvColumns.size(); ++i)
-    if (std::size_t at = invalid_utf8_at(c[i]); at != std::string::npos)
-      throw std::invalid_argument("column '" + kCsvColumns[i] + "': byte " +
-                                  std::to_string(at + 1) +
-                                  " is not UTF-8 (ktune's files are UTF-8 text)");
-  auto parse_json = [&](const char* name) {
-    try {
-      json j = parse_strict(col(name));
-      if (std::string_view(name) == "problem" || std::string_view(name) == "config")
-        check_integers(j, name);
-      return j;
-    } catch (const StrictJsonError& e) {
-      throw std::invalid_argument(std::string("column '") + name + "': " + e.what());
-    } catch (const json::exception& e) {
-      throw std::invalid_argument(std::string("column '") + name + "' is not JSON: " + e.what());
-    }
-  };
-  Measurement m;
-  m.key.device = device_from_json(parse_json("device"));
-  m.key.family = col("family");
-  m.key.family_hash = col("family_hash");
-  m.key.problem = ValueMap::from_json(parse_json("problem"));
-  m.key.shape_class = col("shape_class");
-  m.key.shape_keys = split_names(col("shape_keys"));
-  Result& r = m.result;
-  r.config = ValueMap::from_json(parse_json("config"));
-  r.status = status_from_string(col("status"));
-  r.time.median_s = number_from(col("median_s"), "median_s");
-  r.time.min_s = number_from(col("min_s"), "min_s");
-  r.time.max_s = number_from(col("max_s"), "max_s");
-  r.time.spread = number_from(col("spread"), "spread");
-  r.time.repetitions = int_from(col("repetitions"), "repetitions");
-  r.tflops = number_from(col("tflops"), "tflops");
-  r.gbps = number_from(col("gbps"), "gbps");
-  r.error = number_from(col("error"), "error");
-  r.max_abs_error = number_from(col("max_abs_error"), "max_abs_error");
-  const std::string& det = col("deterministic");
-  if (det == "true")
-    r.deterministic = true;
-  else if (det == "false")
-    r.deterministic = false;
-  else if (!det.empty())
-    throw std::invalid_argument("column 'deterministic': '" + det +
-                                "' is not true, false or empty");
-  r.message = col("message");
-  r.metrics = parse_json("metrics");
-  if (r.status == Status::ok && !(r.time.median_s > 0))
-    throw std::invalid_argument("status ok without a positive median_s");
-  m.provenance.host = col("host");
-  m.provenance.tool_version = col("tool_version");
-  m.provenance.source = col("source");
-  m.provenance.measured_at = col("measured_at");
-  if (m.provenance.measured_at.empty())
-    throw std::invalid_argument("column 'measured_at' is empty");
-  return m;
 }
 
 // ---- T4 ---------------------------------------------------------------------------
@@ -448,12 +82,6 @@ json t4_result(const Measurement& m) {
       // keeps the lossless record beside the standard fields.
       {"ktune", measurement_to_json(m)},
   };
-}
-
-void check_record_size(int line, std::size_t bytes) {
-  if (bytes > kMaxRecordBytes)
-    throw ImportError(line, "the record has " + std::to_string(bytes) + " bytes, more than the " +
-                                std::to_string(kMaxRecordBytes >> 20) + " MiB a record may have");
 }
 
 int line_of_offset(const std::string& text, std::size_t offset) {
@@ -596,57 +224,10 @@ Measurement measurement_from_json(const json& j) {
   return m;
 }
 
-void check_measurement(const Measurement& m) {
-  if (m.key.family.empty()) throw std::invalid_argument("'family' is empty");
-  // Families this build does not register import with a note that names them
-  // (replayed Kernel Tuner caches, user kernels): a name is a name, not a payload.
-  constexpr std::size_t kMaxFamilyBytes = 256;
-  if (m.key.family.size() > kMaxFamilyBytes)
-    throw std::invalid_argument("'family' is " + std::to_string(m.key.family.size()) +
-                                " bytes long (at most " + std::to_string(kMaxFamilyBytes) + ")");
-  if (m.key.device.name.empty()) throw std::invalid_argument("'device.name' is empty");
-  check_device(m.key.device);
-  // An empty problem is a record ktune writes: a Kernel Tuner cache without a
-  // problem_size, replayed. A family with shape keys still needs them below,
-  // and the CLI's family check needs a problem the family accepts.
-  for (const std::string& key : m.key.shape_keys) {
-    if (!m.key.problem.contains(key))
-      throw std::invalid_argument("'shape_keys': '" + key + "' is not a key of the problem");
-    const Value& v = m.key.problem.at(key);
-    const auto* i = std::get_if<std::int64_t>(&v);
-    const auto* d = std::get_if<double>(&v);
-    if (!(i && *i > 0) && !(d && std::isfinite(*d) && *d > 0))
-      throw std::invalid_argument("'problem." + key + "': " + to_text(v) +
-                                  " is not a positive size (a shape key)");
-  }
-  const Result& r = m.result;
-  if (r.config.empty()) throw std::invalid_argument("'result.config' is empty");
-  check_non_negative(r.time.median_s, "result.time.median_s");
-  check_non_negative(r.time.min_s, "result.time.min_s");
-  check_non_negative(r.time.max_s, "result.time.max_s");
-  check_non_negative(r.time.spread, "result.time.spread");
-  if (r.time.min_s > r.time.median_s || r.time.median_s > r.time.max_s)
-    throw std::invalid_argument("'result.time': min_s " + number_text(r.time.min_s) +
-                                ", median_s " + number_text(r.time.median_s) + ", max_s " +
-                                number_text(r.time.max_s) +
-                                " are not ordered min_s <= median_s <= max_s");
-  if (r.time.repetitions < 0)
-    throw std::invalid_argument("'result.time.repetitions': " + std::to_string(r.time.repetitions) +
-                                " is negative");
-  check_non_negative(r.tflops, "result.tflops");
-  check_non_negative(r.gbps, "result.gbps");
-  check_non_negative(r.error, "result.error");
-  check_non_negative(r.max_abs_error, "result.max_abs_error");
-  if (!is_iso8601(m.provenance.measured_at))
-    throw std::invalid_argument("'provenance.measured_at': '" + m.provenance.measured_at +
-                                "' is not an ISO-8601 time such as 2026-11-29T14:35:00.123456Z");
-}
-
 std::int64_t export_measurements(const Store& store, std::ostream& out, ExchangeFormat format) {
   std::int64_t n = 0;
   if (format == ExchangeFormat::csv) {
-    for (std::size_t i = 0; i < kCsvColumns.size(); ++i) out << (i ? "," : "") << kCsvColumns[i];
-    out << "\n";
+    write_csv_header(out);
   } else if (format == ExchangeFormat::t4) {
     out << "{\"schema_version\": \"1.0.0\",\n\"results\": [";
   }
@@ -658,44 +239,9 @@ std::int64_t export_measurements(const Store& store, std::ostream& out, Exchange
       case ExchangeFormat::t4:
         out << (n ? ",\n" : "\n") << t4_result(m).dump();
         break;
-      case ExchangeFormat::csv: {
-        const Result& r = m.result;
-        std::vector<std::string> cells = {
-            m.key.device.name,
-            m.key.device.arch(),
-            m.key.device.to_json().dump(),
-            m.key.family,
-            m.key.family_hash,
-            m.key.problem.key(),
-            m.key.problem.to_json().dump(),
-            m.key.shape_class,
-            join_names(m.key.shape_keys),
-            r.config.key(),
-            r.config.to_json().dump(),
-            std::string(to_string(r.status)),
-            number_text(r.time.median_s),
-            number_text(r.time.min_s),
-            number_text(r.time.max_s),
-            number_text(r.time.spread),
-            std::to_string(r.time.repetitions),
-            number_text(r.tflops),
-            number_text(r.gbps),
-            number_text(r.error),
-            number_text(r.max_abs_error),
-            r.deterministic ? (*r.deterministic ? "true" : "false") : "",
-            r.message,
-            r.metrics.dump(),
-            m.provenance.host,
-            m.provenance.tool_version,
-            m.provenance.source,
-            m.provenance.measured_at};
-        for (std::size_t i = 0; i < cells.size(); ++i) {
-          if (i) out << ',';
-          csv_cell(out, cells[i]);
-        }
-        out << "\n";
+      case ExchangeFormat::csv:
+        write_csv_row(out, m);
         break;
-      }
     }
     ++n;
     return true;
@@ -732,28 +278,7 @@ std::vector<Measurement> parse_measurements(std::istream& in, ExchangeFormat for
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (text.empty()) throw ImportError(1, "the file is empty (0 bytes): no measurement to import");
   if (format == ExchangeFormat::csv) {
-    auto records = parse_csv(text);
-    if (records.empty()) throw ImportError(1, "empty CSV: expected a header row");
-    if (records[0].cells != kCsvColumns)
-      throw ImportError(records[0].line, "the header row is not ktune's CSV header (" +
-                                             std::to_string(kCsvColumns.size()) +
-                                             " columns starting device_name,device_arch)");
-    for (std::size_t i = 1; i < records.size(); ++i) {
-      const auto& rec = records[i];
-      if (rec.cells.size() != kCsvColumns.size())
-        throw ImportError(rec.line, "expected " + std::to_string(kCsvColumns.size()) +
-                                        " cells, found " + std::to_string(rec.cells.size()));
-      std::size_t bytes = 0;
-      for (const std::string& cell : rec.cells) bytes += cell.size();
-      check_record_size(rec.line, bytes);
-      try {
-        add(measurement_from_csv(rec.cells));
-      } catch (const ImportError&) {
-        throw;
-      } catch (const std::exception& e) {
-        throw ImportError(rec.line, e.what());
-      }
-    }
+    parse_csv_measurements(text, add);
     return out;
   }
   // T4: one document; errors name the line of the offending result.

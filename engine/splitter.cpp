@@ -14,8 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kernels_templated/rowwise/launch_plan.hpp"
-#include "kernels_templated/rowwise/rowwise_family.hpp"
+#include "kernels_templated/rowwise/shape_group.hpp"
 
 namespace ktune {
 namespace {
@@ -98,22 +97,8 @@ std::string identifier(const std::string& s) {
 
 Grouping rowwise_grouping() {
   Grouping g;
-  g.key = [](const Problem& p) {
-    const std::string axis = p.text_or("axis", "last");
-    const long long reduced = axis == "rows" ? p.integer("rows") : p.integer("cols");
-    return p.text("dtype") + "." + axis + ".a" + std::to_string(rowwise::row_alignment_bytes(p)) + "." +
-           rowwise::row_length_class(reduced);
-  };
-  // Mirrors the lambda above (and rowwise::row_alignment_bytes / row_length_class).
-  g.cpp_key_function = R"(inline std::string group_key(std::string_view dtype, std::string_view axis, long long rows,
-                             long long cols) {
-  const long long row_bytes = cols * (dtype == "fp32" ? 4 : 2);
-  int align = 1;
-  while (align < 16 && row_bytes % (align * 2) == 0) align *= 2;
-  const long long n = axis == "rows" ? rows : cols;
-  const char* length = n < 256 ? "tiny" : n < 4096 ? "short" : n < 32768 ? "medium" : n < 262144 ? "long" : "huge";
-  return std::string(dtype) + "." + std::string(axis) + ".a" + std::to_string(align) + "." + length;
-})";
+  g.key = [](const Problem& p) { return rowwise::group_key(p); };
+  g.cpp_key_function = rowwise::group_key_cpp();
   return g;
 }
 

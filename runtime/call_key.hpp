@@ -12,6 +12,8 @@
 namespace ktune::rt {
 
 enum class FamilyId : int { gemm, reduce, softmax, rmsnorm };
+/// The family's registered name; "" for an id outside the enum (the
+/// dispatcher refuses it).
 std::string_view family_name(FamilyId f);
 
 /// Every field of a descriptor, packed; equal keys mean equal problems.

@@ -74,20 +74,10 @@ void append_defaults(std::vector<Choice>& choices, const KernelFamily& family,
   choices.push_back({space.default_config(), "space default"});
 }
 
-rowwise::PlanDevice plan_device_of(const DeviceSpec& d) {
-  rowwise::PlanDevice p;
-  if (d.sm_count > 0) p.sm_count = d.sm_count;
-  if (d.max_threads_per_sm > 0) p.max_threads_per_sm = d.max_threads_per_sm;
-  if (d.max_blocks_per_sm > 0) p.max_blocks_per_sm = d.max_blocks_per_sm;
-  if (d.smem_per_sm > 0) p.smem_per_sm = d.smem_per_sm;
-  if (d.smem_per_block_optin > 0) p.smem_per_block_optin = d.smem_per_block_optin;
-  return p;
-}
-
 Dispatcher::Dispatcher(DeviceSpec device, std::unique_ptr<ConfigChooser> chooser,
                        std::unique_ptr<KernelSupplier> supplier, std::unique_ptr<Launcher> launcher)
     : device_(std::move(device)),
-      plan_device_(plan_device_of(device_)),
+      plan_device_(rowwise::plan_device(device_)),
       chooser_(std::move(chooser)),
       supplier_(std::move(supplier)),
       launcher_(std::move(launcher)) {}
@@ -126,6 +116,9 @@ CallStatus Dispatcher::prepare(const CallKey& key, std::shared_ptr<const Prepare
 
 CallStatus Dispatcher::prepare_uncached(const CallKey& key, std::shared_ptr<const Prepared>* out) {
   const std::string family_text(family_name(key.family));
+  if (family_text.empty())
+    return CallStatus::error("ktune runtime: unknown family id " +
+                             std::to_string(static_cast<int>(key.family)));
   try {
     const KernelFamily& family = find_family(family_text);
     auto p = std::make_shared<Prepared>();

@@ -95,9 +95,6 @@ class Launcher {
 /// current device; `used` gets the ordinal. An error status without a device.
 CallStatus live_device(int ordinal, int* used, DeviceSpec* out);
 
-/// The plan device of a spec (row-wise launch plans).
-rowwise::PlanDevice plan_device_of(const DeviceSpec& d);
-
 class Dispatcher {
  public:
   Dispatcher(DeviceSpec device, std::unique_ptr<ConfigChooser> chooser,

@@ -1,7 +1,7 @@
 // Source identities and shape groups of the emitted tables.
 #include "runtime/emit_keys.hpp"
 
-#include "kernels_templated/rowwise/rowwise_family.hpp"
+#include "kernels_templated/rowwise/shape_group.hpp"
 
 namespace ktune::rt {
 namespace {
@@ -27,10 +27,7 @@ std::string emit_group_key(const KernelFamily& family, const Problem& p) {
     return family.shape_class(p) + ".m" + std::to_string(floor_log2(p.integer("m"))) + ".n" +
            std::to_string(floor_log2(p.integer("n"))) + ".k" +
            std::to_string(floor_log2(p.integer("k")));
-  const std::string axis = p.text_or("axis", "last");
-  const long long reduced = axis == "rows" ? p.integer("rows") : p.integer("cols");
-  return p.text("dtype") + "." + axis + ".a" + std::to_string(rowwise::row_alignment_bytes(p)) +
-         "." + rowwise::row_length_class(reduced);
+  return rowwise::group_key(p);
 }
 
 }  // namespace ktune::rt

@@ -4,6 +4,7 @@
 #include "kernels_templated/gemm/gpu/gemm_launch.hpp"
 #include "kernels_templated/gemm/gpu/growing_device_buffer.hpp"
 #include "kernels_templated/rowwise/gpu/rowwise_launch.hpp"
+#include "kernels_templated/rowwise/rowwise_family.hpp"
 
 namespace ktune::rt {
 
@@ -16,7 +17,9 @@ struct GpuLauncher::StreamState {
 };
 
 GpuLauncher::GpuLauncher(const DeviceSpec& device, int device_id)
-    : sm_count_(device.sm_count), plan_device_(plan_device_of(device)), device_id_(device_id) {}
+    : sm_count_(device.sm_count),
+      plan_device_(rowwise::plan_device(device)),
+      device_id_(device_id) {}
 
 GpuLauncher::~GpuLauncher() = default;
 

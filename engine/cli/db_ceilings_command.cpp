@@ -9,6 +9,7 @@
 
 #include "db/store.hpp"
 #include "engine/cli/command.hpp"
+#include "engine/cli/db_shared.hpp"
 #include "space/value_map.hpp"
 
 namespace ktune::cli {
@@ -84,8 +85,7 @@ int run_ceilings(const std::string& path, const std::string& device, const std::
   return 0;
 }
 
-// Added under `ktune db`, registered after it (order 70).
-const CommandRegistrar registrar(71, [](CLI::App& app) {
+const CommandRegistrar registrar(kDbCeilings, [](CLI::App& app) {
   CLI::App* db = app.get_subcommand("db");
   struct Options {
     std::string db, device, set, source;
@@ -96,7 +96,7 @@ const CommandRegistrar registrar(71, [](CLI::App& app) {
   auto* cmd = db->add_subcommand("ceilings",
                                  "Show or store a GPU's measured ceilings (copy bandwidth, best GEMM rates), which "
                                  "override the datasheet for the cost model");
-  cmd->add_option("--db", o->db, std::string("Tuning database (") + kDefaultDbHelp + ")");
+  add_db_option(cmd, o->db);
   cmd->add_option("--device", o->device, "GPU name as stored, e.g. 'NVIDIA H200'")->required();
   cmd->add_option("--set", o->set,
                   "Store these measured figures, e.g. 'dram_gbps=4196,peak_tflops_bf16=830.8' (GB/s read + "

@@ -71,8 +71,9 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", ktune::version_text());
   app.require_subcommand(1);
   app.fallthrough(false);
-  std::sort(registry().begin(), registry().end(),
-            [](const Entry& a, const Entry& b) { return a.order < b.order; });
+  // Stable: commands of equal order keep the order they registered in.
+  std::stable_sort(registry().begin(), registry().end(),
+                   [](const Entry& a, const Entry& b) { return a.order < b.order; });
   for (auto& entry : registry()) entry.setup(app);
 
   try {

@@ -7,18 +7,19 @@
 
 namespace ktune::rowwise {
 
-int dtype_bytes(const std::string& dtype) {
-  if (dtype == "fp32") return 4;
-  if (dtype == "bf16" || dtype == "fp16") return 2;
+namespace {
+
+const Dtype& find_dtype(const std::string& dtype) {
+  for (const Dtype& t : kDtypes)
+    if (dtype == t.name) return t;
   throw std::invalid_argument("unknown dtype '" + dtype + "' (expected fp32|bf16|fp16)");
 }
 
-std::string dtype_cuda_type(const std::string& dtype) {
-  if (dtype == "fp32") return "float";
-  if (dtype == "bf16") return "__nv_bfloat16";
-  if (dtype == "fp16") return "__half";
-  throw std::invalid_argument("unknown dtype '" + dtype + "' (expected fp32|bf16|fp16)");
-}
+}  // namespace
+
+int dtype_bytes(const std::string& dtype) { return find_dtype(dtype).bytes; }
+
+std::string dtype_cuda_type(const std::string& dtype) { return find_dtype(dtype).cuda_type; }
 
 bool is_column_reduction(Kind kind, const Problem& p) {
   return kind == Kind::reduce && p.text_or("axis", "last") == "rows";
@@ -128,7 +129,7 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
   // A cluster's blocks are the segments of one row: the same geometry as split.
   const long long split = c.integer("split") * cluster;
   // The kernels find a segment's row and piece with a shift and a mask
-  // (segment_of in common.cuh); the space only offers powers of two.
+  // (segment_of in rows.cuh); the space only offers powers of two.
   if (split < 1 || (split & (split - 1)) != 0)
     throw std::invalid_argument("split x cluster must be a power of two, got " + std::to_string(split));
   // grid=stride and grid=persistent both loop over rows; persistent grids
@@ -195,7 +196,7 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
                                                                        plan.smem_bytes + plan.dynamic_smem, true))
                                : std::string()) +
                           ">";
-  // Phases (common.cuh): fused 0, stats 1, apply 2, cluster 3, linked 4.
+  // Phases (elements.cuh): fused 0, stats 1, apply 2, cluster 3, linked 4.
   const int first_phase = cluster > 1 ? 3 : (linked ? 4 : (split > 1 ? 1 : 0));
   auto row_kernel = [&](int phase) {
     switch (kind) {

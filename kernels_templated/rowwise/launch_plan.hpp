@@ -81,6 +81,15 @@ constexpr int kSharedRowRegisterFloor = 42;
 /// Static shared memory of a row-wise kernel (reduction slots; the cluster slot).
 int rowwise_static_smem(Kind kind, long long threads_per_row, long long rows_per_block, const std::string& reduction);
 
+/// The element types of the row-wise families: name, bytes, the CUDA type NVRTC sees.
+struct Dtype {
+  const char* name;
+  int bytes;
+  const char* cuda_type;
+};
+inline constexpr Dtype kDtypes[] = {
+    {"fp32", 4, "float"}, {"bf16", 2, "__nv_bfloat16"}, {"fp16", 2, "__half"}};
+
 /// Bytes of one element of `dtype` (fp32 | bf16 | fp16); throws std::invalid_argument otherwise.
 int dtype_bytes(const std::string& dtype);
 /// The CUDA type name NVRTC sees for `dtype`.

@@ -78,7 +78,9 @@ std::string_view RowwiseFamily::description() const {
 }
 
 std::vector<std::string> RowwiseFamily::template_files() const {
-  std::vector<std::string> files = {"rowwise/args.h", "rowwise/common.cuh"};
+  std::vector<std::string> files = {
+      "rowwise/args.h",       "rowwise/common.cuh", "rowwise/elements.cuh",   "rowwise/loads.cuh",
+      "rowwise/cp_async.cuh", "rowwise/stores.cuh", "rowwise/reductions.cuh", "rowwise/rows.cuh"};
   switch (kind_) {
     case Kind::reduce: files.push_back("reduce/reduce.cuh"); break;
     case Kind::softmax: files.push_back("softmax/softmax.cuh"); break;
@@ -130,21 +132,6 @@ std::string_view RowwiseFamily::problem_help() const {
 }
 
 std::vector<std::string> RowwiseFamily::shape_keys() const { return {"rows", "cols"}; }
-
-int row_alignment_bytes(const Problem& p) {
-  long long bytes = p.integer("cols") * dtype_bytes(p.text("dtype"));
-  int align = 1;
-  while (align < 16 && bytes % (align * 2) == 0) align *= 2;
-  return align;
-}
-
-std::string row_length_class(long long cols) {
-  if (cols < 256) return "tiny";
-  if (cols < 4096) return "short";
-  if (cols < 32768) return "medium";
-  if (cols < 262144) return "long";
-  return "huge";
-}
 
 PlanDevice plan_device(const DeviceSpec& d) {
   PlanDevice pd;

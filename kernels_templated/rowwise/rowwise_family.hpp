@@ -8,6 +8,7 @@
 
 #include "kernels_templated/family.hpp"
 #include "kernels_templated/rowwise/launch_plan.hpp"
+#include "kernels_templated/rowwise/shape_group.hpp"
 
 namespace ktune::rowwise {
 
@@ -59,12 +60,6 @@ class RowwiseFamily final : public KernelFamily {
   Kind kind_;
 };
 
-/// Largest power-of-two byte alignment of every row start (cols * element
-/// bytes), capped at 16: what limits the vector width.
-int row_alignment_bytes(const Problem& p);
-/// Row-length class used to group shapes: tiny (< 256), short (< 4k),
-/// medium (< 32k), long (< 256k), huge.
-std::string row_length_class(long long cols);
 /// Device facts of a DeviceSpec as the launch plans need them.
 PlanDevice plan_device(const DeviceSpec& d);
 

@@ -3,11 +3,17 @@
 // geometric-mean speedup and the generated dispatch header.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
 #include "engine/splitter.hpp"
+#include "kernels_templated/rowwise/launch_plan.hpp"
 
 using namespace ktune;
 
@@ -39,6 +45,55 @@ std::vector<ShapeTuning> synthetic_set() {
 }
 
 }  // namespace
+
+// The generated header's group_key is C++ text beside the compiled one: both
+// are built from the same tables, and compiled here they must agree on every
+// class boundary, alignment and element type.
+TEST(Splitter, GeneratedGroupKeyMatchesTheCompiledOne) {
+  const Grouping g = rowwise_grouping();
+  std::vector<Problem> problems;
+  const long long lengths[] = {1,     2,     3,      8,      17,     255,    256,
+                               257,   4095,  4096,   4097,   4098,   32767,  32768,
+                               32769, 32776, 262143, 262144, 262145, 262160, 1000000};
+  for (const rowwise::Dtype& t : rowwise::kDtypes)
+    for (long long cols : lengths) {
+      problems.push_back(
+          Problem::parse("rows=3,cols=" + std::to_string(cols) + ",dtype=" + t.name));
+      problems.push_back(Problem::parse("rows=" + std::to_string(cols) +
+                                        ",cols=" + std::to_string(cols % 13 + 1) +
+                                        ",dtype=" + t.name + ",axis=rows"));
+    }
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("ktune_group_key_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "main.cpp")
+      << "#include <iostream>\n#include <string>\n#include <string_view>\n"
+      << g.cpp_key_function << "\n"
+      << "int main() {\n  std::string dtype, axis;\n  long long rows, cols;\n"
+         "  while (std::cin >> dtype >> axis >> rows >> cols)\n"
+         "    std::cout << group_key(dtype, axis, rows, cols) << '\\n';\n}\n";
+  {
+    std::ofstream in(dir / "problems.txt");
+    for (const Problem& p : problems)
+      in << p.text("dtype") << " " << p.text_or("axis", "last") << " " << p.integer("rows") << " "
+         << p.integer("cols") << "\n";
+  }
+  const char* cxx = std::getenv("CXX");
+  const std::string compile = std::string(cxx && *cxx ? cxx : "c++") + " -std=c++17 -o " +
+                              (dir / "group_key").string() + " " + (dir / "main.cpp").string() +
+                              " 2> " + (dir / "compile.log").string();
+  ASSERT_EQ(std::system(compile.c_str()), 0) << g.cpp_key_function;
+  const std::string run = (dir / "group_key").string() + " < " + (dir / "problems.txt").string() +
+                          " > " + (dir / "keys.txt").string();
+  ASSERT_EQ(std::system(run.c_str()), 0);
+  std::ifstream keys(dir / "keys.txt");
+  for (const Problem& p : problems) {
+    std::string key;
+    ASSERT_TRUE(keys >> key) << p.key();
+    EXPECT_EQ(key, g.key(p)) << p.key();
+  }
+  std::filesystem::remove_all(dir);
+}
 
 TEST(Splitter, RowwiseGroupKeys) {
   Grouping g = rowwise_grouping();

@@ -4,7 +4,10 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
+#include <cstdint>
 #include <cstdio>
+#include <memory>
 
 #include "runtime_fakes.hpp"
 
@@ -54,6 +57,58 @@ TEST(RuntimeErrors, NullPointersAreRefusedBeforeTheLaunch) {
                                    {fake_ptr(0), fake_ptr(1), fake_ptr(2), nullptr}, nullptr);
   ASSERT_FALSE(bias.ok());
   EXPECT_NE(bias.message().find("bias"), std::string::npos) << bias.message();
+  EXPECT_TRUE(log->launches.empty());
+}
+
+/// Offers the family's default and counts how often it was asked.
+class CountingChooser final : public rt::ConfigChooser {
+ public:
+  explicit CountingChooser(std::shared_ptr<std::atomic<int>> asked) : asked_(std::move(asked)) {}
+  std::vector<rt::Choice> candidates(const KernelFamily& family, const Problem& normalized,
+                                     const Space& space, const DeviceSpec& device) const override {
+    ++*asked_;
+    std::vector<rt::Choice> choices;
+    rt::append_defaults(choices, family, normalized, space, device);
+    return choices;
+  }
+
+ private:
+  std::shared_ptr<std::atomic<int>> asked_;
+};
+
+/// Hands out one fake kernel handle for any configuration.
+class AnySupplier final : public rt::KernelSupplier {
+ public:
+  CallStatus kernels(const KernelFamily&, const Problem&, const Config&,
+                     std::shared_ptr<const rt::KernelSet>* out) override {
+    auto set = std::make_shared<rt::KernelSet>();
+    set->kernels.push_back(reinterpret_cast<cudaKernel_t>(std::uintptr_t{0x100}));
+    *out = std::move(set);
+    return CallStatus::success();
+  }
+};
+
+TEST(RuntimeErrors, AnUnknownFamilyIsAnErrorNotADefault) {
+  auto asked = std::make_shared<std::atomic<int>>(0);
+  auto log = std::make_shared<LaunchLog>();
+  rt::Dispatcher d(h200(), std::make_unique<CountingChooser>(asked),
+                   std::make_unique<AnySupplier>(), std::make_unique<FakeLauncher>(log));
+  rt::CallKey known = rt::key_of(RmsnormDesc{8, 256, DType::bf16});
+  Explanation e;
+  ASSERT_TRUE(d.explain(known, &e).ok());  // the fakes serve a known family
+  EXPECT_EQ(e.family, "rmsnorm");
+  EXPECT_EQ(*asked, 1);
+
+  rt::CallKey unknown = known;
+  unknown.family = static_cast<rt::FamilyId>(7);
+  EXPECT_EQ(rt::family_name(unknown.family), "");
+  const CallStatus s = d.explain(unknown, &e);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("unknown family id 7"), std::string::npos) << s.message();
+  const CallStatus call = d.call(unknown, {fake_ptr(0), fake_ptr(1), fake_ptr(2)}, nullptr);
+  ASSERT_FALSE(call.ok());
+  EXPECT_NE(call.message().find("unknown family id 7"), std::string::npos) << call.message();
+  EXPECT_EQ(*asked, 1);  // no family was looked up for it, so no configuration either
   EXPECT_TRUE(log->launches.empty());
 }
 
