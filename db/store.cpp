@@ -344,7 +344,7 @@ Store Store::open_read_only(const std::string& path) {
   FileInspection file = inspect_file(path);
   if (!file.exists_with_content)
     throw DatabaseError("'" + path + "' is empty, not a tuning database");
-  if (file.version != kSchemaVersion)
+  if (file.version < kOldestReadableSchemaVersion)
     throw DatabaseError("'" + path + "' has schema version " + std::to_string(file.version) +
                         ", older than this build's " + std::to_string(kSchemaVersion) +
                         "; upgrade it with `ktune db migrate " + path + "`");
