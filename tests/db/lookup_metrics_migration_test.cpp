@@ -89,8 +89,8 @@ std::string results_dump(const std::string& path) {
 int kept_rows_out_of_step(const std::string& path) {
   SQLite::Database db(path, SQLite::OPEN_READONLY);
   return db
-      .execAndGet("SELECT count(*) FROM (SELECT * FROM (" + kLookupMetricsSelect +
-                  ") EXCEPT SELECT * FROM result_lookup_metrics) + (SELECT count(*) FROM "
+      .execAndGet("SELECT (SELECT count(*) FROM (" + kLookupMetricsSelect +
+                  " EXCEPT SELECT * FROM result_lookup_metrics)) + (SELECT count(*) FROM "
                   "(SELECT * FROM result_lookup_metrics EXCEPT " + kLookupMetricsSelect + "))")
       .getInt();
 }
