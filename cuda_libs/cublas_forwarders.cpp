@@ -49,7 +49,7 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
                             cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
                             cublasGemmAlgo_t algo) {
   return forward_call<kGemmEx>(cublas(), "cublasGemmEx", handle, transa, transb, m, n, k, alpha, A,
-                                Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
+                               Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
 }
 
 cublasStatus_t cublasLtCreate(cublasLtHandle_t* handle) {
@@ -60,26 +60,22 @@ cublasStatus_t cublasLtDestroy(cublasLtHandle_t handle) {
   return forward_call<&cublasLtDestroy>(cublas_lt(), "cublasLtDestroy", handle);
 }
 
-cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
-                              const void* alpha, const void* A, cublasLtMatrixLayout_t Adesc,
-                              const void* B, cublasLtMatrixLayout_t Bdesc, const void* beta,
-                              const void* C, cublasLtMatrixLayout_t Cdesc, void* D,
-                              cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t* algo,
-                              void* workspace, size_t workspace_bytes, cudaStream_t stream) {
-  return forward_call<&cublasLtMatmul>(cublas_lt(), "cublasLtMatmul", handle, desc, alpha, A,
-                                       Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo,
-                                       workspace, workspace_bytes, stream);
+cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc, const void* alpha,
+                              const void* A, cublasLtMatrixLayout_t Adesc, const void* B,
+                              cublasLtMatrixLayout_t Bdesc, const void* beta, const void* C,
+                              cublasLtMatrixLayout_t Cdesc, void* D, cublasLtMatrixLayout_t Ddesc,
+                              const cublasLtMatmulAlgo_t* algo, void* workspace,
+                              size_t workspace_bytes, cudaStream_t stream) {
+  return forward_call<&cublasLtMatmul>(cublas_lt(), "cublasLtMatmul", handle, desc, alpha, A, Adesc,
+                                       B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace,
+                                       workspace_bytes, stream);
 }
 
-cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
-                                              cublasLtMatrixLayout_t Adesc,
-                                              cublasLtMatrixLayout_t Bdesc,
-                                              cublasLtMatrixLayout_t Cdesc,
-                                              cublasLtMatrixLayout_t Ddesc,
-                                              cublasLtMatmulPreference_t preference,
-                                              int requested,
-                                              cublasLtMatmulHeuristicResult_t results[],
-                                              int* returned) {
+cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
+    cublasLtHandle_t handle, cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t Adesc,
+    cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc,
+    cublasLtMatmulPreference_t preference, int requested, cublasLtMatmulHeuristicResult_t results[],
+    int* returned) {
   return forward_call<&cublasLtMatmulAlgoGetHeuristic>(
       cublas_lt(), "cublasLtMatmulAlgoGetHeuristic", handle, desc, Adesc, Bdesc, Cdesc, Ddesc,
       preference, requested, results, returned);
@@ -97,8 +93,8 @@ cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t desc) {
 }
 
 cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t desc,
-                                              cublasLtMatmulDescAttributes_t attr,
-                                              const void* buf, size_t bytes) {
+                                              cublasLtMatmulDescAttributes_t attr, const void* buf,
+                                              size_t bytes) {
   return forward_call<&cublasLtMatmulDescSetAttribute>(
       cublas_lt(), "cublasLtMatmulDescSetAttribute", desc, attr, buf, bytes);
 }

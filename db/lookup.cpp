@@ -508,13 +508,14 @@ void Lookup::Impl::load(const std::string& path) {
                   : parsed;
     };
     SQLite::Statement q(
-        db, "SELECT r.id, r.device_id, r.family_id, r.problem_id, r.config_id, r.median_s, "
-            "r.min_s, r.spread, c.key, r.measured_at, " +
-                from_metrics("energy_j", kEnergySql) + ", " + from_metrics("noisy", kNoisySql) +
-                ", " + from_metrics("metrics_valid", "json_valid(r.metrics)") +
-                " FROM results r JOIN configs c ON c.id = r.config_id " +
-                (kept ? "LEFT JOIN result_lookup_metrics m ON m.result_id = r.id " : "") +
-                "WHERE r.status = 'ok'");
+        db,
+        "SELECT r.id, r.device_id, r.family_id, r.problem_id, r.config_id, r.median_s, "
+        "r.min_s, r.spread, c.key, r.measured_at, " +
+            from_metrics("energy_j", kEnergySql) + ", " + from_metrics("noisy", kNoisySql) + ", " +
+            from_metrics("metrics_valid", "json_valid(r.metrics)") +
+            " FROM results r JOIN configs c ON c.id = r.config_id " +
+            (kept ? "LEFT JOIN result_lookup_metrics m ON m.result_id = r.id " : "") +
+            "WHERE r.status = 'ok'");
     while (q.executeStep()) {
       std::int64_t row_id = q.getColumn(0).getInt64();
       if (q.getColumn(12).getInt() == 0) {

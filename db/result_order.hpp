@@ -60,7 +60,8 @@ inline constexpr const char* kEnergySql =
 /// What the lookup reads from a results row's metrics, kept per row in the
 /// table result_lookup_metrics (schema version 3) so that opening a lookup
 /// parses no JSON: result_id, metrics_valid, energy_j, noisy.
-inline const std::string kLookupMetricsSelect = std::string("SELECT r.id, json_valid(r.metrics), ") +
-                                                kEnergySql + ", " + kNoisySql + " FROM results r";
+inline const std::string kLookupMetricsSelect =
+    std::string("SELECT r.id, json_valid(r.metrics), ") + kEnergySql + ", " + kNoisySql +
+    " FROM results r";
 
 }  // namespace ktune

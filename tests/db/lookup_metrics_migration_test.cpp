@@ -37,7 +37,8 @@ void write_version_two_file(const std::string& path) {
       "'{\"dtype\":\"bf16\",\"k\":64,\"layout\":\"nn\",\"m\":64,\"n\":64}', "
       "'dtype=bf16,layout=nn', 'm,n,k')");
   int id = 0;
-  for (const auto& [key, block_m] : {std::pair{kFastNoisy, 64}, {kSteady, 128}, {kUnreadable, 32}}) {
+  for (const auto& [key, block_m] :
+       {std::pair{kFastNoisy, 64}, {kSteady, 128}, {kUnreadable, 32}}) {
     SQLite::Statement config(db, "INSERT INTO configs VALUES (?, ?, ?)");
     config.bind(1, ++id);
     config.bind(2, key);
@@ -91,7 +92,8 @@ int kept_rows_out_of_step(const std::string& path) {
   return db
       .execAndGet("SELECT (SELECT count(*) FROM (" + kLookupMetricsSelect +
                   " EXCEPT SELECT * FROM result_lookup_metrics)) + (SELECT count(*) FROM "
-                  "(SELECT * FROM result_lookup_metrics EXCEPT " + kLookupMetricsSelect + "))")
+                  "(SELECT * FROM result_lookup_metrics EXCEPT " +
+                  kLookupMetricsSelect + "))")
       .getInt();
 }
 
@@ -148,7 +150,8 @@ TEST(LookupMetricsMigration, KeptValuesFollowInsertsUpdatesAndDeletes) {
     SQLite::Database db(path, SQLite::OPEN_READWRITE);
     db.exec(
         "UPDATE results SET metrics = '{\"energy_j\":9.0}' WHERE config_id = "
-        "(SELECT id FROM configs WHERE key = '" + frugal_key + "')");
+        "(SELECT id FROM configs WHERE key = '" +
+        frugal_key + "')");
   }
   EXPECT_EQ(kept_rows_out_of_step(path), 0);
   EXPECT_EQ(best_keys(path).second, kFastNoisy);
