@@ -7,6 +7,7 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include "db/lookup.hpp"
+#include "db/merge.hpp"
 #include "db/result_order.hpp"
 #include "db/schema.hpp"
 #include "db/store.hpp"
@@ -163,6 +164,20 @@ TEST(LookupMetricsMigration, KeptValuesFollowInsertsUpdatesAndDeletes) {
   EXPECT_EQ(kept_rows_out_of_step(path), 0);
   SQLite::Database db(path, SQLite::OPEN_READONLY);
   EXPECT_EQ(db.execAndGet("SELECT count(*) FROM result_lookup_metrics").getInt(), 3);
+}
+
+/// A version-2 input merges as it is (it holds every merged column), and the
+/// merged rows get their kept values.
+TEST(LookupMetricsMigration, AVersionTwoInputMergesUnmigrated) {
+  TempDir dir;
+  const std::string input = dir.file("v2.db"), output = dir.file("merged.db");
+  write_version_two_file(input);
+  const std::string before = results_dump(input);
+  const MergeSummary summary = merge_databases({input}, output);
+  EXPECT_EQ(summary.added, 3);
+  EXPECT_EQ(results_dump(input), before);
+  EXPECT_EQ(kept_rows_out_of_step(output), 0);
+  EXPECT_EQ(best_keys(output), std::make_pair(std::string(kSteady), std::string(kFastNoisy)));
 }
 
 /// A row whose kept values are missing (written by a tool that bypassed the
