@@ -60,7 +60,7 @@ echo "ktune: $("$ktune" --version); $(nproc) cores; load $(cut -d' ' -f1-3 /proc
 echo
 echo "| case | answer | wall p50 ms | wall max ms | CPU p50 ms | CPU max ms | inside p50 ms | inside max ms | first call (fit) wall / inside ms |"
 echo "|---|---|---|---|---|---|---|---|---|"
-# The process alone, for scale: starting ktune (its libraries: cuBLAS, NVRTC, MPI) and exiting.
+# The process alone, for scale: starting ktune (the CUDA runtime; MPI where built with it) and exiting.
 : >"$cache/wall"
 : >"$cache/cpu"
 for _ in $(seq "$repeats"); do

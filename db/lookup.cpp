@@ -498,13 +498,23 @@ void Lookup::Impl::load(const std::string& path) {
   };
   std::unordered_map<GroupKey, Group, GroupKeyHash> groups;
   {
+    // Energy, noisy mark and validity of the metrics: kept per row since
+    // schema version 3 (parsing 7.8 MB of metrics JSON was most of an open);
+    // parsed here for a row that lacks them and in an older file.
+    const bool kept = db.tableExists("result_lookup_metrics");
+    auto from_metrics = [&](const std::string& kept_column, const std::string& parsed) {
+      return kept ? "(CASE WHEN m.result_id IS NULL THEN " + parsed + " ELSE m." + kept_column +
+                        " END)"
+                  : parsed;
+    };
     SQLite::Statement q(
         db,
-        std::string("SELECT r.id, r.device_id, r.family_id, r.problem_id, r.config_id, r.median_s, "
-                    "r.min_s, r.spread, c.key, r.measured_at, CASE WHEN json_valid(r.metrics) "
-                    "THEN json_extract(r.metrics, '$.energy_j') END, ") +
-            kNoisySql +
-            ", json_valid(r.metrics) FROM results r JOIN configs c ON c.id = r.config_id "
+        "SELECT r.id, r.device_id, r.family_id, r.problem_id, r.config_id, r.median_s, "
+        "r.min_s, r.spread, c.key, r.measured_at, " +
+            from_metrics("energy_j", kEnergySql) + ", " + from_metrics("noisy", kNoisySql) + ", " +
+            from_metrics("metrics_valid", "json_valid(r.metrics)") +
+            " FROM results r JOIN configs c ON c.id = r.config_id " +
+            (kept ? "LEFT JOIN result_lookup_metrics m ON m.result_id = r.id " : "") +
             "WHERE r.status = 'ok'");
     while (q.executeStep()) {
       std::int64_t row_id = q.getColumn(0).getInt64();

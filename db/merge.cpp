@@ -88,7 +88,8 @@ MergeSummary merge_databases(const std::vector<std::string>& inputs, const std::
     if (std::filesystem::equivalent(in, output, ec))
       throw DatabaseError("the output '" + output + "' is also an input");
     FileInspection f = inspect_file(in);
-    if (f.exists_with_content && f.version != kSchemaVersion)
+    // Read only: an input of an older schema that holds every merged column will do.
+    if (f.exists_with_content && f.version < kOldestReadableSchemaVersion)
       throw DatabaseError("'" + in + "' has schema version " + std::to_string(f.version) +
                           "; upgrade it first with `ktune db migrate " + in + "`");
   }

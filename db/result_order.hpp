@@ -2,6 +2,7 @@
 // lookup, the best view and the emitted dispatch header rank alike.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <tuple>
 
@@ -50,5 +51,17 @@ inline constexpr const char* kResultRankSql =
 inline constexpr const char* kNoisySql =
     "(CASE WHEN NOT json_valid(r.metrics) THEN 0 "
     "WHEN json_extract(r.metrics, '$.timing.noisy') = 1 THEN 1 ELSE 0 END)";
+
+/// A results row's metrics.energy_j as SQLite reads it (NULL where absent or
+/// where the metrics are unreadable), for a results table named r.
+inline constexpr const char* kEnergySql =
+    "(CASE WHEN json_valid(r.metrics) THEN json_extract(r.metrics, '$.energy_j') END)";
+
+/// What the lookup reads from a results row's metrics, kept per row in the
+/// table result_lookup_metrics (schema version 3) so that opening a lookup
+/// parses no JSON: result_id, metrics_valid, energy_j, noisy.
+inline const std::string kLookupMetricsSelect =
+    std::string("SELECT r.id, json_valid(r.metrics), ") + kEnergySql + ", " + kNoisySql +
+    " FROM results r";
 
 }  // namespace ktune

@@ -9,6 +9,7 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include "db/partial_file.hpp"
+#include "db/result_order.hpp"
 #include "db/store.hpp"
 
 namespace ktune {
@@ -17,11 +18,13 @@ namespace {
 struct Migration {
   int to_version;
   const char* what;
-  const char* sql;
+  std::string sql;
 };
 
 // Each step brings the schema from to_version - 1 to to_version. Never edit a
 // shipped step: add a new one, so that every older file upgrades the same way.
+// Step 3 reads metrics with the lookup's own expressions (result_order.hpp):
+// a change to those needs a step that recomputes result_lookup_metrics.
 const Migration kMigrations[] = {
     {1, "first schema: devices, families, problems, configurations, results",
      R"sql(
@@ -86,6 +89,33 @@ CREATE INDEX results_by_status ON results (family_id, status, device_id, problem
 ALTER TABLE problems ADD COLUMN shape_class TEXT NOT NULL DEFAULT '';
 ALTER TABLE problems ADD COLUMN shape_keys TEXT NOT NULL DEFAULT '';
 CREATE INDEX problems_by_class ON problems (family, shape_class);
+)sql"},
+    {3,
+     "what the lookup reads from metrics kept per result, and an index that holds every "
+     "column the lookup ranks by: opening a lookup reads neither the metrics nor the table",
+     std::string(R"sql(
+CREATE TABLE result_lookup_metrics (
+  result_id INTEGER PRIMARY KEY,
+  metrics_valid INTEGER NOT NULL,
+  energy_j,
+  noisy INTEGER NOT NULL
+);
+INSERT INTO result_lookup_metrics )sql") +
+         kLookupMetricsSelect + R"sql(;
+CREATE TRIGGER result_lookup_metrics_on_insert AFTER INSERT ON results BEGIN
+  INSERT OR REPLACE INTO result_lookup_metrics )sql" +
+         kLookupMetricsSelect + R"sql( WHERE r.id = new.id;
+END;
+CREATE TRIGGER result_lookup_metrics_on_update AFTER UPDATE OF id, metrics ON results BEGIN
+  DELETE FROM result_lookup_metrics WHERE result_id = old.id;
+  INSERT OR REPLACE INTO result_lookup_metrics )sql" +
+         kLookupMetricsSelect + R"sql( WHERE r.id = new.id;
+END;
+CREATE TRIGGER result_lookup_metrics_on_delete AFTER DELETE ON results BEGIN
+  DELETE FROM result_lookup_metrics WHERE result_id = old.id;
+END;
+CREATE INDEX results_for_lookup ON results (family_id, status, device_id, problem_id, config_id,
+                                            median_s, min_s, spread, measured_at);
 )sql"},
 };
 

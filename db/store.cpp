@@ -1,6 +1,7 @@
 // Store: opening (checks, WAL, migrations), recording batches, reading results.
 #include "db/store.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <ctime>
 #include <filesystem>
 #include <map>
+#include <mutex>
 
 #include <nlohmann/json.hpp>
 
@@ -44,6 +46,42 @@ std::string read_only_uri(const std::string& path) {
 bool folder_writable(const std::string& path) {
   auto parent = std::filesystem::absolute(path).parent_path();
   return ::access(parent.c_str(), W_OK) == 0 && ::access(path.c_str(), W_OK) == 0;
+}
+
+/// Which version of a file is on disk: device, inode, size, modification and
+/// change times ("absent" where there is none); empty where the file changed in
+/// the last 2 s, since a file's times move in clock ticks of a few milliseconds
+/// and a change within the same tick would leave them as they were.
+std::string file_identity(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return "absent";
+  if (std::max(st.st_mtim.tv_sec, st.st_ctim.tv_sec) + 2 > std::time(nullptr)) return "";
+  return std::to_string(st.st_dev) + ':' + std::to_string(st.st_ino) + ':' +
+         std::to_string(st.st_size) + ':' + std::to_string(st.st_mtim.tv_sec) + '.' +
+         std::to_string(st.st_mtim.tv_nsec) + ':' + std::to_string(st.st_ctim.tv_sec) + '.' +
+         std::to_string(st.st_ctim.tv_nsec);
+}
+
+/// inspect_file for a read-only open, once per process for a file unchanged
+/// since (itself and its -wal): `ktune lookup` opens each database twice (its
+/// index, then the predictor's fingerprint), and the integrity check reads the
+/// whole file, 7 ms of the shipped 11 MB. A refused file is never remembered,
+/// nor one that changed just before (file_identity).
+FileInspection inspect_for_reading(const std::string& path) {
+  static std::mutex mutex;
+  static std::map<std::string, std::pair<std::string, FileInspection>> passed;
+  const std::string file = file_identity(path), wal = file_identity(path + "-wal");
+  if (file.empty() || wal.empty()) return inspect_file(path);
+  const std::string identity = file + '|' + wal;
+  {
+    std::lock_guard lock(mutex);
+    if (auto it = passed.find(path); it != passed.end() && it->second.first == identity)
+      return it->second.second;
+  }
+  FileInspection inspection = inspect_file(path);
+  std::lock_guard lock(mutex);
+  passed[path] = {identity, inspection};
+  return inspection;
 }
 
 }  // namespace
@@ -341,10 +379,10 @@ Store Store::open_read_only(const std::string& path) {
   // Decided before anything else reads the file: in a read-only folder a
   // leftover -wal or -journal is refused, never silently left unread.
   const ReadOnlyAccess access = read_only_access(path, folder_writable(path));
-  FileInspection file = inspect_file(path);
+  FileInspection file = inspect_for_reading(path);
   if (!file.exists_with_content)
     throw DatabaseError("'" + path + "' is empty, not a tuning database");
-  if (file.version != kSchemaVersion)
+  if (file.version < kOldestReadableSchemaVersion)
     throw DatabaseError("'" + path + "' has schema version " + std::to_string(file.version) +
                         ", older than this build's " + std::to_string(kSchemaVersion) +
                         "; upgrade it with `ktune db migrate " + path + "`");

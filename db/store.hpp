@@ -83,7 +83,10 @@ struct StoreStats {
 
 /// Current schema version (`PRAGMA user_version`) and the `PRAGMA
 /// application_id` that marks a file as a ktune database ("ktDB").
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
+/// The oldest schema a read-only open reads as it is (version 3 only adds
+/// derived data that readers compute themselves where it is absent).
+inline constexpr int kOldestReadableSchemaVersion = 2;
 inline constexpr std::int32_t kApplicationId = 0x6b744442;
 
 class Store {

@@ -1,8 +1,11 @@
-// Schema: versioning, the v1 -> v2 migration, and refusal of foreign, corrupt
+// Schema: versioning, the forward migrations, and refusal of foreign, corrupt
 // or newer files, which must stay byte-for-byte untouched.
 #include <gtest/gtest.h>
 
 #include <SQLiteCpp/SQLiteCpp.h>
+
+#include <chrono>
+#include <thread>
 
 #include "db/lookup.hpp"
 #include "db/schema.hpp"
@@ -61,7 +64,7 @@ TEST(Schema, MigratesAVersionOneFileForwardKeepingItsRows) {
   EXPECT_THROW(Store::open_read_only(path), DatabaseError);
 
   Store store = Store::open(path);
-  EXPECT_EQ(store.schema_version(), 2);
+  EXPECT_EQ(store.schema_version(), kSchemaVersion);
   EXPECT_EQ(store.result_count(), 1);
   auto best = store.best(gemm_key(gemm_problem(64, 64, 64)));
   ASSERT_TRUE(best);
@@ -115,23 +118,55 @@ TEST(Schema, RefusesANewerSchemaUntouched) {
   expect_refused_untouched(path, "newer than this build");
 }
 
-TEST(Schema, RefusesACorruptFileUntouched) {
-  TempDir dir;
-  std::string path = dir.file("corrupt.db");
-  {
-    Store store = Store::open(path);
-    std::vector<Result> batch;
-    for (int i = 0; i < 400; ++i)
-      batch.push_back(ok_result(tile_config(16 + i, 32), 1e-3 + i * 1e-6));
-    store.record(gemm_key(gemm_problem(256, 256, 256)), batch, test_provenance());
-  }
+/// A database of 400 results, large enough to span index and table pages.
+void write_400_results(const std::string& path) {
+  Store store = Store::open(path);
+  std::vector<Result> batch;
+  for (int i = 0; i < 400; ++i)
+    batch.push_back(ok_result(tile_config(16 + i, 32), 1e-3 + i * 1e-6));
+  store.record(gemm_key(gemm_problem(256, 256, 256)), batch, test_provenance());
+}
+
+/// Scribbles over the middle of the file (index and table pages), header intact.
+void corrupt_pages(const std::string& path) {
   std::string bytes = read_bytes(path);
   ASSERT_GT(bytes.size(), 4u * 4096);
-  // Scribble over the middle of the file (index and table pages), header intact.
   for (std::size_t i = 2 * 4096 + 100; i < bytes.size() - 4096; i += 7)
     bytes[i] = static_cast<char>(0xA5);
   write_bytes(path, bytes);
+}
+
+TEST(Schema, RefusesACorruptFileUntouched) {
+  TempDir dir;
+  std::string path = dir.file("corrupt.db");
+  write_400_results(path);
+  corrupt_pages(path);
   expect_refused_untouched(path, "corrupt");
+}
+
+// A read-only open checks a file once per process while it is unchanged; a
+// file changed since is checked again (here its schema version, which only
+// that check reads), whether just now or settled. A file changed in the last
+// 2 s is checked at every open. In rollback-journal mode, as a shipped file is: in WAL
+// mode each reader leaves a fresh -wal beside it, so every open checks.
+TEST(Schema, AFileChangedAfterAReadOnlyOpenIsCheckedAgain) {
+  TempDir dir;
+  std::string path = dir.file("settled.db");
+  write_400_results(path);
+  {
+    SQLite::Database db(path, SQLite::OPEN_READWRITE);
+    db.exec("PRAGMA journal_mode = DELETE");
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+  EXPECT_NO_THROW(Store::open_read_only(path));
+  EXPECT_NO_THROW(Store::open_read_only(path));
+  {
+    SQLite::Database db(path, SQLite::OPEN_READWRITE);
+    db.exec("PRAGMA user_version = 1");
+  }
+  EXPECT_THROW(Store::open_read_only(path), DatabaseError);  // changed just now
+  std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+  EXPECT_THROW(Store::open_read_only(path), DatabaseError);  // settled, and not as remembered
 }
 
 // A file whose user_version understates its schema (a v2 file marked v1): the
