@@ -39,7 +39,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "engine/compiler.hpp"
+#include "compile/compiler.hpp"
 #include "engine/nvml.hpp"
 #include "engine/timing.hpp"
 #include "engine/version.hpp"

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compile/family_hash.hpp"
 #include "db/current_hash.hpp"
 #include "db/dispatch_emitter.hpp"
 #include "db/exchange.hpp"
@@ -18,7 +19,6 @@
 #include "db/store.hpp"
 #include "engine/cli/command.hpp"
 #include "engine/cubin_rehash.hpp"
-#include "engine/family_hash.hpp"
 #include "engine/import_family_check.hpp"
 #include "engine/lookup_validity.hpp"
 #include "engine/timing.hpp"

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/splitter.hpp"
+#include "emit/splitter.hpp"
 
 using namespace ktune;
 

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "engine/family_hash.hpp"
+#include "compile/family_hash.hpp"
 #include "space/value_map.hpp"
 
 namespace ktune {

@@ -1,6 +1,6 @@
 // Kernel splitter: groups shapes, picks a general and per-group specialized
 // configurations from measured times, and emits the dispatch.
-#include "engine/splitter.hpp"
+#include "emit/splitter.hpp"
 
 #include <algorithm>
 #include <cctype>
