@@ -38,7 +38,7 @@
 #include <CLI/CLI.hpp>
 
 #include "bench/gemm_bench_case.hpp"
-#include "engine/compiler.hpp"
+#include "compile/compiler.hpp"
 #include "engine/nvml.hpp"
 #include "engine/timing.hpp"
 #include "engine/version.hpp"

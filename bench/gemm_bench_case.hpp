@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "bench/gemm_bench_timing.hpp"
-#include "engine/compiler.hpp"
+#include "compile/compiler.hpp"
 #include "kernels_templated/gemm/gemm_family.hpp"
 #include "kernels_templated/gemm/gpu/gemm_harness.hpp"
 

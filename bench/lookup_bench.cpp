@@ -15,9 +15,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "compile/compiler.hpp"
 #include "db/lookup.hpp"
 #include "db/store.hpp"
-#include "engine/compiler.hpp"
 #include "engine/lookup_predictor.hpp"
 #include "engine/lookup_validity.hpp"
 

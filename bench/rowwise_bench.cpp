@@ -29,8 +29,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "engine/compiler.hpp"
-#include "engine/splitter.hpp"
+#include "compile/compiler.hpp"
+#include "emit/splitter.hpp"
 #include "engine/timing.hpp"
 #include "engine/version.hpp"
 #include "kernels_templated/family.hpp"

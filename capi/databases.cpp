@@ -7,11 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include "capi/capi_status.hpp"
+#include "compile/family_hash.hpp"
 #include "db/exchange.hpp"
 #include "db/merge.hpp"
 #include "db/partial_file.hpp"
 #include "db/query.hpp"
-#include "engine/family_hash.hpp"
 #include "engine/import_family_check.hpp"
 
 namespace ktune::capi {

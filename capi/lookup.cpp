@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "capi/capi_status.hpp"
+#include "compile/compiler.hpp"
 #include "db/lookup.hpp"
-#include "engine/compiler.hpp"
 #include "engine/lookup_predictor.hpp"
 #include "engine/lookup_validity.hpp"
 #include "kernels_templated/family.hpp"

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/compiler.hpp"
+#include "compile/compiler.hpp"
 #include "kernels_templated/family.hpp"
 #include "space/device_spec.hpp"
 

@@ -5,8 +5,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "compile/family_hash.hpp"
 #include "engine/cubin_compare.hpp"
-#include "engine/family_hash.hpp"
 
 namespace ktune {
 namespace {

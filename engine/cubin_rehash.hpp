@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "compile/compiler.hpp"
 #include "db/current_hash.hpp"
-#include "engine/compiler.hpp"
 
 namespace ktune {
 

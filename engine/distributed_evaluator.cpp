@@ -8,7 +8,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "engine/compiler.hpp"
+#include "compile/compiler.hpp"
 #include "engine/isolated_evaluator.hpp"
 #include "engine/replay_evaluator.hpp"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/compiler.hpp"
+#include "compile/compiler.hpp"
 #include "engine/energy.hpp"
 #include "engine/evaluator.hpp"
 #include "engine/timing.hpp"

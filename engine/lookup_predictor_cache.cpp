@@ -14,8 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compile/compiler.hpp"
 #include "db/content_fingerprint.hpp"
-#include "engine/compiler.hpp"
 #include "engine/version.hpp"
 
 namespace ktune {

@@ -5,7 +5,7 @@
 #include <memory>
 #include <stdexcept>
 
-#include "engine/family_hash.hpp"
+#include "compile/family_hash.hpp"
 
 namespace ktune {
 

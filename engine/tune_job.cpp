@@ -8,7 +8,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "engine/compiler.hpp"
+#include "compile/compiler.hpp"
 #include "engine/cost_context.hpp"
 #include "engine/device_query.hpp"
 #include "engine/isolated_evaluator.hpp"

@@ -12,7 +12,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "engine/compiler.hpp"
+#include "compile/compiler.hpp"
 #include "runtime/dispatcher.hpp"
 
 namespace ktune::rt {

@@ -4,13 +4,13 @@
 #include <cstdio>
 #include <memory>
 
+#include "compile/compiler.hpp"
+#include "compile/family_hash.hpp"
 #include "db/current_hash.hpp"
 #include "db/store.hpp"
 #include "engine/cli/command.hpp"
 #include "engine/cli/db_shared.hpp"
-#include "engine/compiler.hpp"
 #include "engine/cubin_rehash.hpp"
-#include "engine/family_hash.hpp"
 #include "kernels_templated/family.hpp"
 
 namespace ktune::cli {

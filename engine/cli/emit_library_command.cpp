@@ -1,10 +1,10 @@
 // `ktune emit-library`: writes a CUDA source tree that nvcc builds into a
-// static library of the database's tuned kernels (runtime/emit_library.hpp).
+// static library of the database's tuned kernels (emit/emit_library.hpp).
 #include <iostream>
 #include <memory>
 
+#include "emit/emit_library.hpp"
 #include "engine/cli/command.hpp"
-#include "runtime/emit_library.hpp"
 
 namespace ktune::cli {
 namespace {

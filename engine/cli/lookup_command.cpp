@@ -9,11 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compile/compiler.hpp"
 #include "db/lookup.hpp"
 #include "engine/asked_device.hpp"
 #include "engine/cli/command.hpp"
 #include "engine/cli/user_kernel_option.hpp"
-#include "engine/compiler.hpp"
 #include "engine/device_query.hpp"
 #include "engine/lookup_predictor.hpp"
 #include "engine/lookup_predictor_cache.hpp"

@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <memory>
 
+#include "compile/family_hash.hpp"
 #include "engine/cli/command.hpp"
-#include "engine/family_hash.hpp"
 #include "engine/recording_export.hpp"
 #include "kernels_templated/family.hpp"
 

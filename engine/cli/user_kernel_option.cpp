@@ -2,8 +2,8 @@
 // against its source with NVRTC's front end.
 #include "engine/cli/user_kernel_option.hpp"
 
+#include "compile/compiler.hpp"
 #include "engine/cli/command.hpp"
-#include "engine/compiler.hpp"
 #include "kernels_user/source_check.hpp"
 #include "kernels_user/user_family.hpp"
 #include "kernels_user/user_kernels.hpp"

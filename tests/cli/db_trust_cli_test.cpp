@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <string>
 
+#include "compile/family_hash.hpp"
 #include "db/exchange.hpp"
 #include "db/store.hpp"
 #include "db/store_impl.hpp"
-#include "engine/family_hash.hpp"
 #include "tests/db/db_test_support.hpp"
 #include "tests/ktune_process.hpp"
 

@@ -2,7 +2,7 @@
 // (CPU only), and its descriptor is consistent with what ptxas reports.
 #include <gtest/gtest.h>
 
-#include "engine/compiler.hpp"
+#include "compile/compiler.hpp"
 #include "kernels_templated/faulty/faulty_family.hpp"
 #include "space/space.hpp"
 

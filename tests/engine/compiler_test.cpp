@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/compiler.hpp"
+#include "compile/compiler.hpp"
 
 namespace fs = std::filesystem;
 using namespace ktune;

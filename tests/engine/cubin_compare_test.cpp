@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <string>
 
-#include "engine/compiler.hpp"
+#include "compile/compiler.hpp"
 #include "engine/cubin_compare.hpp"
 
 namespace ktune {

@@ -9,9 +9,9 @@
 #include <sstream>
 
 #include "../ktune_process.hpp"
+#include "compile/compiler.hpp"
+#include "compile/family_hash.hpp"
 #include "db/store.hpp"
-#include "engine/compiler.hpp"
-#include "engine/family_hash.hpp"
 #include "space/value_map.hpp"
 #include "tests/db/db_test_support.hpp"
 

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <map>
 
+#include "compile/compiler.hpp"
 #include "db/store.hpp"
-#include "engine/compiler.hpp"
 #include "engine/lookup_predictor.hpp"
 #include "engine/lookup_regret.hpp"
 

@@ -11,10 +11,10 @@
 
 #include <unistd.h>
 
+#include "compile/family_hash.hpp"
 #include "db/lookup.hpp"
 #include "db/store.hpp"
 #include "engine/asked_device.hpp"
-#include "engine/family_hash.hpp"
 #include "engine/lookup_predictor.hpp"
 #include "engine/lookup_predictor_cache.hpp"
 #include "engine/lookup_validity.hpp"

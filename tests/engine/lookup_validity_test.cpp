@@ -15,11 +15,11 @@
 
 #include <unistd.h>
 
+#include "compile/family_hash.hpp"
 #include "db/dispatch_emitter.hpp"
 #include "db/lookup.hpp"
 #include "db/query.hpp"
 #include "db/store.hpp"
-#include "engine/family_hash.hpp"
 #include "engine/lookup_predictor.hpp"
 #include "engine/lookup_validity.hpp"
 #include "kernels_templated/family.hpp"

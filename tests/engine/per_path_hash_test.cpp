@@ -13,13 +13,13 @@
 
 #include <unistd.h>
 
+#include "compile/compiler.hpp"
+#include "compile/family_hash.hpp"
 #include "db/current_hash.hpp"
 #include "db/lookup.hpp"
 #include "db/store.hpp"
-#include "tests/db/db_test_support.hpp"
-#include "engine/compiler.hpp"
-#include "engine/family_hash.hpp"
 #include "engine/tune_job.hpp"
+#include "tests/db/db_test_support.hpp"
 
 namespace ktune {
 namespace {

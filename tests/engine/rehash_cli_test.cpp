@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include "../ktune_process.hpp"
+#include "compile/compiler.hpp"
 #include "db/store.hpp"
 #include "tests/db/db_test_support.hpp"
-#include "engine/compiler.hpp"
 
 namespace ktune {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "engine/compiler.hpp"
+#include "compile/compiler.hpp"
 #include "engine/tune_job.hpp"
 
 namespace ktune {

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/splitter.hpp"
+#include "emit/splitter.hpp"
 #include "kernels_templated/rowwise/launch_plan.hpp"
 
 using namespace ktune;

@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/compiler.hpp"
+#include "compile/compiler.hpp"
 
 namespace ktune {
 

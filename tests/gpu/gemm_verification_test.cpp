@@ -19,8 +19,8 @@
 #include <map>
 #include <set>
 
+#include "compile/compiler.hpp"
 #include "compile_queue.hpp"
-#include "engine/compiler.hpp"
 #include "kernels_templated/gemm/gemm_family.hpp"
 #include "kernels_templated/gemm/gpu/gemm_harness.hpp"
 

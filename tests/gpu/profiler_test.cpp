@@ -13,7 +13,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "engine/compiler.hpp"
+#include "compile/compiler.hpp"
 #include "engine/device_query.hpp"
 #include "engine/gpu_evaluator.hpp"
 #include "engine/isolated_evaluator.hpp"

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "compile/compiler.hpp"
 #include "compile_queue.hpp"
-#include "engine/compiler.hpp"
 #include "kernels_templated/family.hpp"
 #include "kernels_templated/harness.hpp"
 #include "kernels_templated/rowwise/gpu/cubin_runner.hpp"

@@ -9,7 +9,7 @@
 #include <set>
 #include <string>
 
-#include "engine/compiler.hpp"
+#include "compile/compiler.hpp"
 #include "engine/tune_job.hpp"
 #include "kernels_templated/gemm/gemm_family.hpp"
 

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "engine/compiler.hpp"
+#include "compile/compiler.hpp"
 #include "engine/tune_job.hpp"
 #include "kernels_templated/gemm/gemm_family.hpp"
 #include "kernels_templated/gemm/gemm_wgmma_types.hpp"

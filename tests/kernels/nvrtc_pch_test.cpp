@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/compiler.hpp"
+#include "compile/compiler.hpp"
 #include "engine/cubin_compare.hpp"
 #include "engine/tune_job.hpp"
 #include "kernels_templated/gemm/gemm_family.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/compiler.hpp"
+#include "compile/compiler.hpp"
 #include "kernels_templated/family.hpp"
 #include "kernels_templated/rowwise/launch_plan.hpp"
 #include "kernels_templated/rowwise/rowwise_family.hpp"

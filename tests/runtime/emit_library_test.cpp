@@ -8,10 +8,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "compile/compiler.hpp"
 #include "db/store.hpp"
-#include "engine/compiler.hpp"
+#include "emit/emit_library.hpp"
 #include "ktune_test_paths.hpp"
-#include "runtime/emit_library.hpp"
 #include "runtime_fakes.hpp"
 
 namespace ktune {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/included_templates.hpp"
+#include "emit/included_templates.hpp"
 
 namespace ktune {
 namespace {

@@ -3,7 +3,7 @@
 // compiled in and the family's space accepts it.
 #include <gtest/gtest.h>
 
-#include "engine/splitter.hpp"
+#include "emit/splitter.hpp"
 #include "runtime/emit_keys.hpp"
 #include "runtime/router.hpp"
 #include "runtime_fakes.hpp"

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "engine/compiler.hpp"
+#include "compile/compiler.hpp"
 #include "runtime_fakes.hpp"
 
 namespace ktune {

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <regex>
 
-#include "engine/compiler.hpp"
+#include "compile/compiler.hpp"
 #include "kernels_user/source_check.hpp"
 #include "kernels_user/user_family.hpp"
 #include "tests/db/db_test_support.hpp"

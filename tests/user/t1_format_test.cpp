@@ -5,7 +5,7 @@
 
 #include <fstream>
 
-#include "engine/compiler.hpp"
+#include "compile/compiler.hpp"
 #include "kernels_user/description.hpp"
 #include "kernels_user/t1_format.hpp"
 #include "kernels_user/user_family.hpp"

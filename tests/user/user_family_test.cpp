@@ -5,7 +5,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "engine/compiler.hpp"
+#include "compile/compiler.hpp"
 #include "kernels_user/buffer_data.hpp"
 #include "kernels_user/user_family.hpp"
 #include "tests/db/db_test_support.hpp"

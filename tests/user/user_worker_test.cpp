@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "engine/compiler.hpp"
+#include "compile/compiler.hpp"
 #include "engine/isolated_evaluator.hpp"
 #include "engine/worker_protocol.hpp"
 #include "kernels_user/description.hpp"

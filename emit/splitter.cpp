@@ -1,6 +1,6 @@
 // Kernel splitter: groups shapes, picks a general and per-group specialized
 // configurations from measured times, and emits the dispatch.
-#include "engine/splitter.hpp"
+#include "emit/splitter.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -27,7 +27,8 @@ TimeTable times_of(const ShapeTuning& s) {
   for (const Result& r : s.results) {
     if (!r.ok() || !(r.time.median_s > 0)) continue;
     auto [it, inserted] = t.emplace(r.config.key(), r.time.median_s);
-    if (!inserted) it->second = std::min(it->second, r.time.median_s);  // re-measured: keep the best
+    if (!inserted)
+      it->second = std::min(it->second, r.time.median_s);  // re-measured: keep the best
   }
   return t;
 }
@@ -109,9 +110,11 @@ const Config& Dispatch::select(const Problem& p) const {
   return general;
 }
 
-Dispatch split_kernels(std::string family, std::span<const ShapeTuning> shapes, const Grouping& grouping) {
+Dispatch split_kernels(std::string family, std::span<const ShapeTuning> shapes,
+                       const Grouping& grouping) {
   if (shapes.empty()) throw std::invalid_argument("kernel splitter: no shapes given");
-  if (!grouping.key) throw std::invalid_argument("kernel splitter: the grouping has no key function");
+  if (!grouping.key)
+    throw std::invalid_argument("kernel splitter: the grouping has no key function");
   std::vector<TimeTable> tables;
   std::map<std::string, Config> configs;  // key -> configuration
   for (const ShapeTuning& s : shapes) {
@@ -123,8 +126,9 @@ Dispatch split_kernels(std::string family, std::span<const ShapeTuning> shapes, 
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   const Choice general = best_over(all, tables);
   if (general.key.empty())
-    throw std::invalid_argument("kernel splitter (" + family + "): no configuration is verified (status ok) on all " +
-                                std::to_string(shapes.size()) + " shapes, so there is no general fallback");
+    throw std::invalid_argument(
+        "kernel splitter (" + family + "): no configuration is verified (status ok) on all " +
+        std::to_string(shapes.size()) + " shapes, so there is no general fallback");
 
   Dispatch d;
   d.family = std::move(family);
@@ -133,7 +137,8 @@ Dispatch split_kernels(std::string family, std::span<const ShapeTuning> shapes, 
   d.grouping = grouping;
 
   std::map<std::string, std::vector<std::size_t>> groups;
-  for (std::size_t i = 0; i < shapes.size(); ++i) groups[grouping.key(shapes[i].problem)].push_back(i);
+  for (std::size_t i = 0; i < shapes.size(); ++i)
+    groups[grouping.key(shapes[i].problem)].push_back(i);
 
   std::vector<std::string> chosen(shapes.size(), general.key);
   for (const auto& [group, members] : groups) {
@@ -147,7 +152,8 @@ Dispatch split_kernels(std::string family, std::span<const ShapeTuning> shapes, 
       continue;
     }
     const double general_log = geomean_log_time(general.key, members, tables);
-    if (special.mean_log > general_log) {  // cannot happen with exact minima; kept as the adoption rule
+    if (special.mean_log >
+        general_log) {  // cannot happen with exact minima; kept as the adoption rule
       d.rejected.push_back({group, "slower than the general configuration on the group"});
       continue;
     }
@@ -184,16 +190,18 @@ std::string Dispatch::header_text() const {
     << "struct Route {\n  const char* group;\n  const char* config;\n};\n\n"
     << "inline constexpr const char* kGeneral = " << cpp_string(general.key()) << ";\n\n";
   if (routes.empty()) {
-    h << "inline constexpr Route kRoutes[1] = {{\"\", kGeneral}};  // no specialization adopted\n\n";
+    h << "inline constexpr Route kRoutes[1] = {{\"\", kGeneral}};  // no specialization "
+         "adopted\n\n";
   } else {
     h << "inline constexpr Route kRoutes[] = {\n";
     for (const DispatchRoute& r : routes)
-      h << "    {" << cpp_string(r.group) << ", " << cpp_string(r.config.key()) << "},  // " << r.shapes.size()
-        << " shape(s), " << r.speedup << "x\n";
+      h << "    {" << cpp_string(r.group) << ", " << cpp_string(r.config.key()) << "},  // "
+        << r.shapes.size() << " shape(s), " << r.speedup << "x\n";
     h << "};\n\n";
   }
   h << "/// The configuration key for a problem; the general configuration when no route matches.\n"
-    << "inline const char* select(std::string_view dtype, std::string_view axis, long long rows, long long cols) {\n"
+    << "inline const char* select(std::string_view dtype, std::string_view axis, long long rows, "
+       "long long cols) {\n"
     << "  const std::string group = group_key(dtype, axis, rows, cols);\n"
     << "  for (const Route& r : kRoutes)\n"
     << "    if (group == r.group) return r.config;\n"
@@ -210,14 +218,17 @@ nlohmann::json Dispatch::to_json() const {
   j["geomean_speedup"] = geomean_speedup;
   j["routes"] = nlohmann::json::array();
   for (const DispatchRoute& r : routes) {
-    nlohmann::json rj = {{"group", r.group}, {"config", r.config.to_json()}, {"speedup", r.speedup},
+    nlohmann::json rj = {{"group", r.group},
+                         {"config", r.config.to_json()},
+                         {"speedup", r.speedup},
                          {"agreement", r.agreement}};
     rj["shapes"] = nlohmann::json::array();
     for (const Problem& p : r.shapes) rj["shapes"].push_back(p.key());
     j["routes"].push_back(std::move(rj));
   }
   j["rejected"] = nlohmann::json::array();
-  for (const RejectedGroup& g : rejected) j["rejected"].push_back({{"group", g.group}, {"reason", g.reason}});
+  for (const RejectedGroup& g : rejected)
+    j["rejected"].push_back({{"group", g.group}, {"reason", g.reason}});
   return j;
 }
 

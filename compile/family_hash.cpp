@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "engine/family_hash.hpp"
+#include "compile/family_hash.hpp"
 #include "space/value_map.hpp"
 
 namespace ktune {
@@ -58,17 +58,21 @@ std::pair<int, int> cc_of_arch(const std::string& arch) {
 
 }  // namespace
 
-std::string family_source_hash(const KernelFamily& family) { return hash_of_files(family, family.template_files()); }
+std::string family_source_hash(const KernelFamily& family) {
+  return hash_of_files(family, family.template_files());
+}
 
-std::string family_source_hash(const KernelFamily& family, const Problem& normalized, const DeviceSpec& device) {
+std::string family_source_hash(const KernelFamily& family, const Problem& normalized,
+                               const DeviceSpec& device) {
   return hash_of_files(family, family.template_files_for(normalized, device));
 }
 
-std::string family_source_hash(const KernelFamily& family, const Problem& normalized, const DeviceSpec& device,
-                               const std::string& kernel_dir) {
+std::string family_source_hash(const KernelFamily& family, const Problem& normalized,
+                               const DeviceSpec& device, const std::string& kernel_dir) {
   // A file the path lists now and the folder lacks was added since: the text
   // measured then is the other files' (the hash concatenates them in order).
-  return hash_of_files(family, family.template_files_for(normalized, device), kernel_dir, MissingFiles::leave_out);
+  return hash_of_files(family, family.template_files_for(normalized, device), kernel_dir,
+                       MissingFiles::leave_out);
 }
 
 DeviceSpec stored_device_spec(const std::string& name, const std::string& arch) {
@@ -91,7 +95,8 @@ CurrentHash current_hash_resolver() {
   struct Memo {
     std::mutex mutex;
     std::map<std::tuple<std::string, std::string, std::string, std::string>, std::string> hashes;
-    std::map<std::pair<std::string, std::vector<std::string>>, std::string> by_files;  // files read once
+    std::map<std::pair<std::string, std::vector<std::string>>, std::string>
+        by_files;  // files read once
   };
   auto memo = std::make_shared<Memo>();
   return [memo](const std::string& family_name, const Problem& problem, const std::string& device,
@@ -121,7 +126,8 @@ CurrentHash current_hash_resolver() {
         if (auto it = memo->by_files.find(files_key); it != memo->by_files.end()) hash = it->second;
       }
       if (hash.empty()) {
-        hash = hash_of_files(*family, files);  // unreadable templates throw: the caller names the file
+        hash =
+            hash_of_files(*family, files);  // unreadable templates throw: the caller names the file
         std::lock_guard lock(memo->mutex);
         memo->by_files.emplace(std::move(files_key), hash);
       }

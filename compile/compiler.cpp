@@ -1,6 +1,6 @@
 // Compiler: NVRTC compilation of KernelSources to cubins, ptxas resource
 // parsing, the on-disk compile cache and parallel batches.
-#include "engine/compiler.hpp"
+#include "compile/compiler.hpp"
 
 #include <unistd.h>
 

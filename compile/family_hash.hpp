@@ -4,8 +4,8 @@
 
 #include <string>
 
+#include "compile/compiler.hpp"
 #include "db/current_hash.hpp"
-#include "engine/compiler.hpp"
 #include "space/device_spec.hpp"
 
 namespace ktune {

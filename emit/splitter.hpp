@@ -24,7 +24,8 @@ struct ShapeTuning {
 
 /// How shapes are grouped: a key per problem, and the same function as C++
 /// text for the generated header (an inline function
-/// `std::string group_key(std::string_view dtype, std::string_view axis, long long rows, long long cols)`).
+/// `std::string group_key(std::string_view dtype, std::string_view axis, long long rows, long long
+/// cols)`).
 struct Grouping {
   std::function<std::string(const Problem&)> key;
   std::string cpp_key_function;
@@ -39,9 +40,9 @@ Grouping rowwise_grouping();
 struct DispatchRoute {
   std::string group;
   Config config;
-  std::vector<Problem> shapes;   ///< shapes of the set in this group
-  double speedup = 1;            ///< geometric mean over those shapes of t(general) / t(config)
-  double agreement = 0;          ///< fraction of those shapes whose own best is this config
+  std::vector<Problem> shapes;  ///< shapes of the set in this group
+  double speedup = 1;           ///< geometric mean over those shapes of t(general) / t(config)
+  double agreement = 0;         ///< fraction of those shapes whose own best is this config
 };
 
 /// A group whose specialization was not adopted, and why.
@@ -52,10 +53,10 @@ struct RejectedGroup {
 
 struct Dispatch {
   std::string family;
-  Config general;                      ///< fastest (geometric mean) over all shapes; the fallback
-  std::vector<DispatchRoute> routes;   ///< adopted specializations, by group key
+  Config general;                     ///< fastest (geometric mean) over all shapes; the fallback
+  std::vector<DispatchRoute> routes;  ///< adopted specializations, by group key
   std::vector<RejectedGroup> rejected;
-  double geomean_speedup = 1;          ///< over all shapes: t(general) / t(dispatch)
+  double geomean_speedup = 1;  ///< over all shapes: t(general) / t(dispatch)
   std::size_t shapes = 0;
   Grouping grouping;
 
@@ -72,6 +73,7 @@ struct Dispatch {
 /// of the group and at least as fast as the general one there (geometric
 /// mean). Throws std::invalid_argument when the set is empty or no
 /// configuration is ok on every shape (no fallback could be chosen).
-Dispatch split_kernels(std::string family, std::span<const ShapeTuning> shapes, const Grouping& grouping);
+Dispatch split_kernels(std::string family, std::span<const ShapeTuning> shapes,
+                       const Grouping& grouping);
 
 }  // namespace ktune

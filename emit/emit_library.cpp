@@ -1,6 +1,6 @@
 // emit_library: database rows -> splitter dispatch per shape class -> routes
 // and the kernel sources they need -> the generated tree.
-#include "runtime/emit_library.hpp"
+#include "emit/emit_library.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -9,14 +9,14 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "compile/compiler.hpp"
 #include "db/dispatch_emitter.hpp"
 #include "db/query.hpp"
 #include "db/store.hpp"
-#include "engine/compiler.hpp"
-#include "engine/splitter.hpp"
+#include "emit/included_templates.hpp"
+#include "emit/splitter.hpp"
 #include "runtime/dispatcher.hpp"
 #include "runtime/emit_keys.hpp"
-#include "runtime/included_templates.hpp"
 
 namespace ktune {
 namespace {

@@ -1,6 +1,6 @@
 // included_templates: #include lines followed from the sources through the
 // headers they reach under the kernel folder.
-#include "runtime/included_templates.hpp"
+#include "emit/included_templates.hpp"
 
 #include <fstream>
 #include <set>
