@@ -34,6 +34,10 @@ cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t stream) {
   return forward_call<&cublasSetStream_v2>(cublas(), "cublasSetStream_v2", handle, stream);
 }
 
+const char* cublasGetStatusName(cublasStatus_t status) {
+  return forward_call<&cublasGetStatusName>(cublas(), "cublasGetStatusName", status);
+}
+
 // cublas_api.h also has an inline cublasGemmEx taking the compute type as a
 // cudaDataType: this names the library's one, which the forwarder below defines.
 using GemmEx = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int,
