@@ -32,7 +32,8 @@ class BayesSearcher final : public SearcherBase {
     pool_size_ = static_cast<std::size_t>(std::max<std::int64_t>(16, option_int(context, "pool", 400)));
     max_train_ = static_cast<std::size_t>(std::max<std::int64_t>(20, option_int(context, "max_train", 300)));
     fit_points_ = static_cast<std::size_t>(std::max<std::int64_t>(10, option_int(context, "fit_points", 96)));
-    fit_slice_ = static_cast<std::size_t>(std::max<std::int64_t>(0, option_int(context, "fit_slice", 0)));
+    fit_slice_ =
+        static_cast<std::size_t>(std::max<std::int64_t>(0, option_int(context, "fit_slice", 0)));
     const std::string batch = option_text(context, "batch", "believer");
     if (batch != "believer" && batch != "liar")
       throw std::invalid_argument("bayes: batch must be 'believer' or 'liar', not '" + batch + "'");
@@ -350,8 +351,10 @@ class BayesSearcher final : public SearcherBase {
     if (!fit_) return;
     std::size_t budget = std::numeric_limits<std::size_t>::max();
     if (hyper_ && fit_slice_ > 0) {
-      const double scale = static_cast<double>(fit_points_) / static_cast<double>(std::max<Eigen::Index>(1, fit_->size()));
-      budget = static_cast<std::size_t>(std::ceil(static_cast<double>(fit_slice_) * std::min(1e6, scale * scale * scale)));
+      const double scale = static_cast<double>(fit_points_) /
+                           static_cast<double>(std::max<Eigen::Index>(1, fit_->size()));
+      budget = static_cast<std::size_t>(
+          std::ceil(static_cast<double>(fit_slice_) * std::min(1e6, scale * scale * scale)));
     }
     if (fit_->advance(budget)) {
       hyper_ = fit_->best();
@@ -371,7 +374,8 @@ class BayesSearcher final : public SearcherBase {
   std::unordered_set<std::string> pending_;  ///< proposed, not observed yet
   std::optional<gp::Hyper> hyper_;
   std::unique_ptr<gp::Fit> fit_;  ///< a fit in progress (over several proposals with fit_slice)
-  std::size_t fit_slice_ = 0;     ///< likelihood evaluations per proposal at fit_points points (0: no limit)
+  std::size_t fit_slice_ =
+      0;  ///< likelihood evaluations per proposal at fit_points points (0: no limit)
   std::size_t fitted_n_ = 0;
   OnlineCostModel online_;
   std::vector<Eigen::VectorXd> encoded_;  ///< features() per history() entry

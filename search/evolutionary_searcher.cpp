@@ -301,7 +301,8 @@ class EvolutionarySearcher final : public SearcherBase {
       if (!at) return;
       idx.push_back(static_cast<ValueIndex>(*at));
     }
-    if (auto it = row_of_.find(position_code(idx)); it != row_of_.end()) row_seen_[it->second] = true;
+    if (auto it = row_of_.find(position_code(idx)); it != row_of_.end())
+      row_seen_[it->second] = true;
   }
 
   /// Value positions as one mixed-radix number (unique: a listed space has

@@ -116,8 +116,12 @@ Eigen::VectorXd minimize_lbfgs(const std::function<double(const Eigen::VectorXd&
   return run.x();
 }
 
-Lbfgs::Lbfgs(Objective f, Eigen::VectorXd x0, Eigen::VectorXd lo, Eigen::VectorXd hi, int max_iterations)
-    : f_(std::move(f)), x_(std::move(x0)), lo_(std::move(lo)), hi_(std::move(hi)),
+Lbfgs::Lbfgs(Objective f, Eigen::VectorXd x0, Eigen::VectorXd lo, Eigen::VectorXd hi,
+             int max_iterations)
+    : f_(std::move(f)),
+      x_(std::move(x0)),
+      lo_(std::move(lo)),
+      hi_(std::move(hi)),
       max_iterations_(max_iterations) {}
 
 double Lbfgs::evaluate(const Eigen::VectorXd& x, Eigen::VectorXd& g) {
@@ -205,7 +209,9 @@ Hyper fit(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, const FitOptions& 
 }
 
 Fit::Fit(Eigen::MatrixXd x, Eigen::VectorXd y, const FitOptions& options)
-    : x_(std::move(x)), y_(std::move(y)), max_iterations_(options.max_iterations),
+    : x_(std::move(x)),
+      y_(std::move(y)),
+      max_iterations_(options.max_iterations),
       best_value_(std::numeric_limits<double>::infinity()) {
   const int d = static_cast<int>(x_.cols());
   const Bounds& b = options.bounds;

@@ -73,7 +73,8 @@ Eigen::VectorXd minimize_lbfgs(const std::function<double(const Eigen::VectorXd&
 class Lbfgs {
  public:
   using Objective = std::function<double(const Eigen::VectorXd&, Eigen::VectorXd&)>;
-  Lbfgs(Objective f, Eigen::VectorXd x0, Eigen::VectorXd lo, Eigen::VectorXd hi, int max_iterations);
+  Lbfgs(Objective f, Eigen::VectorXd x0, Eigen::VectorXd lo, Eigen::VectorXd hi,
+        int max_iterations);
   /// Whole iterations until the minimisation ends or at least `evaluations`
   /// evaluations of f were spent in this call (one iteration at least, which
   /// may spend more); true once it has ended.

@@ -21,7 +21,7 @@ namespace ktune {
 /// The valid configurations of a space, listed at most once (see
 /// SearchContext::listing).
 struct SpaceListing {
-  bool tried = false;                         ///< listing was attempted
+  bool tried = false;                          ///< listing was attempted
   std::optional<std::vector<Config>> configs;  ///< empty when too large to list
 };
 

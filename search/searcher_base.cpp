@@ -17,7 +17,8 @@ double objective(const Result& r) {
 }
 
 SearcherBase::SearcherBase(const SearchContext& context)
-    : rng_(context.seed), context_(context),
+    : rng_(context.seed),
+      context_(context),
       listing_(context.listing ? context.listing : std::make_shared<SpaceListing>()) {
   if (!context_.space) throw std::invalid_argument("searcher: the search context has no space");
   if (context_.options.contains("design")) {
