@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <unordered_set>
 
@@ -31,6 +32,8 @@ class BayesSearcher final : public SearcherBase {
     pool_size_ = static_cast<std::size_t>(std::max<std::int64_t>(16, option_int(context, "pool", 400)));
     max_train_ = static_cast<std::size_t>(std::max<std::int64_t>(20, option_int(context, "max_train", 300)));
     fit_points_ = static_cast<std::size_t>(std::max<std::int64_t>(10, option_int(context, "fit_points", 96)));
+    fit_slice_ =
+        static_cast<std::size_t>(std::max<std::int64_t>(0, option_int(context, "fit_slice", 0)));
     const std::string batch = option_text(context, "batch", "believer");
     if (batch != "believer" && batch != "liar")
       throw std::invalid_argument("bayes: batch must be 'believer' or 'liar', not '" + batch + "'");
@@ -200,7 +203,7 @@ class BayesSearcher final : public SearcherBase {
     // Hyperparameters: refit when the data grew by a fifth (on at most
     // fit_points points), else reuse: the fit is the costly part.
     const auto n_now = static_cast<std::size_t>(n_pts);
-    if (!hyper_ || n_now >= fitted_n_ + std::max<std::size_t>(3, fitted_n_ / 5)) {
+    if (!fit_ && (!hyper_ || n_now >= fitted_n_ + std::max<std::size_t>(3, fitted_n_ / 5))) {
       // The fit sees the best 50 and 50 of the rest (the random half when
       // the training set was subsampled), so length scales reflect both the
       // basin of the optimum and the space at large.
@@ -234,9 +237,10 @@ class BayesSearcher final : public SearcherBase {
       opt.include_defaults = !hyper_ || n_now < 150;
       opt.max_iterations = 50;
       opt.start = hyper_;
-      hyper_ = gp::fit(xf, zf, opt);
+      fit_ = std::make_unique<gp::Fit>(std::move(xf), std::move(zf), opt);
       fitted_n_ = n_now;
     }
+    advance_fit();
     gp::Posterior post(xt, zt, *hyper_);
 
     // Candidate pool: uniform samples plus unseen neighbours of the best five.
@@ -339,6 +343,25 @@ class BayesSearcher final : public SearcherBase {
     }
   }
 
+  /// Runs the pending hyperparameter fit: to its end when there are no
+  /// hyperparameters yet or no slice is set, else for `fit_slice`
+  /// evaluations at `fit_points` points (more at fewer points, as one costs
+  /// about n³), the previous hyperparameters serving until it ends.
+  void advance_fit() {
+    if (!fit_) return;
+    std::size_t budget = std::numeric_limits<std::size_t>::max();
+    if (hyper_ && fit_slice_ > 0) {
+      const double scale = static_cast<double>(fit_points_) /
+                           static_cast<double>(std::max<Eigen::Index>(1, fit_->size()));
+      budget = static_cast<std::size_t>(
+          std::ceil(static_cast<double>(fit_slice_) * std::min(1e6, scale * scale * scale)));
+    }
+    if (fit_->advance(budget)) {
+      hyper_ = fit_->best();
+      fit_.reset();
+    }
+  }
+
   bool lcb_;
   bool liar_ = false;
   bool feasibility_ = true;  ///< learn failures (option feasibility=0 turns it off, for comparison)
@@ -350,6 +373,9 @@ class BayesSearcher final : public SearcherBase {
   std::size_t fit_points_ = 96;  ///< points the hyperparameter fit sees (the best half and others)
   std::unordered_set<std::string> pending_;  ///< proposed, not observed yet
   std::optional<gp::Hyper> hyper_;
+  std::unique_ptr<gp::Fit> fit_;  ///< a fit in progress (over several proposals with fit_slice)
+  std::size_t fit_slice_ =
+      0;  ///< likelihood evaluations per proposal at fit_points points (0: no limit)
   std::size_t fitted_n_ = 0;
   OnlineCostModel online_;
   std::vector<Eigen::VectorXd> encoded_;  ///< features() per history() entry

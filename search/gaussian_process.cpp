@@ -110,81 +110,140 @@ double log_marginal_likelihood(const Eigen::MatrixXd& x, const Eigen::VectorXd& 
 Eigen::VectorXd minimize_lbfgs(const std::function<double(const Eigen::VectorXd&, Eigen::VectorXd&)>& f,
                                Eigen::VectorXd x, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
                                int max_iterations, double* value) {
+  Lbfgs run(f, std::move(x), lo, hi, max_iterations);
+  run.run(std::numeric_limits<std::size_t>::max());
+  if (value) *value = run.value();
+  return run.x();
+}
+
+Lbfgs::Lbfgs(Objective f, Eigen::VectorXd x0, Eigen::VectorXd lo, Eigen::VectorXd hi,
+             int max_iterations)
+    : f_(std::move(f)),
+      x_(std::move(x0)),
+      lo_(std::move(lo)),
+      hi_(std::move(hi)),
+      max_iterations_(max_iterations) {}
+
+double Lbfgs::evaluate(const Eigen::VectorXd& x, Eigen::VectorXd& g) {
+  ++evaluations_;
+  return f_(x, g);
+}
+
+bool Lbfgs::run(std::size_t evaluations) {
+  const std::size_t before = evaluations_;
+  if (!started_) {
+    started_ = true;
+    x_ = x_.cwiseMax(lo_).cwiseMin(hi_);
+    g_.resize(x_.size());
+    fx_ = evaluate(x_, g_);
+    if (!std::isfinite(fx_)) done_ = true;
+  }
+  while (!done_ && (evaluations_ == before || evaluations_ - before < evaluations)) {
+    if (iteration_ >= max_iterations_) {
+      done_ = true;
+      break;
+    }
+    ++iteration_;
+    iterate();
+  }
+  return done_;
+}
+
+void Lbfgs::iterate() {
   const int memory = 7;
-  x = x.cwiseMax(lo).cwiseMin(hi);
-  Eigen::VectorXd g(x.size());
-  double fx = f(x, g);
-  if (!std::isfinite(fx)) {
-    if (value) *value = fx;
-    return x;
+  // Two-loop recursion for the quasi-Newton direction.
+  Eigen::VectorXd q = g_;
+  std::vector<double> alphas(s_hist_.size());
+  for (int i = static_cast<int>(s_hist_.size()) - 1; i >= 0; --i) {
+    const double rho = 1.0 / y_hist_[i].dot(s_hist_[i]);
+    alphas[i] = rho * s_hist_[i].dot(q);
+    q -= alphas[i] * y_hist_[i];
   }
-  std::deque<Eigen::VectorXd> s_hist, y_hist;
-  for (int it = 0; it < max_iterations; ++it) {
-    // Two-loop recursion for the quasi-Newton direction.
-    Eigen::VectorXd q = g;
-    std::vector<double> alphas(s_hist.size());
-    for (int i = static_cast<int>(s_hist.size()) - 1; i >= 0; --i) {
-      const double rho = 1.0 / y_hist[i].dot(s_hist[i]);
-      alphas[i] = rho * s_hist[i].dot(q);
-      q -= alphas[i] * y_hist[i];
-    }
-    if (!s_hist.empty()) q *= s_hist.back().dot(y_hist.back()) / y_hist.back().squaredNorm();
-    for (std::size_t i = 0; i < s_hist.size(); ++i) {
-      const double rho = 1.0 / y_hist[i].dot(s_hist[i]);
-      const double beta = rho * y_hist[i].dot(q);
-      q += s_hist[i] * (alphas[i] - beta);
-    }
-    Eigen::VectorXd dir = -q;
-    if (dir.dot(g) >= 0) dir = -g;  // not a descent direction: fall back to steepest descent
-    // Backtracking line search on the projected path.
-    double step = 1.0;
-    Eigen::VectorXd x_new, g_new(x.size());
-    double f_new = fx;
-    bool accepted = false;
-    for (int ls = 0; ls < 25; ++ls) {
-      x_new = (x + step * dir).cwiseMax(lo).cwiseMin(hi);
-      f_new = f(x_new, g_new);
-      if (std::isfinite(f_new) && f_new <= fx + 1e-4 * g.dot(x_new - x)) {
-        accepted = true;
-        break;
-      }
-      step *= 0.5;
-    }
-    if (!accepted) break;
-    const Eigen::VectorXd s = x_new - x;
-    const Eigen::VectorXd yv = g_new - g;
-    const double improvement = fx - f_new;
-    x = x_new;
-    g = g_new;
-    fx = f_new;
-    if (s.dot(yv) > 1e-12) {
-      s_hist.push_back(s);
-      y_hist.push_back(yv);
-      if (static_cast<int>(s_hist.size()) > memory) {
-        s_hist.pop_front();
-        y_hist.pop_front();
-      }
-    }
-    if (improvement < 1e-9 * (1.0 + std::abs(fx)) || s.norm() < 1e-9) break;
+  if (!s_hist_.empty()) q *= s_hist_.back().dot(y_hist_.back()) / y_hist_.back().squaredNorm();
+  for (std::size_t i = 0; i < s_hist_.size(); ++i) {
+    const double rho = 1.0 / y_hist_[i].dot(s_hist_[i]);
+    const double beta = rho * y_hist_[i].dot(q);
+    q += s_hist_[i] * (alphas[i] - beta);
   }
-  if (value) *value = fx;
-  return x;
+  Eigen::VectorXd dir = -q;
+  if (dir.dot(g_) >= 0) dir = -g_;  // not a descent direction: fall back to steepest descent
+  // Backtracking line search on the projected path.
+  double step = 1.0;
+  Eigen::VectorXd x_new, g_new(x_.size());
+  double f_new = fx_;
+  bool accepted = false;
+  for (int ls = 0; ls < 25; ++ls) {
+    x_new = (x_ + step * dir).cwiseMax(lo_).cwiseMin(hi_);
+    f_new = evaluate(x_new, g_new);
+    if (std::isfinite(f_new) && f_new <= fx_ + 1e-4 * g_.dot(x_new - x_)) {
+      accepted = true;
+      break;
+    }
+    step *= 0.5;
+  }
+  if (!accepted) {
+    done_ = true;
+    return;
+  }
+  const Eigen::VectorXd s = x_new - x_;
+  const Eigen::VectorXd yv = g_new - g_;
+  const double improvement = fx_ - f_new;
+  x_ = x_new;
+  g_ = g_new;
+  fx_ = f_new;
+  if (s.dot(yv) > 1e-12) {
+    s_hist_.push_back(s);
+    y_hist_.push_back(yv);
+    if (static_cast<int>(s_hist_.size()) > memory) {
+      s_hist_.pop_front();
+      y_hist_.pop_front();
+    }
+  }
+  if (improvement < 1e-9 * (1.0 + std::abs(fx_)) || s.norm() < 1e-9) done_ = true;
 }
 
 Hyper fit(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, const FitOptions& options) {
-  const int d = static_cast<int>(x.cols());
-  const Bounds& b = options.bounds;
-  Eigen::VectorXd lo(d + 2), hi(d + 2);
-  lo.head(d).setConstant(b.log_lengthscale_lo);
-  hi.head(d).setConstant(b.log_lengthscale_hi);
-  lo(d) = b.log_signal_lo;
-  hi(d) = b.log_signal_hi;
-  lo(d + 1) = b.log_noise_lo;
-  hi(d + 1) = b.log_noise_hi;
+  Fit f(x, y, options);
+  f.advance(std::numeric_limits<std::size_t>::max());
+  return f.best();
+}
 
-  auto objective = [&](const Eigen::VectorXd& theta, Eigen::VectorXd& grad) {
+Fit::Fit(Eigen::MatrixXd x, Eigen::VectorXd y, const FitOptions& options)
+    : x_(std::move(x)),
+      y_(std::move(y)),
+      max_iterations_(options.max_iterations),
+      best_value_(std::numeric_limits<double>::infinity()) {
+  const int d = static_cast<int>(x_.cols());
+  const Bounds& b = options.bounds;
+  lo_.resize(d + 2);
+  hi_.resize(d + 2);
+  lo_.head(d).setConstant(b.log_lengthscale_lo);
+  hi_.head(d).setConstant(b.log_lengthscale_hi);
+  lo_(d) = b.log_signal_lo;
+  hi_(d) = b.log_signal_hi;
+  lo_(d + 1) = b.log_noise_lo;
+  hi_(d + 1) = b.log_noise_hi;
+  if (options.start && options.start->dims() == d) starts_.push_back(options.start->pack());
+  if (options.include_defaults || starts_.empty()) starts_.push_back(Hyper::defaults(d).pack());
+  std::mt19937_64 rng(options.seed);
+  for (int i = 0; i < options.restarts; ++i) {
+    Eigen::VectorXd t(d + 2);
+    for (int j = 0; j < d + 2; ++j) {
+      // Random starts avoid the extremes of the box, where the surface is flat.
+      std::uniform_real_distribution<double> u(lo_(j) + 0.25 * (hi_(j) - lo_(j)),
+                                               hi_(j) - 0.25 * (hi_(j) - lo_(j)));
+      t(j) = u(rng);
+    }
+    starts_.push_back(t);
+  }
+  best_ = starts_.front();
+}
+
+bool Fit::advance(std::size_t evaluations) {
+  // Minus the log marginal likelihood; infinite where the covariance is singular.
+  auto objective = [this](const Eigen::VectorXd& theta, Eigen::VectorXd& grad) {
     Eigen::VectorXd g;
-    const double v = log_marginal_likelihood(x, y, Hyper::unpack(theta), &g);
+    const double v = log_marginal_likelihood(x_, y_, Hyper::unpack(theta), &g);
     if (!std::isfinite(v)) {
       grad = Eigen::VectorXd::Zero(theta.size());
       return std::numeric_limits<double>::infinity();
@@ -192,32 +251,23 @@ Hyper fit(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, const FitOptions& 
     grad = -g;
     return -v;
   };
-
-  std::vector<Eigen::VectorXd> starts;
-  if (options.start && options.start->dims() == d) starts.push_back(options.start->pack());
-  if (options.include_defaults || starts.empty()) starts.push_back(Hyper::defaults(d).pack());
-  std::mt19937_64 rng(options.seed);
-  for (int i = 0; i < options.restarts; ++i) {
-    Eigen::VectorXd t(d + 2);
-    for (int j = 0; j < d + 2; ++j) {
-      // Random starts avoid the extremes of the box, where the surface is flat.
-      std::uniform_real_distribution<double> u(lo(j) + 0.25 * (hi(j) - lo(j)),
-                                               hi(j) - 0.25 * (hi(j) - lo(j)));
-      t(j) = u(rng);
+  std::size_t spent = 0;
+  while (spent < evaluations) {
+    if (!run_) {
+      if (next_start_ == starts_.size()) break;
+      run_.emplace(objective, starts_[next_start_++], lo_, hi_, max_iterations_);
     }
-    starts.push_back(t);
-  }
-  double best_value = std::numeric_limits<double>::infinity();
-  Eigen::VectorXd best = starts.front();
-  for (const auto& s : starts) {
-    double v = 0;
-    Eigen::VectorXd t = minimize_lbfgs(objective, s, lo, hi, options.max_iterations, &v);
-    if (v < best_value) {
-      best_value = v;
-      best = t;
+    const std::size_t before = run_->evaluations();
+    const bool ended = run_->run(evaluations - spent);
+    spent += run_->evaluations() - before;
+    if (!ended) break;
+    if (run_->value() < best_value_) {
+      best_value_ = run_->value();
+      best_ = run_->x();
     }
+    run_.reset();
   }
-  return Hyper::unpack(best);
+  return !run_ && next_start_ == starts_.size();
 }
 
 Posterior::Posterior(Eigen::MatrixXd x, const Eigen::VectorXd& y, Hyper h) : x_(std::move(x)), h_(std::move(h)) {

@@ -3,9 +3,12 @@
 // hyperparameter fitting, posterior, and the acquisition functions.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <optional>
+#include <vector>
 
 #include <Eigen/Core>
 
@@ -63,6 +66,62 @@ Hyper fit(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, const FitOptions& 
 Eigen::VectorXd minimize_lbfgs(const std::function<double(const Eigen::VectorXd&, Eigen::VectorXd&)>& f,
                                Eigen::VectorXd x0, const Eigen::VectorXd& lo,
                                const Eigen::VectorXd& hi, int max_iterations, double* value = nullptr);
+
+/// minimize_lbfgs in slices: run() goes on where the last call stopped, so
+/// that a caller can spread one minimisation over several calls. Run to its
+/// end, it takes the same steps as minimize_lbfgs.
+class Lbfgs {
+ public:
+  using Objective = std::function<double(const Eigen::VectorXd&, Eigen::VectorXd&)>;
+  Lbfgs(Objective f, Eigen::VectorXd x0, Eigen::VectorXd lo, Eigen::VectorXd hi,
+        int max_iterations);
+  /// Whole iterations until the minimisation ends or at least `evaluations`
+  /// evaluations of f were spent in this call (one iteration at least, which
+  /// may spend more); true once it has ended.
+  bool run(std::size_t evaluations);
+  bool done() const { return done_; }
+  const Eigen::VectorXd& x() const { return x_; }
+  double value() const { return fx_; }
+  std::size_t evaluations() const { return evaluations_; }
+
+ private:
+  double evaluate(const Eigen::VectorXd& x, Eigen::VectorXd& g);
+  void iterate();  ///< one quasi-Newton step; sets done_ when the minimisation ends
+
+  Objective f_;
+  Eigen::VectorXd x_, lo_, hi_, g_;
+  double fx_ = 0;
+  int max_iterations_, iteration_ = 0;
+  bool started_ = false, done_ = false;
+  std::size_t evaluations_ = 0;
+  std::deque<Eigen::VectorXd> s_hist_, y_hist_;
+};
+
+/// fit() in slices: advance() spends a bounded number of likelihood
+/// evaluations, so that a search can spread one fit over several proposals
+/// and keep each proposal cheap. Run to its end, it returns what fit() does.
+class Fit {
+ public:
+  Fit(Eigen::MatrixXd x, Eigen::VectorXd y, const FitOptions& options);
+  Fit(const Fit&) = delete;  // the objective refers to this object's data
+  Fit& operator=(const Fit&) = delete;
+  /// Goes on for at least `evaluations` evaluations (whole L-BFGS
+  /// iterations) or until every start has ended; true once they have.
+  bool advance(std::size_t evaluations);
+  /// The best hyperparameters found so far (all starts, once advance() is true).
+  Hyper best() const { return Hyper::unpack(best_); }
+  Eigen::Index size() const { return x_.rows(); }
+
+ private:
+  Eigen::MatrixXd x_;
+  Eigen::VectorXd y_, lo_, hi_;
+  int max_iterations_;
+  std::vector<Eigen::VectorXd> starts_;
+  std::size_t next_start_ = 0;
+  std::optional<Lbfgs> run_;
+  double best_value_;
+  Eigen::VectorXd best_;
+};
 
 /// The posterior of a zero-mean GP given training points (rows of x) and y.
 class Posterior {

@@ -18,6 +18,13 @@
 
 namespace ktune {
 
+/// The valid configurations of a space, listed at most once (see
+/// SearchContext::listing).
+struct SpaceListing {
+  bool tried = false;                          ///< listing was attempted
+  std::optional<std::vector<Config>> configs;  ///< empty when too large to list
+};
+
 /// What a strategy may see: the space, an optional cost prior and a seed. It
 /// never sees the GPU: the same strategy runs against replayed results.
 struct SearchContext {
@@ -35,6 +42,10 @@ struct SearchContext {
   /// population=20 (evolutionary), acquisition=ei|lcb, batch=believer|liar,
   /// initial=8 (bayes). Unknown names are ignored.
   ValueMap options;
+  /// Strategies built from copies of one context share this listing of the
+  /// space, so it is made once (auto's two strategies); null: each lists
+  /// the space itself. Not synchronised: share it within one thread only.
+  std::shared_ptr<SpaceListing> listing;
 };
 
 class Searcher {

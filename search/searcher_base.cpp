@@ -16,7 +16,10 @@ double objective(const Result& r) {
   return r.ok() ? r.time.median_s : std::numeric_limits<double>::infinity();
 }
 
-SearcherBase::SearcherBase(const SearchContext& context) : rng_(context.seed), context_(context) {
+SearcherBase::SearcherBase(const SearchContext& context)
+    : rng_(context.seed),
+      context_(context),
+      listing_(context.listing ? context.listing : std::make_shared<SpaceListing>()) {
   if (!context_.space) throw std::invalid_argument("searcher: the search context has no space");
   if (context_.options.contains("design")) {
     const std::string design = to_text(context_.options.at("design"));
@@ -44,11 +47,11 @@ void SearcherBase::observe(std::span<const Result> results) {
 }
 
 const std::vector<Config>* SearcherBase::enumerated() {
-  if (!enumeration_tried_) {
-    enumeration_tried_ = true;
-    if (space().cartesian_size() <= kEnumerateLimit) enumeration_ = space().enumerate();
+  if (!listing_->tried) {
+    listing_->tried = true;
+    if (space().cartesian_size() <= kEnumerateLimit) listing_->configs = space().enumerate();
   }
-  return enumeration_ ? &*enumeration_ : nullptr;
+  return listing_->configs ? &*listing_->configs : nullptr;
 }
 
 std::vector<Config> SearcherBase::sample_unseen(std::size_t n) {

@@ -66,8 +66,7 @@ class SearcherBase : public Searcher {
   std::vector<Result> history_;
   std::vector<Result> prior_;
   std::size_t prior_cursor_ = 0;
-  bool enumeration_tried_ = false;
-  std::optional<std::vector<Config>> enumeration_;
+  std::shared_ptr<SpaceListing> listing_;  ///< the context's, or this searcher's own
   std::uint64_t sample_round_ = 0;
   bool spread_designs_ = true;  ///< search option design=spread|uniform
 };

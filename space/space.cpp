@@ -485,8 +485,9 @@ int Space::encoded_size() const {
   return n;
 }
 
-Eigen::VectorXd Space::encode(const Config& c) const {
-  const std::vector<ValueIndex> idx = indices_of(c);
+Eigen::VectorXd Space::encode(const Config& c) const { return encode_indices(indices_of(c)); }
+
+Eigen::VectorXd Space::encode_indices(std::span<const ValueIndex> idx) const {
   Eigen::VectorXd x = Eigen::VectorXd::Zero(encoded_size());
   Eigen::Index at = 0;
   for (std::size_t p = 0; p < impl_->params.size(); ++p) {

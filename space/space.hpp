@@ -135,6 +135,9 @@ class Space {
   /// Features for the Bayesian searcher: ordinal parameters scaled to [0,1]
   /// (log2 for power-of-two ranges), one-hot for categoricals.
   Eigen::VectorXd encode(const Config& c) const;
+  /// encode() of the configuration at these value positions (in range, one
+  /// per parameter): no name lookups, for encoding a whole listing.
+  Eigen::VectorXd encode_indices(std::span<const ValueIndex> indices) const;
   int encoded_size() const;
 
   /// Throws SpaceError if the space has no parameter or no valid

@@ -111,6 +111,26 @@ TEST(GaussianProcess, FitFindsTheRelevantDimension) {
   EXPECT_GT(log_marginal_likelihood(x, y, h), log_marginal_likelihood(x, y, Hyper::defaults(2)));
 }
 
+TEST(GaussianProcess, AFitInSlicesEndsWhereAFitAtOnceDoes) {
+  std::mt19937_64 rng(4);
+  std::uniform_real_distribution<double> u(0, 1);
+  Eigen::MatrixXd x(40, 3);
+  Eigen::VectorXd y(40);
+  for (int i = 0; i < 40; ++i) {
+    for (int j = 0; j < 3; ++j) x(i, j) = u(rng);
+    y(i) = std::sin(5 * x(i, 0)) + 0.3 * x(i, 2);
+  }
+  FitOptions opt;
+  opt.seed = 9;
+  opt.restarts = 2;
+  const Hyper whole = fit(x, y, opt);
+  Fit sliced(x, y, opt);
+  int slices = 1;
+  while (!sliced.advance(3)) ++slices;
+  EXPECT_GT(slices, 3);  // three starts of several iterations each do not fit in one slice
+  EXPECT_EQ(sliced.best().pack(), whole.pack());
+}
+
 TEST(GaussianProcess, LbfgsMinimisesAQuadraticInsideTheBox) {
   auto f = [](const Eigen::VectorXd& v, Eigen::VectorXd& g) {
     g = 2 * (v - Eigen::Vector2d(1, 5));
