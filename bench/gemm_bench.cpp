@@ -254,8 +254,8 @@ std::vector<CaseResult> run_llm_set(Bench& b, const std::string& layout,
              {4096, 4096}, {11008, 4096}, {4096, 11008}, {14336, 4096}, {4096, 14336}}) {
       const Problem p = problem("m=" + std::to_string(m) + ",n=" + std::to_string(n) +
                                 ",k=" + std::to_string(k) + ",dtype=bf16,layout=" + layout);
-      llm.push_back(
-          b.run("llm " + layout, p, candidates(p, b.device, llm_seeds, 6, seed++, true), 1, 2, true));
+      llm.push_back(b.run("llm " + layout, p, candidates(p, b.device, llm_seeds, 6, seed++, true),
+                          1, 2, true));
     }
   return llm;
 }
@@ -271,7 +271,8 @@ std::string llm_geomean_line(const std::vector<CaseResult>& llm) {
       ++counted;
     }
   }
-  const std::string layout = llm.empty() ? "" : " (" + llm.front().problem.text_or("layout", "nt") + ")";
+  const std::string layout =
+      llm.empty() ? "" : " (" + llm.front().problem.text_or("layout", "nt") + ")";
   char line[200];
   std::snprintf(
       line, sizeof line,

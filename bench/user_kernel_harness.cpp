@@ -10,8 +10,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -109,8 +109,9 @@ int main(int argc, char** argv) {
         const dim3 block(tile, block_rows);
         void* args[] = {&out, &input, &rows, &cols};
         auto launch = [&] {
-          check(cudaLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, args, 0, stream),
-                "launch");
+          check(
+              cudaLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, args, 0, stream),
+              "launch");
         };
         for (int i = 0; i < 3; ++i) launch();
         std::vector<float> ms(100);
