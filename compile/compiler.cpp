@@ -23,6 +23,7 @@
 #include <tbb/parallel_for.h>
 #include <nlohmann/json.hpp>
 
+#include "db/cache_dir.hpp"
 #include "space/value_map.hpp"
 
 #ifndef KTUNE_KERNEL_DIR
@@ -542,16 +543,6 @@ std::vector<CompileOutput> Compiler::compile_all(std::span<const KernelSource> s
 
 std::string Compiler::nvrtc_version() { return nvrtc_version_text(); }
 
-std::string default_compile_cache_dir() {
-  // One variable names the cache for every process of a run (a carried,
-  // precompiled cache on the lent GPU machine: docs/gpu-machine.md).
-  std::string named = getenv_or_empty("KTUNE_CACHE_DIR");
-  if (!named.empty()) return named;
-  std::string xdg = getenv_or_empty("XDG_CACHE_HOME");
-  if (!xdg.empty()) return (fs::path(xdg) / "ktune").string();
-  std::string home = getenv_or_empty("HOME");
-  if (!home.empty()) return (fs::path(home) / ".cache" / "ktune").string();
-  return (fs::temp_directory_path() / "ktune-cache").string();
-}
+std::string default_compile_cache_dir() { return default_cache_dir(); }
 
 }  // namespace ktune

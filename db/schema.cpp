@@ -163,7 +163,7 @@ void check_database_path(const std::string& path) {
                         "running, not a tuning database; a later merge into its target removes it");
 }
 
-FileInspection inspect_file(const std::string& path) {
+FileInspection inspect_file(const std::string& path, bool integrity_checked) {
   namespace fs = std::filesystem;
   check_database_path(path);
   FileInspection out;
@@ -207,7 +207,8 @@ FileInspection inspect_file(const std::string& path) {
         throw DatabaseError("'" + path + "' has schema version " + std::to_string(version) +
                             ", newer than this build's " + std::to_string(kSchemaVersion) +
                             "; upgrade ktune to read it (file left untouched)");
-      std::string check = db.execAndGet("PRAGMA quick_check(1)").getString();
+      const std::string check =
+          integrity_checked ? "ok" : db.execAndGet("PRAGMA quick_check(1)").getString();
       if (check != "ok")
         throw DatabaseError("'" + path + "' is corrupt (integrity check: " + check +
                             "); left untouched");

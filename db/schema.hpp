@@ -59,7 +59,9 @@ void check_database_path(const std::string& path);
 /// Reads `path` read-only (after check_database_path): refuses (DatabaseError naming the file and
 /// the reason) a file that is not SQLite, not ktune (`application_id`), newer than this build, or
 /// fails SQLite's quick integrity check.
-FileInspection inspect_file(const std::string& path);
+/// `integrity_checked`: the caller knows this very file (same device, inode,
+/// size and times) passed the integrity check before, which is then skipped.
+FileInspection inspect_file(const std::string& path, bool integrity_checked = false);
 
 /// How a read-only open reads a file.
 enum class ReadOnlyAccess {

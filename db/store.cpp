@@ -10,14 +10,17 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
 
 #include <nlohmann/json.hpp>
 
+#include "db/cache_dir.hpp"
 #include "db/result_order.hpp"
 #include "db/schema.hpp"
 #include "db/store_impl.hpp"
+#include "space/value_map.hpp"
 
 namespace ktune {
 namespace {
@@ -62,11 +65,23 @@ std::string file_identity(const std::string& path) {
          std::to_string(st.st_ctim.tv_nsec);
 }
 
-/// inspect_file for a read-only open, once per process for a file unchanged
-/// since (itself and its -wal): `ktune lookup` opens each database twice (its
-/// index, then the predictor's fingerprint), and the integrity check reads the
-/// whole file, 7 ms of the shipped 11 MB. A refused file is never remembered,
-/// nor one that changed just before (file_identity).
+/// The marker a passed integrity check leaves in the cache folder, named by
+/// the file's path and identity: a later process reading the same unchanged
+/// file skips the check. Any change (a write moves the times, a replacement
+/// the inode) names another marker.
+std::filesystem::path integrity_marker(const std::string& path, const std::string& identity) {
+  std::error_code ec;
+  const std::string absolute = std::filesystem::absolute(path, ec).string();
+  return std::filesystem::path(default_cache_dir()) / "db-integrity" /
+         stable_hash_hex((ec ? path : absolute) + '|' + identity);
+}
+
+/// inspect_file for a read-only open, with its integrity check done once per
+/// file unchanged since (itself and its -wal): once per process, and once
+/// across processes through a marker in the cache folder. `ktune lookup`
+/// opens each database twice (its index, then the predictor's fingerprint),
+/// and the check reads the whole file, 7 ms of the shipped 11 MB. A refused
+/// file is never remembered, nor one that changed just before (file_identity).
 FileInspection inspect_for_reading(const std::string& path) {
   static std::mutex mutex;
   static std::map<std::string, std::pair<std::string, FileInspection>> passed;
@@ -78,7 +93,15 @@ FileInspection inspect_for_reading(const std::string& path) {
     if (auto it = passed.find(path); it != passed.end() && it->second.first == identity)
       return it->second.second;
   }
-  FileInspection inspection = inspect_file(path);
+  const std::filesystem::path marker = integrity_marker(path, identity);
+  std::error_code ec;
+  const bool checked_before = std::filesystem::exists(marker, ec);
+  FileInspection inspection = inspect_file(path, checked_before);
+  if (!checked_before && inspection.exists_with_content) {
+    // Best effort: a cache that cannot be written only costs the next process the check.
+    std::filesystem::create_directories(marker.parent_path(), ec);
+    std::ofstream(marker) << path << '\n';
+  }
   std::lock_guard lock(mutex);
   passed[path] = {identity, inspection};
   return inspection;

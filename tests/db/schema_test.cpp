@@ -5,6 +5,9 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "db/lookup.hpp"
@@ -167,6 +170,44 @@ TEST(Schema, AFileChangedAfterAReadOnlyOpenIsCheckedAgain) {
   EXPECT_THROW(Store::open_read_only(path), DatabaseError);  // changed just now
   std::this_thread::sleep_for(std::chrono::milliseconds(2100));
   EXPECT_THROW(Store::open_read_only(path), DatabaseError);  // settled, and not as remembered
+}
+
+// A file that passed the integrity check leaves a marker in the cache folder
+// ($KTUNE_CACHE_DIR/db-integrity), so a later process skips the check; a
+// changed file names another marker and is checked again, and a refused file
+// leaves none.
+TEST(Schema, AnIntegrityVerdictIsKeptAcrossProcessesOnlyForTheUnchangedFile) {
+  TempDir dir;
+  const std::string cache = dir.file("cache");
+  ::setenv("KTUNE_CACHE_DIR", cache.c_str(), 1);
+  const std::string path = dir.file("kept.db");
+  write_400_results(path);
+  {
+    SQLite::Database db(path, SQLite::OPEN_READWRITE);
+    db.exec("PRAGMA journal_mode = DELETE");
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+  EXPECT_NO_THROW(Store::open_read_only(path));
+  const auto markers = [&] {
+    std::error_code ec;
+    int n = 0;
+    for (auto it = std::filesystem::directory_iterator(cache + "/db-integrity", ec);
+         !ec && it != std::filesystem::directory_iterator(); ++it)
+      ++n;
+    return n;
+  };
+  EXPECT_EQ(markers(), 1);
+  {
+    // A page of garbage in the middle of the file.
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(3 * 4096);
+    const std::string garbage(4096, '\xab');
+    f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+  EXPECT_THROW(Store::open_read_only(path), DatabaseError);
+  EXPECT_EQ(markers(), 1);  // the refused file left no marker
+  ::unsetenv("KTUNE_CACHE_DIR");
 }
 
 // A file whose user_version understates its schema (a v2 file marked v1): the
