@@ -43,26 +43,6 @@ CurrentHash lenient_current_hash() {
   };
 }
 
-nlohmann::json row_json(const BestRow& r) {
-  return {{"family", r.family},
-          {"family_hash", r.family_hash},
-          {"device", r.device},
-          {"arch", r.arch},
-          {"problem", r.problem.to_json()},
-          {"problem_key", r.problem_key},
-          {"config", r.config.to_json()},
-          {"config_key", r.config_key},
-          {"median_s", r.median_s},
-          {"min_s", r.min_s},
-          {"tflops", r.tflops},
-          {"gbps", r.gbps},
-          {"ok_measurements", r.ok_measurements},
-          {"rank", r.rank},
-          {"source", r.provenance.source},
-          {"host", r.provenance.host},
-          {"measured_at", r.provenance.measured_at}};
-}
-
 }  // namespace
 }  // namespace ktune::capi
 
@@ -81,7 +61,7 @@ ktune_status ktune_db_query(const char* path, const char* family, const char* de
     BestQuery query{text_or_empty(family), text_or_empty(device), "", lenient_current_hash()};
     query.top = top;
     nlohmann::json rows = nlohmann::json::array();
-    for (const BestRow& r : best_per_problem(store, query)) rows.push_back(row_json(r));
+    for (const BestRow& r : best_per_problem(store, query)) rows.push_back(best_row_json(r));
     *json_out = copy_out(rows.dump());
     return succeed();
   });

@@ -141,4 +141,24 @@ BestDiff diff_best(const Store& a, const Store& b, const BestQuery& query) {
   return diff;
 }
 
+nlohmann::json best_row_json(const BestRow& r) {
+  return {{"family", r.family},
+          {"family_hash", r.family_hash},
+          {"device", r.device},
+          {"arch", r.arch},
+          {"problem", r.problem.to_json()},
+          {"problem_key", r.problem_key},
+          {"config", r.config.to_json()},
+          {"config_key", r.config_key},
+          {"median_s", r.median_s},
+          {"min_s", r.min_s},
+          {"tflops", r.tflops},
+          {"gbps", r.gbps},
+          {"ok_measurements", r.ok_measurements},
+          {"rank", r.rank},
+          {"source", r.provenance.source},
+          {"host", r.provenance.host},
+          {"measured_at", r.provenance.measured_at}};
+}
+
 }  // namespace ktune

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "db/current_hash.hpp"
 #include "db/store.hpp"
 
@@ -51,6 +53,10 @@ struct BestQuery {
 /// > 1: that many fastest distinct configurations, ranked as result_order.hpp
 /// says). Ordered by family, device, problem key, rank.
 std::vector<BestRow> best_per_problem(const Store& store, const BestQuery& query = {});
+
+/// One best row as JSON: what `db query --json`, `db diff --json` and the C
+/// ABI's query (Python's `Database.query`) print.
+nlohmann::json best_row_json(const BestRow& r);
 
 /// Differences between two databases' best views, keyed by (family, device, problem).
 struct BestDiff {

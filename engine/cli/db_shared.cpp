@@ -43,25 +43,6 @@ CurrentHash lenient_current_hash() {
   };
 }
 
-nlohmann::json best_row_json(const BestRow& r) {
-  return {{"family", r.family},
-          {"family_hash", r.family_hash},
-          {"device", r.device},
-          {"arch", r.arch},
-          {"problem", r.problem.to_json()},
-          {"problem_key", r.problem_key},
-          {"config", r.config.to_json()},
-          {"config_key", r.config_key},
-          {"median_s", r.median_s},
-          {"tflops", r.tflops},
-          {"gbps", r.gbps},
-          {"ok_measurements", r.ok_measurements},
-          {"source", r.provenance.source},
-          {"host", r.provenance.host},
-          {"measured_at", r.provenance.measured_at},
-          {"rank", r.rank}};
-}
-
 ExchangeFormat pick_format(const std::string& format, const std::string& file) {
   if (!format.empty()) return exchange_format_from_string(format);
   if (file == "-") return ExchangeFormat::jsonl;

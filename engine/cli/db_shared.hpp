@@ -41,9 +41,6 @@ std::string format_time(double seconds);
 /// them), "" after one note: the family's newest-measured version is current.
 CurrentHash lenient_current_hash();
 
-/// One best row as the JSON of `db query --json` and `db diff --json`.
-nlohmann::json best_row_json(const BestRow& r);
-
 /// The exchange format `--format` names, else the file name's ('-' is JSON Lines).
 ExchangeFormat pick_format(const std::string& format, const std::string& file);
 
