@@ -23,7 +23,7 @@
 #include "engine/distributed_evaluator.hpp"
 #include "engine/local_workers.hpp"
 #include "engine/mpi_sweep.hpp"
-#include "engine/version.hpp"
+#include "compile/version.hpp"
 
 using namespace ktune;
 using Clock = std::chrono::steady_clock;

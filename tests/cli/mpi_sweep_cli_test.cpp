@@ -11,7 +11,7 @@
 #include <string>
 
 #include "db/store.hpp"
-#include "engine/device_query.hpp"
+#include "measure/device_query.hpp"
 #include "engine/mpi_sweep.hpp"
 #include "tests/ktune_process.hpp"
 #include "ktune_test_paths.hpp"

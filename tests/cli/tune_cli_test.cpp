@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "engine/device_query.hpp"
+#include "measure/device_query.hpp"
 #include "tests/ktune_process.hpp"
 #include "search/recorded_space.hpp"
 

@@ -1,6 +1,6 @@
-// Energy per launch (engine/energy.hpp) without a GPU: how many launches a
+// Energy per launch (measure/energy.hpp) without a GPU: how many launches a
 // window takes, and what a reading stores (never a zero for "no figure").
-#include "engine/energy.hpp"
+#include "measure/energy.hpp"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include <cuda_runtime_api.h>
 
 #include "compile/compiler.hpp"
-#include "engine/device_query.hpp"
+#include "measure/device_query.hpp"
 #include "engine/gpu_evaluator.hpp"
 #include "engine/isolated_evaluator.hpp"
 #include "engine/worker_protocol.hpp"

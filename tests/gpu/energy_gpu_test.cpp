@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/device_query.hpp"
+#include "measure/device_query.hpp"
 #include "engine/gpu_evaluator.hpp"
 #include "kernels_templated/family.hpp"
 

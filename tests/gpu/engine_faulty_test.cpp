@@ -14,7 +14,7 @@
 #include <cuda_runtime_api.h>
 
 #include "db/store.hpp"
-#include "engine/device_query.hpp"
+#include "measure/device_query.hpp"
 #include "engine/gpu_evaluator.hpp"
 #include "engine/isolated_evaluator.hpp"
 #include "kernels_templated/family.hpp"
