@@ -39,11 +39,11 @@
 
 #include "bench/gemm_bench_case.hpp"
 #include "compile/compiler.hpp"
-#include "measure/nvml.hpp"
-#include "measure/timing.hpp"
 #include "compile/version.hpp"
 #include "kernels_templated/gemm/gemm_family.hpp"
 #include "kernels_templated/gemm/gpu/gemm_harness.hpp"
+#include "measure/nvml.hpp"
+#include "measure/timing.hpp"
 
 namespace {
 

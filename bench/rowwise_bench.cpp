@@ -30,13 +30,13 @@
 #include <CLI/CLI.hpp>
 
 #include "compile/compiler.hpp"
-#include "emit/splitter.hpp"
-#include "measure/timing.hpp"
 #include "compile/version.hpp"
+#include "emit/splitter.hpp"
 #include "kernels_templated/family.hpp"
 #include "kernels_templated/harness.hpp"
 #include "kernels_templated/rowwise/gpu/cubin_runner.hpp"
 #include "kernels_templated/rowwise/rowwise_family.hpp"
+#include "measure/timing.hpp"
 #include "space/space.hpp"
 
 namespace fs = std::filesystem;

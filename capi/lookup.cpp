@@ -10,9 +10,9 @@
 #include "capi/capi_status.hpp"
 #include "compile/compiler.hpp"
 #include "db/lookup.hpp"
+#include "kernels_templated/family.hpp"
 #include "lookup/lookup_predictor.hpp"
 #include "lookup/lookup_validity.hpp"
-#include "kernels_templated/family.hpp"
 
 namespace ktune::capi {
 namespace {

@@ -31,7 +31,8 @@ struct BenchStrategiesArgs {
 
 /// Cost models calibrated for each recording on the other recordings of the
 /// same family and device (leave-one-out transfer: never on its own results).
-std::map<std::string, RooflineModel> calibrate_on_others(const std::vector<std::shared_ptr<const RecordedSpace>>& spaces) {
+std::map<std::string, RooflineModel> calibrate_on_others(
+    const std::vector<std::shared_ptr<const RecordedSpace>>& spaces) {
   std::map<std::string, RooflineModel> out;
   for (const auto& target : spaces) {
     auto in = model_inputs_of(*target);
@@ -39,13 +40,17 @@ std::map<std::string, RooflineModel> calibrate_on_others(const std::vector<std::
     std::vector<WorkEstimate> work;
     std::vector<double> times;
     for (const auto& other : spaces) {
-      if (other == target || other->family != target->family || other->device_name != target->device_name) continue;
+      if (other == target || other->family != target->family ||
+          other->device_name != target->device_name)
+        continue;
       auto other_in = model_inputs_of(*other);
       if (!other_in) continue;
       const KernelFamily* family = other_in->family;
       const DeviceSpec device = other_in->device;
       const Problem problem = other->problem;
-      auto estimate = [family, problem, device](const Config& c) { return family->estimate(problem, c, device); };
+      auto estimate = [family, problem, device](const Config& c) {
+        return family->estimate(problem, c, device);
+      };
       for (const auto& [key, r] : other->results) {
         if (!r.ok()) continue;
         try {
@@ -75,7 +80,8 @@ void attach_recording_cost_model(const RecordedSpace& rec, SearchContext& contex
   if (!context.work_estimate || !context.roofline) return;
   auto it = calibrated.find(rec.source);
   if (it != calibrated.end()) context.roofline = it->second;
-  context.predicted_time = [estimate = context.work_estimate, model = *context.roofline](const Config& c) {
+  context.predicted_time = [estimate = context.work_estimate,
+                            model = *context.roofline](const Config& c) {
     try {
       return model.predict(estimate(c)).time_s;
     } catch (const std::exception&) {
@@ -99,14 +105,16 @@ int run_bench_strategies(const BenchStrategiesArgs& args) {
   std::vector<std::shared_ptr<const RecordedSpace>> spaces;
   for (const auto& path : args.spaces) {
     auto rs = std::make_shared<RecordedSpace>(read_recorded_space(path));
-    if (!rs->optimum()) throw UsageError(path + ": no configuration was measured ok; nothing to benchmark");
+    if (!rs->optimum())
+      throw UsageError(path + ": no configuration was measured ok; nothing to benchmark");
     spaces.push_back(std::move(rs));
   }
   if (args.calibrate_on_others && args.no_cost_model)
     throw UsageError("--calibrate-on-others needs a cost model: drop --no-cost-model");
   if (!args.no_cost_model) {
     auto calibrated = std::make_shared<const std::map<std::string, RooflineModel>>(
-        args.calibrate_on_others ? calibrate_on_others(spaces) : std::map<std::string, RooflineModel>{});
+        args.calibrate_on_others ? calibrate_on_others(spaces)
+                                 : std::map<std::string, RooflineModel>{});
     opt.cost_model = [calibrated](const RecordedSpace& rec, SearchContext& context) {
       attach_recording_cost_model(rec, context, *calibrated);
     };
@@ -137,16 +145,20 @@ const CommandRegistrar registrar(70, [](CLI::App& app) {
                   "(the format is told from the content)")
       ->required();  // a missing file is reported by the reader (exit 2)
   cmd->add_option("--strategies", args->strategies,
-                  "Comma-separated strategies: auto, random, exhaustive, evolutionary, bayes, bayes-lcb, model")
+                  "Comma-separated strategies: auto, random, exhaustive, evolutionary, bayes, "
+                  "bayes-lcb, model")
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--budgets", args->budgets, "Comma-separated evaluation budgets (failures count)")
       ->delimiter(',')
       ->capture_default_str();
-  cmd->add_option("--repeats", args->repeats, "Runs per strategy (different seeds)")->capture_default_str();
-  cmd->add_option("--batch", args->batch, "Configurations per proposal (the compile pipeline's batch)")
+  cmd->add_option("--repeats", args->repeats, "Runs per strategy (different seeds)")
       ->capture_default_str();
-  cmd->add_option("--seed", args->seed, "Base seed; the same seed gives the same report")->capture_default_str();
+  cmd->add_option("--batch", args->batch,
+                  "Configurations per proposal (the compile pipeline's batch)")
+      ->capture_default_str();
+  cmd->add_option("--seed", args->seed, "Base seed; the same seed gives the same report")
+      ->capture_default_str();
   cmd->add_option("--search-options", args->search_options,
                   "Strategy knobs as name=value,... e.g. population=30,acquisition=lcb,batch=liar");
   cmd->add_option("--svg", args->svg, "Write a convergence plot (SVG) to this file");
@@ -154,7 +166,8 @@ const CommandRegistrar registrar(70, [](CLI::App& app) {
   cmd->add_flag("--no-cost-model", args->no_cost_model,
                 "Give the strategies no roofline model, even for recordings of ktune families");
   cmd->add_flag("--calibrate-on-others", args->calibrate_on_others,
-                "Calibrate each recording's cost model on the other --space recordings of the same family and "
+                "Calibrate each recording's cost model on the other --space recordings of the same "
+                "family and "
                 "device (leave-one-out transfer; never on its own results)");
   cmd->callback([args] { set_exit_code(run_bench_strategies(*args)); });
 });

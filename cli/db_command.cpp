@@ -7,8 +7,10 @@ namespace ktune::cli {
 namespace {
 
 const CommandRegistrar registrar(70, [](CLI::App& app) {
-  auto* db = app.add_subcommand("db", "Inspect, share and maintain tuning databases: stats, query, diff, "
-                                      "export, import, merge, prune, rehash, emit-dispatch, checkpoint, migrate");
+  auto* db = app.add_subcommand(
+      "db",
+      "Inspect, share and maintain tuning databases: stats, query, diff, "
+      "export, import, merge, prune, rehash, emit-dispatch, checkpoint, migrate");
   db->require_subcommand(1);
 });
 

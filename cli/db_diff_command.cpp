@@ -5,10 +5,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "db/query.hpp"
-#include "db/store.hpp"
 #include "cli/command.hpp"
 #include "cli/db_shared.hpp"
+#include "db/query.hpp"
+#include "db/store.hpp"
 
 namespace ktune::cli {
 namespace {

@@ -5,13 +5,13 @@
 #include <memory>
 #include <stdexcept>
 
+#include "cli/command.hpp"
+#include "cli/db_shared.hpp"
 #include "db/dispatch_emitter.hpp"
 #include "db/partial_file.hpp"
 #include "db/store.hpp"
-#include "cli/command.hpp"
-#include "cli/db_shared.hpp"
-#include "lookup/lookup_validity.hpp"
 #include "kernels_templated/family.hpp"
+#include "lookup/lookup_validity.hpp"
 #include "space/value_map.hpp"
 
 namespace ktune::cli {

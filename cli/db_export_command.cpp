@@ -3,11 +3,11 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/command.hpp"
+#include "cli/db_shared.hpp"
 #include "db/exchange.hpp"
 #include "db/partial_file.hpp"
 #include "db/store.hpp"
-#include "cli/command.hpp"
-#include "cli/db_shared.hpp"
 
 namespace ktune::cli {
 namespace {

@@ -5,10 +5,10 @@
 #include <fstream>
 #include <memory>
 
-#include "db/exchange.hpp"
-#include "db/store.hpp"
 #include "cli/command.hpp"
 #include "cli/db_shared.hpp"
+#include "db/exchange.hpp"
+#include "db/store.hpp"
 #include "lookup/import_family_check.hpp"
 
 namespace ktune::cli {

@@ -2,9 +2,9 @@
 #include <cstdio>
 #include <memory>
 
-#include "db/merge.hpp"
 #include "cli/command.hpp"
 #include "cli/db_shared.hpp"
+#include "db/merge.hpp"
 
 namespace ktune::cli {
 namespace {

@@ -2,9 +2,9 @@
 #include <cstdio>
 #include <memory>
 
-#include "db/store.hpp"
 #include "cli/command.hpp"
 #include "cli/db_shared.hpp"
+#include "db/store.hpp"
 
 namespace ktune::cli {
 namespace {

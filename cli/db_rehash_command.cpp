@@ -4,13 +4,13 @@
 #include <cstdio>
 #include <memory>
 
+#include "cli/command.hpp"
+#include "cli/db_shared.hpp"
 #include "compile/compiler.hpp"
+#include "compile/cubin_rehash.hpp"
 #include "compile/family_hash.hpp"
 #include "db/current_hash.hpp"
 #include "db/store.hpp"
-#include "cli/command.hpp"
-#include "cli/db_shared.hpp"
-#include "compile/cubin_rehash.hpp"
 #include "kernels_templated/family.hpp"
 
 namespace ktune::cli {

@@ -5,8 +5,8 @@
 #include <memory>
 #include <stdexcept>
 
-#include "compile/family_hash.hpp"
 #include "cli/db_paths.hpp"
+#include "compile/family_hash.hpp"
 
 namespace ktune::cli {
 

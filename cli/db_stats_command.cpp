@@ -6,10 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "db/current_hash.hpp"
-#include "db/store.hpp"
 #include "cli/command.hpp"
 #include "cli/db_shared.hpp"
+#include "db/current_hash.hpp"
+#include "db/store.hpp"
 #include "measure/timing.hpp"
 
 namespace ktune::cli {

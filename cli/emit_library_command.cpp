@@ -3,8 +3,8 @@
 #include <iostream>
 #include <memory>
 
-#include "emit/emit_library.hpp"
 #include "cli/command.hpp"
+#include "emit/emit_library.hpp"
 
 namespace ktune::cli {
 namespace {

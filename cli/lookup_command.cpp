@@ -9,16 +9,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compile/compiler.hpp"
-#include "db/lookup.hpp"
 #include "cli/asked_device.hpp"
 #include "cli/command.hpp"
 #include "cli/user_kernel_option.hpp"
-#include "measure/device_query.hpp"
+#include "compile/compiler.hpp"
+#include "db/lookup.hpp"
+#include "kernels_templated/family.hpp"
 #include "lookup/lookup_predictor.hpp"
 #include "lookup/lookup_predictor_cache.hpp"
 #include "lookup/lookup_validity.hpp"
-#include "kernels_templated/family.hpp"
+#include "measure/device_query.hpp"
 
 namespace ktune::cli {
 namespace {

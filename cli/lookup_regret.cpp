@@ -11,16 +11,16 @@
 #include <set>
 #include <sstream>
 
+#include "compile/version.hpp"
 #include "db/dispatch_emitter.hpp"
 #include "db/query.hpp"
 #include "db/result_order.hpp"
 #include "db/store.hpp"
+#include "engine/replay_evaluator.hpp"
+#include "kernels_templated/family.hpp"
 #include "lookup/lookup_predictor.hpp"
 #include "lookup/lookup_validity.hpp"
 #include "lookup/median.hpp"
-#include "engine/replay_evaluator.hpp"
-#include "compile/version.hpp"
-#include "kernels_templated/family.hpp"
 
 namespace fs = std::filesystem;
 

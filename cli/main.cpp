@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "db/store.hpp"
 #include "cli/command.hpp"
 #include "compile/version.hpp"
+#include "db/store.hpp"
 
 namespace ktune::cli {
 namespace {
@@ -56,7 +56,8 @@ void set_exit_code(int code) { exit_code() = code; }
 DeviceSpec builtin_device_or_usage_error(const std::string& name_or_arch) {
   if (std::optional<DeviceSpec> device = find_builtin_device(name_or_arch)) return *device;
   std::string known;
-  for (const DeviceSpec& d : builtin_devices()) known += (known.empty() ? "" : ", ") + d.name + " (" + d.arch() + ")";
+  for (const DeviceSpec& d : builtin_devices())
+    known += (known.empty() ? "" : ", ") + d.name + " (" + d.arch() + ")";
   throw UsageError("unknown device '" + name_or_arch + "' (built in: " + known + ")");
 }
 

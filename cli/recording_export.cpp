@@ -30,7 +30,8 @@ RecordedSpace recording_from_store(const Store& store, const RecordingSelection&
     if (!sel.family_hash.empty() && m.key.family_hash != sel.family_hash) return true;
     if (!device_matches(m.key.device, sel.device)) return true;
     if (sel.family_hash.empty() && sel.current &&
-        m.key.family_hash != sel.current(m.key.family, m.key.problem, m.key.device.name, m.key.device.arch()))
+        m.key.family_hash !=
+            sel.current(m.key.family, m.key.problem, m.key.device.name, m.key.device.arch()))
       return true;
     devices.insert(m.key.device.name);
     hash = m.key.family_hash;

@@ -13,8 +13,8 @@ namespace ktune {
 
 struct RecordingSelection {
   std::string family;
-  Problem problem;          ///< normalized
-  std::string device;       ///< GPU name or arch; empty when the DB holds one device for the problem
+  Problem problem;     ///< normalized
+  std::string device;  ///< GPU name or arch; empty when the DB holds one device for the problem
   std::string family_hash;  ///< only measurements of this template version
   /// When family_hash is empty: only measurements whose hash is current for
   /// their device (per kernel path); unset too: every version.

@@ -52,7 +52,8 @@ std::string values_text(const Parameter& p) {
     case ParamKind::pow2_range:
       if (v.size() > 6) return text(v.front()) + ".." + text(v.back()) + " powers of two";
       break;
-    default: break;
+    default:
+      break;
   }
   std::vector<std::string> items;
   for (std::size_t k = 0; k < v.size() && k < 12; ++k) items.push_back(text(v[k]));
@@ -113,13 +114,15 @@ int run_space(SpaceArgs args) {
     return 0;
   }
   if (args.sample > 0) {
-    for (const Config& c : space->sample(args.sample, args.seed)) std::cout << c.to_json().dump() << "\n";
+    for (const Config& c : space->sample(args.sample, args.seed))
+      std::cout << c.to_json().dump() << "\n";
     return 0;
   }
 
   std::cout << "Search space: " << title << "\n";
   if (!args.require.empty())
-    std::cout << "sub-space (--require, the last constraints below): " << describe_sub_space(args.require) << "\n";
+    std::cout << "sub-space (--require, the last constraints below): "
+              << describe_sub_space(args.require) << "\n";
   if (!space->constants().empty()) {
     std::vector<std::string> items;
     for (const auto& [k, v] : space->constants()) items.push_back(k + "=" + to_text(v));
@@ -146,11 +149,13 @@ int run_space(SpaceArgs args) {
   }
   const auto t0 = std::chrono::steady_clock::now();
   const std::uint64_t valid = space->count_valid();
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double cartesian = space->cartesian_size();
   std::printf("\nCartesian points: %.0f\n", cartesian);
   std::printf("valid configurations: %llu (%.3g%% of the Cartesian product)\n",
-              static_cast<unsigned long long>(valid), 100.0 * static_cast<double>(valid) / cartesian);
+              static_cast<unsigned long long>(valid),
+              100.0 * static_cast<double>(valid) / cartesian);
   std::printf("enumeration (count_valid, pruned, all cores): %.3f s\n", elapsed);
   std::cout << "default configuration: " << space->default_config().key() << "\n";
   return 0;
@@ -173,13 +178,16 @@ const CommandRegistrar registrar(30, [](CLI::App& app) {
   cmd->add_option(
       "--spec", args->spec_file,
       "A user kernel's JSON description (docs/user-kernels.md); --problem defaults to its sizes");
-  cmd->add_option("--space", args->space_file, "Read the space from a JSON file (see space/README.md) "
-                                               "instead of a kernel family");
-  cmd->add_option("--require", args->require,
-                  "Show only the sub-space where this expression holds (the expression language of "
-                  "space/README.md; repeatable, all must hold): what `ktune tune --require` would tune")
+  cmd->add_option("--space", args->space_file,
+                  "Read the space from a JSON file (see space/README.md) "
+                  "instead of a kernel family");
+  cmd->add_option(
+         "--require", args->require,
+         "Show only the sub-space where this expression holds (the expression language of "
+         "space/README.md; repeatable, all must hold): what `ktune tune --require` would tune")
       ->allow_extra_args(false);
-  cmd->add_option("--sample", args->sample, "Print N distinct valid configurations, one JSON object a line");
+  cmd->add_option("--sample", args->sample,
+                  "Print N distinct valid configurations, one JSON object a line");
   cmd->add_option("--seed", args->seed, "Seed of --sample")->capture_default_str();
   cmd->add_flag("--json", args->as_json, "Print the space in its JSON form");
   cmd->callback([args] { set_exit_code(run_space(*args)); });

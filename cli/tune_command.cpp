@@ -4,10 +4,10 @@
 #include <iostream>
 #include <memory>
 
-#include "db/store.hpp"
 #include "cli/command.hpp"
 #include "cli/compile_only_command.hpp"
 #include "cli/user_kernel_option.hpp"
+#include "db/store.hpp"
 #include "engine/tune_job.hpp"
 
 namespace ktune::cli {
@@ -44,16 +44,20 @@ void print_plan(const PreparedTune& job, const std::string& db) {
     std::cout << "  replaying " << s.replay << " (" << to_string(job.recording->format) << ", "
               << job.recording->results.size() << " recorded configurations; no GPU work)\n";
   else
-    std::cout << "  on GPU " << s.device << ", each candidate compiled, verified and timed in a worker process\n";
+    std::cout << "  on GPU " << s.device
+              << ", each candidate compiled, verified and timed in a worker process\n";
   if (s.profile && job.recording)
     std::cout << "  note: --profile has no effect on a replay (nothing runs on a GPU)\n";
   else if (s.profile)
-    std::cout << "  profiling each verified configuration once more after timing (CUPTI, kernel replay)\n";
+    std::cout << "  profiling each verified configuration once more after timing (CUPTI, kernel "
+                 "replay)\n";
   if (!s.require.empty())
-    std::cout << "  sub-space: " << describe_sub_space(s.require) << " (stored results outside it are not reused)\n";
+    std::cout << "  sub-space: " << describe_sub_space(s.require)
+              << " (stored results outside it are not reused)\n";
   std::cout << "  strategy " << s.strategy << ", seed " << s.seed;
   if (s.options.budget) std::cout << ", budget " << s.options.budget << " evaluations";
-  if (s.options.time_limit_s > 0) std::cout << ", time limit " << format_clock(s.options.time_limit_s);
+  if (s.options.time_limit_s > 0)
+    std::cout << ", time limit " << format_clock(s.options.time_limit_s);
   if (s.options.patience) std::cout << ", patience " << s.options.patience;
   std::cout << ", batch " << s.options.batch_size << "\n";
   if (s.options.objective != Objective::time)
@@ -73,9 +77,11 @@ void print_outcome(const PreparedTune& job, const TuneReport& report, std::size_
             << " evaluated in this run (" << report.failures << " failed)";
   if (!report.reused.empty())
     std::cout << ", " << report.reused.size() << " stored results reused without re-measuring";
-  if (report.skipped_invalid) std::cout << ", " << report.skipped_invalid << " invalid proposals skipped";
+  if (report.skipped_invalid)
+    std::cout << ", " << report.skipped_invalid << " invalid proposals skipped";
   if (report.warm_started)
-    std::cout << ", " << report.warm_started << " results of related problems given to the searcher as hints";
+    std::cout << ", " << report.warm_started
+              << " results of related problems given to the searcher as hints";
   std::cout << "; " << format_clock(report.elapsed_s) << " elapsed.\n\n";
   print_results_table(std::cout, top_results(job, report, top), throughput_for(job, report));
   if (!report.best)
@@ -135,7 +141,8 @@ const CommandRegistrar registrar(20, [](CLI::App& app) {
   auto args = std::make_shared<TuneArgs>();
   auto* cmd = app.add_subcommand(
       "tune",
-      "Tune one problem of a kernel family: propose, compile, verify and time configurations on the "
+      "Tune one problem of a kernel family: propose, compile, verify and time configurations on "
+      "the "
       "GPU (or answer them from a recording with --replay), storing every result in the database. "
       "Resumes from what the database already holds.");
   cmd->add_option("--kernel", args->spec.kernel,
@@ -151,19 +158,22 @@ const CommandRegistrar registrar(20, [](CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--budget", args->spec.options.budget,
                   "Evaluations in this run (failed ones count; reused stored results do not)");
-  cmd->add_option("--time", args->time, "Time limit: seconds, or 90s, 15m, 2h (the batch in flight finishes)");
+  cmd->add_option("--time", args->time,
+                  "Time limit: seconds, or 90s, 15m, 2h (the batch in flight finishes)");
   cmd->add_option("--db", args->db,
                   std::string("Tuning database to read and write (") + kDefaultDbHelp + ")");
   cmd->add_option("--replay", args->spec.replay,
                   "Answer from a recorded space instead of the GPU (ktune recording, Kernel Tuner "
                   "cache or T4 file)");
-  cmd->add_flag("--profile", args->spec.profile,
-                "After timing each verified configuration, profile one more launch with CUPTI (DRAM bytes, "
-                "speed of light, occupancy, L2 hit rate) and classify it memory, compute or latency bound; "
-                "stored in the result's metrics (GPU only; the replays cost time, never the timed figures)");
-  cmd->add_option("--require", args->spec.require,
-                  "Tune only the sub-space where this expression holds, in the space's expression language "
-                  "(e.g. \"VEC == 8 && SMEM == 'xor'\"; repeatable, all must hold; see `ktune space`)")
+  cmd->add_flag(
+      "--profile", args->spec.profile,
+      "After timing each verified configuration, profile one more launch with CUPTI (DRAM bytes, "
+      "speed of light, occupancy, L2 hit rate) and classify it memory, compute or latency bound; "
+      "stored in the result's metrics (GPU only; the replays cost time, never the timed figures)");
+  cmd->add_option(
+         "--require", args->spec.require,
+         "Tune only the sub-space where this expression holds, in the space's expression language "
+         "(e.g. \"VEC == 8 && SMEM == 'xor'\"; repeatable, all must hold; see `ktune space`)")
       ->allow_extra_args(false);
   cmd->add_option(
          "--start", args->spec.start,
@@ -183,19 +193,23 @@ const CommandRegistrar registrar(20, [](CLI::App& app) {
       "Store each result's energy under objective time too (NVML's counter over a window of "
       "at least 0.2 s of back-to-back launches per configuration: GPU time the timing does "
       "not need)");
-  cmd->add_option("--batch", args->spec.options.batch_size, "Configurations per batch (one DB transaction each)")
+  cmd->add_option("--batch", args->spec.options.batch_size,
+                  "Configurations per batch (one DB transaction each)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   cmd->add_option("--seed", args->spec.seed, "Seed of the search strategy")->capture_default_str();
   cmd->add_option("--patience", args->spec.options.patience,
                   "Stop after this many evaluations without a new best (0: off)")
       ->capture_default_str();
-  cmd->add_flag("--no-resume", args->no_resume,
-                "Ignore stored results for this problem and measure again (results are still stored)");
+  cmd->add_flag(
+      "--no-resume", args->no_resume,
+      "Ignore stored results for this problem and measure again (results are still stored)");
   cmd->add_flag("--no-warm-start", args->no_warm_start,
                 "Do not give the searcher the best results of related shapes or devices as hints");
-  cmd->add_option("--source", args->spec.source, "Provenance label stored with every result (team, machine)");
-  cmd->add_option("--device", args->spec.device, "CUDA device ordinal (GPU only)")->capture_default_str();
+  cmd->add_option("--source", args->spec.source,
+                  "Provenance label stored with every result (team, machine)");
+  cmd->add_option("--device", args->spec.device, "CUDA device ordinal (GPU only)")
+      ->capture_default_str();
   cmd->add_flag(
       "--compile-only", args->compile_only,
       "Only compile, with NVRTC and no GPU: --budget N sampled configurations (seeded), or the "

@@ -2,8 +2,8 @@
 // against its source with NVRTC's front end.
 #include "cli/user_kernel_option.hpp"
 
-#include "compile/compiler.hpp"
 #include "cli/command.hpp"
+#include "compile/compiler.hpp"
 #include "kernels_user/source_check.hpp"
 #include "kernels_user/user_family.hpp"
 #include "kernels_user/user_kernels.hpp"

@@ -5,8 +5,8 @@
 #include <map>
 #include <stdexcept>
 
-#include "compile/family_hash.hpp"
 #include "compile/cubin_compare.hpp"
+#include "compile/family_hash.hpp"
 
 namespace ktune {
 namespace {

@@ -15,11 +15,11 @@
 #include <cuda_runtime_api.h>
 #include <tbb/task_group.h>
 
+#include "kernels_templated/harness.hpp"
+#include "kernels_templated/verify/report.hpp"
 #include "measure/device_query.hpp"
 #include "measure/nvml.hpp"
 #include "measure/profiler.hpp"
-#include "kernels_templated/harness.hpp"
-#include "kernels_templated/verify/report.hpp"
 #include "space/space.hpp"
 
 namespace ktune {

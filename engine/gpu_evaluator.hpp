@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "compile/compiler.hpp"
-#include "measure/energy.hpp"
 #include "engine/evaluator.hpp"
-#include "measure/timing.hpp"
 #include "kernels_templated/family.hpp"
+#include "measure/energy.hpp"
+#include "measure/timing.hpp"
 
 namespace ktune {
 

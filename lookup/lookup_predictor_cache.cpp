@@ -15,8 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include "compile/compiler.hpp"
-#include "db/content_fingerprint.hpp"
 #include "compile/version.hpp"
+#include "db/content_fingerprint.hpp"
 
 namespace ktune {
 namespace {

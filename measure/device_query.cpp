@@ -5,8 +5,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "measure/nvml.hpp"
 #include "kernels_templated/gpu/device_properties.hpp"
+#include "measure/nvml.hpp"
 
 namespace ktune {
 namespace {

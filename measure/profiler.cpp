@@ -33,7 +33,8 @@ namespace {
 constexpr const char* kDramRead = "dram__bytes_read.sum";
 constexpr const char* kDramWrite = "dram__bytes_write.sum";
 constexpr const char* kComputeSol = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
-constexpr const char* kMemorySol = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed";
+constexpr const char* kMemorySol =
+    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed";
 constexpr const char* kDramSol = "dram__throughput.avg.pct_of_peak_sustained_elapsed";
 constexpr const char* kOccupancy = "sm__warps_active.avg.pct_of_peak_sustained_active";
 constexpr const char* kL2Hit = "lts__t_sector_hit_rate.pct";
@@ -43,27 +44,27 @@ constexpr const char* kDuration = "gpu__time_duration.sum";
 // launching more has the rest dropped (and says so).
 constexpr std::size_t kMaxRanges = 16;
 
-#define KTUNE_CUPTI_FUNCTIONS(X)                      \
-  X(cuptiGetResultString)                             \
-  X(cuptiProfilerInitialize)                          \
-  X(cuptiDeviceGetChipName)                           \
-  X(cuptiProfilerGetCounterAvailability)              \
-  X(cuptiProfilerHostInitialize)                      \
-  X(cuptiProfilerHostDeinitialize)                    \
-  X(cuptiProfilerHostConfigAddMetrics)                \
-  X(cuptiProfilerHostGetConfigImageSize)              \
-  X(cuptiProfilerHostGetConfigImage)                  \
-  X(cuptiProfilerHostGetNumOfPasses)                  \
-  X(cuptiProfilerHostEvaluateToGpuValues)             \
-  X(cuptiProfilerHostGetMetricProperties)             \
-  X(cuptiRangeProfilerEnable)                         \
-  X(cuptiRangeProfilerDisable)                        \
-  X(cuptiRangeProfilerSetConfig)                      \
-  X(cuptiRangeProfilerStart)                          \
-  X(cuptiRangeProfilerStop)                           \
-  X(cuptiRangeProfilerDecodeData)                     \
-  X(cuptiRangeProfilerGetCounterDataSize)             \
-  X(cuptiRangeProfilerCounterDataImageInitialize)     \
+#define KTUNE_CUPTI_FUNCTIONS(X)                  \
+  X(cuptiGetResultString)                         \
+  X(cuptiProfilerInitialize)                      \
+  X(cuptiDeviceGetChipName)                       \
+  X(cuptiProfilerGetCounterAvailability)          \
+  X(cuptiProfilerHostInitialize)                  \
+  X(cuptiProfilerHostDeinitialize)                \
+  X(cuptiProfilerHostConfigAddMetrics)            \
+  X(cuptiProfilerHostGetConfigImageSize)          \
+  X(cuptiProfilerHostGetConfigImage)              \
+  X(cuptiProfilerHostGetNumOfPasses)              \
+  X(cuptiProfilerHostEvaluateToGpuValues)         \
+  X(cuptiProfilerHostGetMetricProperties)         \
+  X(cuptiRangeProfilerEnable)                     \
+  X(cuptiRangeProfilerDisable)                    \
+  X(cuptiRangeProfilerSetConfig)                  \
+  X(cuptiRangeProfilerStart)                      \
+  X(cuptiRangeProfilerStop)                       \
+  X(cuptiRangeProfilerDecodeData)                 \
+  X(cuptiRangeProfilerGetCounterDataSize)         \
+  X(cuptiRangeProfilerCounterDataImageInitialize) \
   X(cuptiRangeProfilerGetCounterDataInfo)
 
 // The CUPTI entry points used, resolved from the dlopen'ed library.
@@ -120,8 +121,8 @@ std::optional<CuptiApi> load_cupti(std::string& error) {
     api.handle = handle;
     api.path = candidate;
     std::string missing;
-#define KTUNE_CUPTI_RESOLVE(name)                                                  \
-  api.name = reinterpret_cast<decltype(&::name)>(dlsym(handle, #name));            \
+#define KTUNE_CUPTI_RESOLVE(name)                                       \
+  api.name = reinterpret_cast<decltype(&::name)>(dlsym(handle, #name)); \
   if (!api.name) missing += (missing.empty() ? "" : ", ") + std::string(#name);
     KTUNE_CUPTI_FUNCTIONS(KTUNE_CUPTI_RESOLVE)
 #undef KTUNE_CUPTI_RESOLVE
@@ -142,16 +143,21 @@ std::optional<CuptiApi> load_cupti(std::string& error) {
 
 std::string cupti_text(const CuptiApi& api, CUptiResult r) {
   const char* text = nullptr;
-  std::string out = api.cuptiGetResultString && api.cuptiGetResultString(r, &text) == CUPTI_SUCCESS && text
-                        ? std::string(text)
-                        : "CUPTI error " + std::to_string(static_cast<int>(r));
+  std::string out =
+      api.cuptiGetResultString && api.cuptiGetResultString(r, &text) == CUPTI_SUCCESS && text
+          ? std::string(text)
+          : "CUPTI error " + std::to_string(static_cast<int>(r));
   if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
-    out += " (GPU performance counters are restricted to administrators on this machine: run as root or load "
-           "the nvidia module with NVreg_RestrictProfilingToAdminUsers=0)";
+    out +=
+        " (GPU performance counters are restricted to administrators on this machine: run as root "
+        "or load "
+        "the nvidia module with NVreg_RestrictProfilingToAdminUsers=0)";
   return out;
 }
 
-std::string cuda_text(cudaError_t e) { return std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ")"; }
+std::string cuda_text(cudaError_t e) {
+  return std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ")";
+}
 
 // CUPTI parameter structs start with their size and are otherwise zeroed.
 template <class P>
@@ -168,11 +174,11 @@ struct DeviceSetup {
   std::string chip;
   std::vector<std::uint8_t> availability;
   CUpti_Profiler_Host_Object* host = nullptr;
-  std::vector<std::string> metrics;         ///< the supported subset of the request, in order
-  std::vector<const char*> metric_ptrs;     ///< into `metrics`
+  std::vector<std::string> metrics;      ///< the supported subset of the request, in order
+  std::vector<const char*> metric_ptrs;  ///< into `metrics`
   std::vector<std::uint8_t> config_image;
   std::size_t passes = 0;
-  double duration_to_s = 1e-9;              ///< gpu__time_duration's unit in seconds
+  double duration_to_s = 1e-9;  ///< gpu__time_duration's unit in seconds
   std::vector<std::string> notes;
 };
 
@@ -195,7 +201,8 @@ Global& global() {
 std::optional<CUcontext> current_context(std::string& error) {
   void* fn = nullptr;
   cudaDriverEntryPointQueryResult found{};
-  cudaError_t e = cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, CUDART_VERSION, cudaEnableDefault, &found);
+  cudaError_t e = cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, CUDART_VERSION,
+                                                   cudaEnableDefault, &found);
   if (e != cudaSuccess || !fn || found != cudaDriverEntryPointSuccess) {
     error = "cannot reach cuCtxGetCurrent through the runtime: " + cuda_text(e);
     return std::nullopt;
@@ -203,7 +210,8 @@ std::optional<CUcontext> current_context(std::string& error) {
   CUcontext ctx = nullptr;
   CUresult r = reinterpret_cast<CUresult (*)(CUcontext*)>(fn)(&ctx);
   if (r != CUDA_SUCCESS || !ctx) {
-    error = "no current CUDA context (cuCtxGetCurrent returned " + std::to_string(static_cast<int>(r)) + ")";
+    error = "no current CUDA context (cuCtxGetCurrent returned " +
+            std::to_string(static_cast<int>(r)) + ")";
     return std::nullopt;
   }
   return ctx;
@@ -211,7 +219,8 @@ std::optional<CUcontext> current_context(std::string& error) {
 
 // A fresh host object for the device's chip; nullptr and `error` on failure.
 CUpti_Profiler_Host_Object* new_host(const CuptiApi& api, DeviceSetup& s, std::string& error) {
-  auto p = params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
+  auto p = params<CUpti_Profiler_Host_Initialize_Params>(
+      CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
   p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
   p.pChipName = s.chip.c_str();
   p.pCounterAvailabilityImage = s.availability.empty() ? nullptr : s.availability.data();
@@ -224,13 +233,16 @@ CUpti_Profiler_Host_Object* new_host(const CuptiApi& api, DeviceSetup& s, std::s
 
 void delete_host(const CuptiApi& api, CUpti_Profiler_Host_Object* host) {
   if (!host) return;
-  auto p = params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+  auto p = params<CUpti_Profiler_Host_Deinitialize_Params>(
+      CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
   p.pHostObject = host;
   api.cuptiProfilerHostDeinitialize(&p);
 }
 
-CUptiResult add_metrics(const CuptiApi& api, CUpti_Profiler_Host_Object* host, std::vector<const char*>& names) {
-  auto p = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+CUptiResult add_metrics(const CuptiApi& api, CUpti_Profiler_Host_Object* host,
+                        std::vector<const char*>& names) {
+  auto p = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
+      CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
   p.pHostObject = host;
   p.ppMetricNames = names.data();
   p.numMetrics = names.size();
@@ -240,7 +252,8 @@ CUptiResult add_metrics(const CuptiApi& api, CUpti_Profiler_Host_Object* host, s
 // Builds the host object and config image for the requested metrics; a
 // metric the chip does not know is left out (and noted) rather than
 // costing all the others.
-void configure_metrics(const CuptiApi& api, DeviceSetup& s, const std::vector<std::string>& requested) {
+void configure_metrics(const CuptiApi& api, DeviceSetup& s,
+                       const std::vector<std::string>& requested) {
   std::vector<const char*> all;
   for (const std::string& name : requested) all.push_back(name.c_str());
   std::string error;
@@ -264,12 +277,15 @@ void configure_metrics(const CuptiApi& api, DeviceSetup& s, const std::vector<st
       }
       std::vector<const char*> one{name};
       CUptiResult rr = add_metrics(api, scratch, one);
-      if (rr == CUPTI_SUCCESS) kept.push_back(name);
-      else s.notes.push_back(std::string(name) + " not collected: " + cupti_text(api, rr));
+      if (rr == CUPTI_SUCCESS)
+        kept.push_back(name);
+      else
+        s.notes.push_back(std::string(name) + " not collected: " + cupti_text(api, rr));
       delete_host(api, scratch);
     }
     if (kept.empty()) {
-      s.error = "the chip (" + s.chip + ") supports none of the requested metrics: " + cupti_text(api, r);
+      s.error =
+          "the chip (" + s.chip + ") supports none of the requested metrics: " + cupti_text(api, r);
       return;
     }
     s.host = new_host(api, s, error);
@@ -285,14 +301,16 @@ void configure_metrics(const CuptiApi& api, DeviceSetup& s, const std::vector<st
   for (const char* name : kept) s.metrics.emplace_back(name);
   for (const std::string& name : s.metrics) s.metric_ptrs.push_back(name.c_str());
 
-  auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+  auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
+      CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
   size.pHostObject = s.host;
   if (CUptiResult e = api.cuptiProfilerHostGetConfigImageSize(&size); e != CUPTI_SUCCESS) {
     s.error = "cuptiProfilerHostGetConfigImageSize: " + cupti_text(api, e);
     return;
   }
   s.config_image.resize(size.configImageSize);
-  auto image = params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+  auto image = params<CUpti_Profiler_Host_GetConfigImage_Params>(
+      CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
   image.pHostObject = s.host;
   image.configImageSize = s.config_image.size();
   image.pConfigImage = s.config_image.data();
@@ -300,10 +318,12 @@ void configure_metrics(const CuptiApi& api, DeviceSetup& s, const std::vector<st
     s.error = "cuptiProfilerHostGetConfigImage: " + cupti_text(api, e);
     return;
   }
-  auto passes = params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+  auto passes = params<CUpti_Profiler_Host_GetNumOfPasses_Params>(
+      CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
   passes.configImageSize = s.config_image.size();
   passes.pConfigImage = s.config_image.data();
-  if (CUptiResult e = api.cuptiProfilerHostGetNumOfPasses(&passes); e == CUPTI_SUCCESS) s.passes = passes.numOfPasses;
+  if (CUptiResult e = api.cuptiProfilerHostGetNumOfPasses(&passes); e == CUPTI_SUCCESS)
+    s.passes = passes.numOfPasses;
 
   // gpu__time_duration is in nanoseconds on the chips we know; ask anyway.
   auto props = params<CUpti_Profiler_Host_GetMetricProperties_Params>(
@@ -313,11 +333,16 @@ void configure_metrics(const CuptiApi& api, DeviceSetup& s, const std::vector<st
   if (api.cuptiProfilerHostGetMetricProperties(&props) == CUPTI_SUCCESS && props.pDimUnit) {
     const std::string unit = props.pDimUnit;
     // CUDA 13.0 says "nanosecond"; Nsight Compute's reports say "nsecond".
-    if (unit == "nanosecond" || unit == "nsecond") s.duration_to_s = 1e-9;
-    else if (unit == "microsecond" || unit == "usecond") s.duration_to_s = 1e-6;
-    else if (unit == "millisecond" || unit == "msecond") s.duration_to_s = 1e-3;
-    else if (unit == "second") s.duration_to_s = 1;
-    else s.notes.push_back("unknown unit '" + unit + "' of " + kDuration + ": read as nanoseconds");
+    if (unit == "nanosecond" || unit == "nsecond")
+      s.duration_to_s = 1e-9;
+    else if (unit == "microsecond" || unit == "usecond")
+      s.duration_to_s = 1e-6;
+    else if (unit == "millisecond" || unit == "msecond")
+      s.duration_to_s = 1e-3;
+    else if (unit == "second")
+      s.duration_to_s = 1;
+    else
+      s.notes.push_back("unknown unit '" + unit + "' of " + kDuration + ": read as nanoseconds");
   }
 }
 
@@ -407,8 +432,10 @@ ProfileOutcome failure(std::string why) {
 
 // One profiled launch with the range profiler enabled on `ctx`.
 ProfileOutcome profile_once(const CuptiApi& api, const DeviceSetup& s, CUcontext ctx,
-                            const std::function<cudaError_t(cudaStream_t)>& launch, cudaStream_t stream) {
-  auto enable = params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+                            const std::function<cudaError_t(cudaStream_t)>& launch,
+                            cudaStream_t stream) {
+  auto enable =
+      params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
   enable.ctx = ctx;
   if (CUptiResult r = api.cuptiRangeProfilerEnable(&enable); r != CUPTI_SUCCESS)
     return failure("cuptiRangeProfilerEnable: " + cupti_text(api, r));
@@ -418,7 +445,8 @@ ProfileOutcome profile_once(const CuptiApi& api, const DeviceSetup& s, CUcontext
     const CuptiApi& api;
     CUpti_RangeProfiler_Object* object;
     ~Disable() {
-      auto p = params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+      auto p = params<CUpti_RangeProfiler_Disable_Params>(
+          CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
       p.pRangeProfilerObject = object;
       api.cuptiRangeProfilerDisable(&p);
     }
@@ -443,7 +471,8 @@ ProfileOutcome profile_once(const CuptiApi& api, const DeviceSetup& s, CUcontext
   if (CUptiResult r = api.cuptiRangeProfilerCounterDataImageInitialize(&init); r != CUPTI_SUCCESS)
     return failure("cuptiRangeProfilerCounterDataImageInitialize: " + cupti_text(api, r));
 
-  auto config = params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
+  auto config = params<CUpti_RangeProfiler_SetConfig_Params>(
+      CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
   config.pRangeProfilerObject = object;
   config.configSize = s.config_image.size();
   config.pConfig = s.config_image.data();
@@ -466,13 +495,15 @@ ProfileOutcome profile_once(const CuptiApi& api, const DeviceSetup& s, CUcontext
   int rounds = 0;
   while (!submitted && rounds < max_rounds) {
     ++rounds;
-    auto start = params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+    auto start =
+        params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
     start.pRangeProfilerObject = object;
     if (CUptiResult r = api.cuptiRangeProfilerStart(&start); r != CUPTI_SUCCESS)
       return failure("cuptiRangeProfilerStart: " + cupti_text(api, r));
     cudaError_t err = launch(stream);
     if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
-    auto stop = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+    auto stop =
+        params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
     stop.pRangeProfilerObject = object;
     CUptiResult stopped = api.cuptiRangeProfilerStop(&stop);
     if (err != cudaSuccess) {
@@ -480,14 +511,16 @@ ProfileOutcome profile_once(const CuptiApi& api, const DeviceSetup& s, CUcontext
       o.launch_error = static_cast<int>(err);
       return o;
     }
-    if (stopped != CUPTI_SUCCESS) return failure("cuptiRangeProfilerStop: " + cupti_text(api, stopped));
+    if (stopped != CUPTI_SUCCESS)
+      return failure("cuptiRangeProfilerStop: " + cupti_text(api, stopped));
     submitted = stop.isAllPassSubmitted != 0;
   }
   if (!submitted)
     return failure("CUPTI had not collected all " + std::to_string(s.passes) + " passes after " +
                    std::to_string(rounds) + " launches");
 
-  auto decode = params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+  auto decode = params<CUpti_RangeProfiler_DecodeData_Params>(
+      CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
   decode.pRangeProfilerObject = object;
   if (CUptiResult r = api.cuptiRangeProfilerDecodeData(&decode); r != CUPTI_SUCCESS)
     return failure("cuptiRangeProfilerDecodeData: " + cupti_text(api, r));
@@ -498,7 +531,8 @@ ProfileOutcome profile_once(const CuptiApi& api, const DeviceSetup& s, CUcontext
   info.counterDataImageSize = data.size();
   if (CUptiResult r = api.cuptiRangeProfilerGetCounterDataInfo(&info); r != CUPTI_SUCCESS)
     return failure("cuptiRangeProfilerGetCounterDataInfo: " + cupti_text(api, r));
-  if (info.numTotalRanges == 0) return failure("no kernel ran under the profiler (the launch enqueued none?)");
+  if (info.numTotalRanges == 0)
+    return failure("no kernel ran under the profiler (the launch enqueued none?)");
 
   std::vector<std::vector<double>> ranges;
   for (std::size_t k = 0; k < info.numTotalRanges; ++k) {
@@ -513,7 +547,8 @@ ProfileOutcome profile_once(const CuptiApi& api, const DeviceSetup& s, CUcontext
     eval.numMetrics = names.size();
     eval.pMetricValues = values.data();
     if (CUptiResult r = api.cuptiProfilerHostEvaluateToGpuValues(&eval); r != CUPTI_SUCCESS)
-      return failure("cuptiProfilerHostEvaluateToGpuValues (range " + std::to_string(k) + "): " + cupti_text(api, r));
+      return failure("cuptiProfilerHostEvaluateToGpuValues (range " + std::to_string(k) +
+                     "): " + cupti_text(api, r));
     ranges.push_back(std::move(values));
   }
 
@@ -530,12 +565,14 @@ ProfileOutcome profile_once(const CuptiApi& api, const DeviceSetup& s, CUcontext
 }  // namespace
 
 const std::vector<std::string>& profiled_metric_names() {
-  static const std::vector<std::string> names = {kDramRead,  kDramWrite, kComputeSol, kMemorySol,
-                                                 kDramSol,   kOccupancy, kL2Hit,      kDuration};
+  static const std::vector<std::string> names = {kDramRead, kDramWrite, kComputeSol, kMemorySol,
+                                                 kDramSol,  kOccupancy, kL2Hit,      kDuration};
   return names;
 }
 
-MetricPlan plan_profiler_metrics(const std::string& chip) { return plan_profiler_metrics(chip, profiled_metric_names()); }
+MetricPlan plan_profiler_metrics(const std::string& chip) {
+  return plan_profiler_metrics(chip, profiled_metric_names());
+}
 
 MetricPlan plan_profiler_metrics(const std::string& chip, const std::vector<std::string>& metrics) {
   MetricPlan plan;
@@ -568,14 +605,16 @@ MetricPlan plan_profiler_metrics(const std::string& chip, const std::vector<std:
 KernelProfiler::KernelProfiler(int device) : device_(device) {}
 KernelProfiler::~KernelProfiler() = default;
 
-ProfileOutcome KernelProfiler::profile(const std::function<cudaError_t(cudaStream_t)>& launch, cudaStream_t stream) {
+ProfileOutcome KernelProfiler::profile(const std::function<cudaError_t(cudaStream_t)>& launch,
+                                       cudaStream_t stream) {
   try {
     Global& g = global();
     std::lock_guard lock(g.mutex);
     // A missing GPU or driver is answered before CUPTI is touched.
     if (cudaError_t e = cudaSetDevice(device_); e != cudaSuccess) {
       cudaGetLastError();
-      return failure("no usable GPU " + std::to_string(device_) + ": cudaSetDevice: " + cuda_text(e));
+      return failure("no usable GPU " + std::to_string(device_) +
+                     ": cudaSetDevice: " + cuda_text(e));
     }
     if (cudaError_t e = cudaFree(nullptr); e != cudaSuccess) {
       cudaGetLastError();
@@ -592,7 +631,8 @@ ProfileOutcome KernelProfiler::profile(const std::function<cudaError_t(cudaStrea
     if (!g.api) return failure(g.load_error);
     const CuptiApi& api = *g.api;
     if (!g.initialized) {
-      auto p = params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+      auto p =
+          params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
       if (CUptiResult r = api.cuptiProfilerInitialize(&p); r != CUPTI_SUCCESS)
         return failure("cuptiProfilerInitialize: " + cupti_text(api, r));
       g.initialized = true;
@@ -600,7 +640,9 @@ ProfileOutcome KernelProfiler::profile(const std::function<cudaError_t(cudaStrea
     auto [it, fresh] = g.devices.try_emplace(device_);
     DeviceSetup& setup = it->second;
     if (fresh) set_up_device(api, device_, *ctx, setup);
-    if (!setup.error.empty()) return failure("profiling unavailable on GPU " + std::to_string(device_) + ": " + setup.error);
+    if (!setup.error.empty())
+      return failure("profiling unavailable on GPU " + std::to_string(device_) + ": " +
+                     setup.error);
     return profile_once(api, setup, *ctx, launch, stream);
   } catch (const std::exception& e) {
     return failure(std::string("profiler: ") + e.what());

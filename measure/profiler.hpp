@@ -58,7 +58,8 @@ class KernelProfiler {
   /// not synchronise the device. Never throws: no GPU, no CUPTI, counters
   /// not permitted or a CUPTI error come back as ok == false with the reason;
   /// a failing launch also sets launch_error. Thread-safe (serialised).
-  ProfileOutcome profile(const std::function<cudaError_t(cudaStream_t)>& launch, cudaStream_t stream);
+  ProfileOutcome profile(const std::function<cudaError_t(cudaStream_t)>& launch,
+                         cudaStream_t stream);
 
   int device() const { return device_; }
 

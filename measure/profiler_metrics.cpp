@@ -37,9 +37,12 @@ std::string context(const ProfileMetrics& m, bool memory_side) {
 
 std::string_view to_string(BottleneckClass c) {
   switch (c) {
-    case BottleneckClass::memory: return "memory";
-    case BottleneckClass::compute: return "compute";
-    case BottleneckClass::latency: return "latency";
+    case BottleneckClass::memory:
+      return "memory";
+    case BottleneckClass::compute:
+      return "compute";
+    case BottleneckClass::latency:
+      return "latency";
   }
   return "latency";
 }
@@ -47,34 +50,38 @@ std::string_view to_string(BottleneckClass c) {
 Bottleneck classify_bottleneck(const ProfileMetrics& m) {
   const double memory = known(m.memory_sol_pct) ? m.memory_sol_pct : m.dram_sol_pct;
   if (!known(m.compute_sol_pct) || m.compute_sol_pct < 0)
-    throw std::invalid_argument("classify_bottleneck: compute SOL (sm__throughput) is missing or negative");
+    throw std::invalid_argument(
+        "classify_bottleneck: compute SOL (sm__throughput) is missing or negative");
   if (!known(memory) || memory < 0)
     throw std::invalid_argument(
-        "classify_bottleneck: memory SOL (gpu__compute_memory_throughput or dram__throughput) is missing or negative");
+        "classify_bottleneck: memory SOL (gpu__compute_memory_throughput or dram__throughput) is "
+        "missing or negative");
 
   Bottleneck b;
   b.compute_sol_pct = m.compute_sol_pct;
   b.memory_sol_pct = memory;
-  const std::string figures = "compute SOL " + pct(b.compute_sol_pct) + ", memory SOL " + pct(memory);
+  const std::string figures =
+      "compute SOL " + pct(b.compute_sol_pct) + ", memory SOL " + pct(memory);
   if (std::max(memory, b.compute_sol_pct) >= kSolBoundPct) {
     if (memory >= b.compute_sol_pct) {
       b.kind = BottleneckClass::memory;
-      b.reason = "memory SOL " + pct(memory) + " >= " + pct(kSolBoundPct) + " and not below compute SOL " +
-                 pct(b.compute_sol_pct) + context(m, true);
+      b.reason = "memory SOL " + pct(memory) + " >= " + pct(kSolBoundPct) +
+                 " and not below compute SOL " + pct(b.compute_sol_pct) + context(m, true);
     } else {
       b.kind = BottleneckClass::compute;
-      b.reason = "compute SOL " + pct(b.compute_sol_pct) + " >= " + pct(kSolBoundPct) + " and above memory SOL " +
-                 pct(memory) + context(m, false);
+      b.reason = "compute SOL " + pct(b.compute_sol_pct) + " >= " + pct(kSolBoundPct) +
+                 " and above memory SOL " + pct(memory) + context(m, false);
     }
     return b;
   }
   b.kind = BottleneckClass::latency;
   b.reason = figures + ", both under " + pct(kSolBoundPct);
   if (known(m.achieved_occupancy_pct)) {
-    b.reason += "; achieved occupancy " + pct(m.achieved_occupancy_pct) +
-                (m.achieved_occupancy_pct < kLowOccupancyPct
-                     ? " (too few warps to hide latency)"
-                     : " (warps present but stalled: dependencies, synchronisation or a partial wave)");
+    b.reason +=
+        "; achieved occupancy " + pct(m.achieved_occupancy_pct) +
+        (m.achieved_occupancy_pct < kLowOccupancyPct
+             ? " (too few warps to hide latency)"
+             : " (warps present but stalled: dependencies, synchronisation or a partial wave)");
   }
   return b;
 }
@@ -107,7 +114,8 @@ nlohmann::json bottleneck_to_json(const Bottleneck& b) {
 void store_profile(nlohmann::json& metrics, const ProfileOutcome& outcome) {
   if (!metrics.is_object()) metrics = nlohmann::json::object();
   if (!outcome.ok) {
-    metrics["profile"] = {{"error", outcome.error.empty() ? std::string("profiling failed") : outcome.error}};
+    metrics["profile"] = {
+        {"error", outcome.error.empty() ? std::string("profiling failed") : outcome.error}};
     return;
   }
   nlohmann::json profile = profile_metrics_to_json(outcome.metrics);

@@ -17,16 +17,17 @@ namespace ktune {
 /// A field the profiler did not deliver is NaN.
 struct ProfileMetrics {
   static constexpr double kMissing = std::numeric_limits<double>::quiet_NaN();
-  double dram_bytes_read = kMissing;         ///< dram__bytes_read.sum
-  double dram_bytes_written = kMissing;      ///< dram__bytes_write.sum
-  double compute_sol_pct = kMissing;         ///< sm__throughput.avg.pct_of_peak_sustained_elapsed
-  double memory_sol_pct = kMissing;          ///< gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed
+  double dram_bytes_read = kMissing;     ///< dram__bytes_read.sum
+  double dram_bytes_written = kMissing;  ///< dram__bytes_write.sum
+  double compute_sol_pct = kMissing;     ///< sm__throughput.avg.pct_of_peak_sustained_elapsed
+  double memory_sol_pct =
+      kMissing;  ///< gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed
   double dram_sol_pct = kMissing;            ///< dram__throughput.avg.pct_of_peak_sustained_elapsed
   double achieved_occupancy_pct = kMissing;  ///< sm__warps_active.avg.pct_of_peak_sustained_active
   double l2_hit_rate_pct = kMissing;         ///< lts__t_sector_hit_rate.pct
-  double duration_s = kMissing;              ///< gpu__time_duration.sum (of the profiled launch, under replay)
-  int kernels = 0;                           ///< kernels (profiled ranges) in the launch
-  int passes = 0;                            ///< replay passes CUPTI needed for the metric set
+  double duration_s = kMissing;  ///< gpu__time_duration.sum (of the profiled launch, under replay)
+  int kernels = 0;               ///< kernels (profiled ranges) in the launch
+  int passes = 0;                ///< replay passes CUPTI needed for the metric set
 };
 
 /// The three classes of the speed-of-light analysis.
@@ -63,10 +64,10 @@ Bottleneck classify_bottleneck(const ProfileMetrics& m);
 /// The outcome of profiling one configuration: metrics, or why there are none.
 struct ProfileOutcome {
   bool ok = false;
-  ProfileMetrics metrics;                             ///< meaningful when ok
-  nlohmann::json counters = nlohmann::json::object(); ///< raw values by CUPTI metric name
-  std::string error;                                  ///< why profiling failed (when !ok)
-  std::vector<std::string> notes;                     ///< caveats of an ok outcome (metrics left out, kernels dropped)
+  ProfileMetrics metrics;                              ///< meaningful when ok
+  nlohmann::json counters = nlohmann::json::object();  ///< raw values by CUPTI metric name
+  std::string error;                                   ///< why profiling failed (when !ok)
+  std::vector<std::string> notes;  ///< caveats of an ok outcome (metrics left out, kernels dropped)
   int launch_error = 0;  ///< the cudaError_t of the profiled launch itself when it failed, else 0
 };
 

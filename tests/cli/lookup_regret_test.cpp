@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <map>
 
+#include "cli/lookup_regret.hpp"
 #include "compile/compiler.hpp"
 #include "db/store.hpp"
 #include "lookup/lookup_predictor.hpp"
-#include "cli/lookup_regret.hpp"
 
 namespace ktune {
 namespace {

@@ -11,15 +11,15 @@
 
 #include <unistd.h>
 
+#include "cli/asked_device.hpp"
 #include "compile/family_hash.hpp"
 #include "db/lookup.hpp"
 #include "db/store.hpp"
-#include "cli/asked_device.hpp"
+#include "kernels_templated/family.hpp"
+#include "ktune_test_paths.hpp"
 #include "lookup/lookup_predictor.hpp"
 #include "lookup/lookup_predictor_cache.hpp"
 #include "lookup/lookup_validity.hpp"
-#include "kernels_templated/family.hpp"
-#include "ktune_test_paths.hpp"
 
 namespace ktune {
 namespace {

@@ -2,8 +2,8 @@
 // become a replayable recorded space (latest measurement per configuration).
 #include <gtest/gtest.h>
 
-#include "db/store.hpp"
 #include "cli/recording_export.hpp"
+#include "db/store.hpp"
 
 namespace ktune {
 namespace {

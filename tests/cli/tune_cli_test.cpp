@@ -9,8 +9,8 @@
 #include <string>
 
 #include "measure/device_query.hpp"
-#include "tests/ktune_process.hpp"
 #include "search/recorded_space.hpp"
+#include "tests/ktune_process.hpp"
 
 namespace ktune {
 namespace {

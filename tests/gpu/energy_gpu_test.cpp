@@ -6,9 +6,9 @@
 
 #include <gtest/gtest.h>
 
-#include "measure/device_query.hpp"
 #include "engine/gpu_evaluator.hpp"
 #include "kernels_templated/family.hpp"
+#include "measure/device_query.hpp"
 
 using namespace ktune;
 

@@ -14,9 +14,9 @@
 #include <cuda_runtime_api.h>
 
 #include "compile/compiler.hpp"
-#include "measure/device_query.hpp"
 #include "engine/gpu_evaluator.hpp"
 #include "engine/isolated_evaluator.hpp"
+#include "measure/device_query.hpp"
 #include "measure/profiler.hpp"
 
 namespace fs = std::filesystem;
