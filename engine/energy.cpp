@@ -111,11 +111,13 @@ int energy_chunk_launches(double launch_s) {
 }
 
 void store_energy(nlohmann::json& metrics, const EnergyReading& reading) {
-  const nlohmann::json facts = {
-      {"method", "nvml_total_energy_counter"}, {"launches", reading.launches},
-      {"window_s", reading.window_s},          {"counted_s", reading.counted_s},
-      {"counter_mj", reading.counter_mj},      {"refreshes", reading.refreshes},
-      {"l2_flushed", false}};
+  const nlohmann::json facts = {{"method", "nvml_total_energy_counter"},
+                                {"launches", reading.launches},
+                                {"window_s", reading.window_s},
+                                {"counted_s", reading.counted_s},
+                                {"counter_mj", reading.counter_mj},
+                                {"refreshes", reading.refreshes},
+                                {"l2_flushed", false}};
   if (reading.counter_mj == 0 || reading.launches <= 0 || !(reading.window_s > 0) ||
       !(reading.counted_s > 0)) {
     store_energy_unavailable(metrics, "the energy counter did not advance over " +
@@ -175,10 +177,9 @@ EnergyMeasurement measure_energy(const LaunchFn& launch, double launch_s, cudaSt
   for (int oldest = 2; !watch.done(); oldest = oldest == 2 ? 3 : 2) {
     // Without a kernel timeout a chunk may take as long as it takes.
     const Clock::time_point deadline =
-        kernel_timeout_s > 0
-            ? Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                 std::chrono::duration<double>(out.failed_limit_s))
-            : Clock::time_point::max();
+        kernel_timeout_s > 0 ? Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                  std::chrono::duration<double>(out.failed_limit_s))
+                             : Clock::time_point::max();
     for (;;) {
       if (!watch.poll()) {
         if (cudaError_t drained = wait(out.failed_limit_s); drained != cudaSuccess)

@@ -24,7 +24,7 @@ TEST(Energy, StoresJoulesPerLaunchAndMeanPower) {
   store_energy(metrics, reading);
   EXPECT_DOUBLE_EQ(metrics.at("power_w").get<double>(), 360.0);
   EXPECT_DOUBLE_EQ(metrics.at("energy_j").get<double>(), 0.36);
-  EXPECT_EQ(metrics.at("energy").at("launches"), 300);
+  EXPECT_EQ(metrics.at("energy").at("launches"), 400);
   EXPECT_EQ(metrics.at("energy").at("method"), "nvml_total_energy_counter");
   EXPECT_FALSE(metrics.at("energy").contains("unavailable"));
 }
