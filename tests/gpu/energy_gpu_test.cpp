@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "engine/device_query.hpp"
-#include "engine/nvml.hpp"
 #include "engine/gpu_evaluator.hpp"
+#include "engine/nvml.hpp"
 #include "kernels_templated/family.hpp"
 
 using namespace ktune;
