@@ -19,36 +19,34 @@ struct EnergyOptions {
   /// min_window_s of GPU time, several times a fast kernel's timing. `ktune
   /// tune` turns it on for the energy and edp objectives, or with --energy.
   bool enabled = false;
-  /// Back-to-back launches for at least this long (GPU time). NVML refreshes
-  /// the counter every few milliseconds, and the figure may include up to one
-  /// refresh period of the idle board after the last launch: 0.2 s keeps
-  /// that within a few per cent.
+  /// The counter's window (refresh to refresh, the GPU busy throughout) lasts
+  /// at least this long; the host times it to the 0.1 ms it polls at.
   double min_window_s = 0.2;
-  int min_launches = 10;
-  int max_launches = 100000;  ///< bounds the queue for kernels of a few microseconds
-  /// How long to wait for the counter to move when aligning the window's
-  /// start and end to its refreshes; past it the window goes on unaligned.
-  double tick_wait_s = 0.25;
+  /// How long the counter may stay unchanged before the figure is given up
+  /// as unavailable (the driver refreshes it every few to a hundred ms).
+  double tick_wait_s = 0.5;
 };
 
 /// Reads the cumulative counter in millijoules; nothing when unavailable.
 using EnergyCounter = std::function<std::optional<unsigned long long>()>;
 
-/// Launches to queue so that, back to back at `launch_s` each, they last at
-/// least the window (and at least min_launches, at most max_launches).
-int energy_launch_count(double launch_s, const EnergyOptions& o);
+/// Launches queued per chunk: about 2 ms of GPU time at `launch_s` each, at
+/// least 1 and at most 256.
+int energy_chunk_launches(double launch_s);
 
 /// What one window measured.
 struct EnergyReading {
-  unsigned long long counter_mj = 0;  ///< the counter's advance over the window
-  int launches = 0;
-  double window_s = 0;   ///< GPU time of the launches (events around them)
-  double counted_s = 0;  ///< host time between the two counter readings
+  unsigned long long counter_mj = 0;  ///< the counter's advance over its window
+  int launches = 0;                   ///< all launches, before, in and after that window
+  double window_s = 0;                ///< GPU time of all launches (events around them)
+  double counted_s = 0;               ///< host time between the window's two refreshes
+  int refreshes = 0;                  ///< refreshes of the counter from its first to its last
 };
 
-/// metrics.energy_j (joules per launch), metrics.power_w (mean board power
-/// while the launches ran: energy / window) and metrics.energy (the window's
-/// facts, "method"). A counter that did not move stores "unavailable"
+/// metrics.power_w (mean board power while busy: the counter's advance /
+/// counted_s), metrics.energy_j (joules per launch: that power times the GPU
+/// time of one launch, window_s / launches) and metrics.energy (the facts,
+/// "method"). A counter that did not move stores "unavailable"
 /// instead: a zero would be a fake figure.
 void store_energy(nlohmann::json& metrics, const EnergyReading& reading);
 /// metrics.energy = {"unavailable": why}; no energy_j, no power_w.
@@ -62,10 +60,10 @@ struct EnergyMeasurement {
 };
 
 /// Runs `launch` back to back (no L2 flush: the steady state of a kernel
-/// called repeatedly) behind a gate, with the counter read at a refresh just
-/// before the gate opens and at the first refresh after the stream drained.
-/// A window shorter than half the minimum (a launch faster with a warm L2
-/// than its timed median) is measured again with enough launches.
+/// called repeatedly) in chunks, two always queued, and reads the counter
+/// between them: its window opens at its second refresh after the launches
+/// began and closes at the first refresh min_window_s later, while the GPU is
+/// still busy, so no idle time is counted.
 EnergyMeasurement measure_energy(const LaunchFn& launch, double launch_s, cudaStream_t stream,
                                  const EnergyOptions& o, const EnergyCounter& counter,
                                  const WaitFn& wait, double kernel_timeout_s);

@@ -40,6 +40,7 @@ struct Nvml::Functions {
   int (*temperature)(nvmlDevice, int, unsigned*) = nullptr;
   // Optional: a driver without them still serves the queries above.
   int (*power_usage)(nvmlDevice, unsigned*) = nullptr;
+  int (*power_limit)(nvmlDevice, unsigned*) = nullptr;
   int (*clock_reasons)(nvmlDevice, unsigned long long*) = nullptr;
   int (*total_energy)(nvmlDevice, unsigned long long*) = nullptr;
 };
@@ -65,6 +66,7 @@ Nvml::Nvml() {
             load(fn_->temperature, "nvmlDeviceGetTemperature");
   available_ = ok && fn_->init() == kNvmlSuccess;
   load(fn_->power_usage, "nvmlDeviceGetPowerUsage");
+  load(fn_->power_limit, "nvmlDeviceGetEnforcedPowerLimit");
   load(fn_->total_energy, "nvmlDeviceGetTotalEnergyConsumption");
   // Renamed in newer drivers; the older name is still exported.
   if (!load(fn_->clock_reasons, "nvmlDeviceGetCurrentClocksEventReasons"))
@@ -104,6 +106,10 @@ std::optional<unsigned> Nvml::temperature_c(const std::string& pci_bus_id) const
 
 std::optional<unsigned> Nvml::power_mw(const std::string& pci_bus_id) const {
   return optional_query<unsigned>(device(pci_bus_id), fn_ ? fn_->power_usage : nullptr);
+}
+
+std::optional<unsigned> Nvml::power_limit_mw(const std::string& pci_bus_id) const {
+  return optional_query<unsigned>(device(pci_bus_id), fn_ ? fn_->power_limit : nullptr);
 }
 
 std::optional<unsigned long long> Nvml::clock_event_reasons(const std::string& pci_bus_id) const {

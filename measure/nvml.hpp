@@ -19,13 +19,15 @@ class Nvml {
   std::optional<unsigned> temperature_c(const std::string& pci_bus_id) const;
   /// Board power draw in milliwatts.
   std::optional<unsigned> power_mw(const std::string& pci_bus_id) const;
+  /// The power limit the board enforces now, in milliwatts.
+  std::optional<unsigned> power_limit_mw(const std::string& pci_bus_id) const;
   /// Why the clocks are below their maximum now: NVML's clock-event bit mask
   /// (0x4 software power cap, 0x8 hardware slowdown, 0x20/0x40 thermal, ...).
   std::optional<unsigned long long> clock_event_reasons(const std::string& pci_bus_id) const;
   /// The board's energy since the driver was loaded, in millijoules
   /// (nvmlDeviceGetTotalEnergyConsumption, Volta and later). The driver
-  /// refreshes it every few milliseconds, not per call: measure/energy.hpp
-  /// measures over a window long enough for that not to matter.
+  /// refreshes it periodically, not per call: measure/energy.hpp measures
+  /// between two refreshes.
   std::optional<unsigned long long> total_energy_mj(const std::string& pci_bus_id) const;
 
  private:
