@@ -94,10 +94,10 @@ double log_marginal_likelihood(const Eigen::MatrixXd& x, const Eigen::VectorXd& 
     // ∂K/∂log l_d = s2 (5/3)(1 + √5 r) e^{-√5 r} Δ_d² / l_d²
     const Eigen::MatrixXd common = (s2 * (5.0 / 3.0) * (1.0 + kSqrt5 * r.array()) * e.array()).matrix();
     const Eigen::MatrixXd wc = w.cwiseProduct(common);
+    const Eigen::VectorXd rows = wc.rowwise().sum();
     for (int j = 0; j < d; ++j) {
       const Eigen::VectorXd col = x.col(j) * inv_l(j);
       // Σ_ab wc_ab (c_a − c_b)² = 2 Σ_a c_a² rowsum_a − 2 cᵀ wc c (wc symmetric)
-      const Eigen::VectorXd rows = wc.rowwise().sum();
       const double g = 2.0 * col.array().square().matrix().dot(rows) - 2.0 * col.dot(wc * col);
       (*gradient)(j) = 0.5 * g;
     }
@@ -130,7 +130,7 @@ double Lbfgs::evaluate(const Eigen::VectorXd& x, Eigen::VectorXd& g) {
 }
 
 bool Lbfgs::run(std::size_t evaluations) {
-  const std::size_t before = evaluations_;
+  const std::size_t limit = evaluations_ + std::max<std::size_t>(1, evaluations);
   if (!started_) {
     started_ = true;
     x_ = x_.cwiseMax(lo_).cwiseMin(hi_);
@@ -138,19 +138,21 @@ bool Lbfgs::run(std::size_t evaluations) {
     fx_ = evaluate(x_, g_);
     if (!std::isfinite(fx_)) done_ = true;
   }
-  while (!done_ && (evaluations_ == before || evaluations_ - before < evaluations)) {
-    if (iteration_ >= max_iterations_) {
-      done_ = true;
-      break;
+  while (!done_ && evaluations_ < limit) {
+    if (!searching_) {
+      if (iteration_ >= max_iterations_) {
+        done_ = true;
+        break;
+      }
+      ++iteration_;
+      begin_line_search();
     }
-    ++iteration_;
-    iterate();
+    line_search_step();
   }
   return done_;
 }
 
-void Lbfgs::iterate() {
-  const int memory = 7;
+void Lbfgs::begin_line_search() {
   // Two-loop recursion for the quasi-Newton direction.
   Eigen::VectorXd q = g_;
   std::vector<double> alphas(s_hist_.size());
@@ -165,26 +167,26 @@ void Lbfgs::iterate() {
     const double beta = rho * y_hist_[i].dot(q);
     q += s_hist_[i] * (alphas[i] - beta);
   }
-  Eigen::VectorXd dir = -q;
-  if (dir.dot(g_) >= 0) dir = -g_;  // not a descent direction: fall back to steepest descent
-  // Backtracking line search on the projected path.
-  double step = 1.0;
-  Eigen::VectorXd x_new, g_new(x_.size());
-  double f_new = fx_;
-  bool accepted = false;
-  for (int ls = 0; ls < 25; ++ls) {
-    x_new = (x_ + step * dir).cwiseMax(lo_).cwiseMin(hi_);
-    f_new = evaluate(x_new, g_new);
-    if (std::isfinite(f_new) && f_new <= fx_ + 1e-4 * g_.dot(x_new - x_)) {
-      accepted = true;
-      break;
-    }
-    step *= 0.5;
-  }
-  if (!accepted) {
-    done_ = true;
+  direction_ = -q;
+  if (direction_.dot(g_) >= 0) direction_ = -g_;  // not a descent direction: steepest descent
+  step_ = 1.0;
+  tries_ = 0;
+  searching_ = true;
+}
+
+void Lbfgs::line_search_step() {
+  // Backtracking (Armijo) on the projected path, one evaluation per call.
+  constexpr int kMaxTries = 25;
+  const Eigen::VectorXd x_new = (x_ + step_ * direction_).cwiseMax(lo_).cwiseMin(hi_);
+  Eigen::VectorXd g_new(x_.size());
+  const double f_new = evaluate(x_new, g_new);
+  if (!(std::isfinite(f_new) && f_new <= fx_ + 1e-4 * g_.dot(x_new - x_))) {
+    step_ *= 0.5;
+    if (++tries_ == kMaxTries) done_ = true;
     return;
   }
+  searching_ = false;
+  const int memory = 7;
   const Eigen::VectorXd s = x_new - x_;
   const Eigen::VectorXd yv = g_new - g_;
   const double improvement = fx_ - f_new;
