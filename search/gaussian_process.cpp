@@ -9,6 +9,10 @@
 #include <random>
 #include <stdexcept>
 
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
+
 #include <Eigen/Cholesky>
 #include <Eigen/Dense>
 
@@ -16,6 +20,27 @@ namespace ktune::gp {
 namespace {
 
 constexpr double kSqrt5 = 2.23606797749978969641;
+
+/// Flushes subnormal doubles to zero while alive (x86: the SSE control
+/// register's FTZ and DAZ bits), then restores the caller's mode. Matérn
+/// correlations at short length scales reach exp(-√5 r) near e^-720, below
+/// the normal range, and arithmetic on subnormals is some 100 times slower:
+/// a likelihood evaluation on 96 gemm points took 4 ms at log length scale
+/// -4 against 0.4 ms at -0.7, and a 16-evaluation slice of auto's fit 51 ms.
+/// Values under 2.2e-308 are zero to the fit.
+class FlushSubnormals {
+ public:
+#if defined(__SSE2__)
+  FlushSubnormals() : saved_(_mm_getcsr()) { _mm_setcsr(saved_ | kFlushToZero | kDenormalsAreZero); }
+  ~FlushSubnormals() { _mm_setcsr(saved_); }
+  FlushSubnormals(const FlushSubnormals&) = delete;
+  FlushSubnormals& operator=(const FlushSubnormals&) = delete;
+
+ private:
+  static constexpr unsigned kFlushToZero = 0x8000, kDenormalsAreZero = 0x0040;
+  unsigned saved_;
+#endif
+};
 
 /// Squared distances scaled by the length scales, between rows of a and b.
 Eigen::MatrixXd scaled_sq_dist(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b,
@@ -68,6 +93,7 @@ Eigen::MatrixXd kernel_matrix(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b
 
 double log_marginal_likelihood(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, const Hyper& h,
                                Eigen::VectorXd* gradient) {
+  const FlushSubnormals flush;
   const Eigen::Index n = x.rows();
   const int d = h.dims();
   const Eigen::VectorXd inv_l = (-h.log_lengthscale.array()).exp().matrix();
