@@ -31,7 +31,9 @@ constexpr double kSqrt5 = 2.23606797749978969641;
 class FlushSubnormals {
  public:
 #if defined(__SSE2__)
-  FlushSubnormals() : saved_(_mm_getcsr()) { _mm_setcsr(saved_ | kFlushToZero | kDenormalsAreZero); }
+  FlushSubnormals() : saved_(_mm_getcsr()) {
+    _mm_setcsr(saved_ | kFlushToZero | kDenormalsAreZero);
+  }
   ~FlushSubnormals() { _mm_setcsr(saved_); }
   FlushSubnormals(const FlushSubnormals&) = delete;
   FlushSubnormals& operator=(const FlushSubnormals&) = delete;
