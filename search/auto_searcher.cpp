@@ -17,11 +17,12 @@ namespace {
 /// Likelihood evaluations of a hyperparameter fit per proposal (at the
 /// fit's full 96 points; more at fewer points), unless the options set
 /// fit_slice. A fit at 96 points takes about 100 evaluations (two starts)
-/// and cost up to 137 ms of CPU at once on gemm_RTX_3090 (about 0.5 ms an
-/// evaluation on a loaded machine); 12 keeps a proposal near 10 ms there,
-/// and a fit ends within 8 or 9 proposals, before the next one is due (the
-/// data grow by a fifth first: 17 or more evaluations from 84 on).
-constexpr std::int64_t kFitSlice = 12;
+/// and cost up to 137 ms of CPU at once on gemm_RTX_3090 (0.3 to 0.6 ms an
+/// evaluation). A slice stops inside a line search when it is spent; 16 is
+/// the mean that slices of 12 whole iterations spent on gemm_RTX_2080_Ti
+/// (a line search overran them to 36), so a fit lands as soon as before and
+/// a slice costs at most 16 evaluations (about 5 ms there).
+constexpr std::int64_t kFitSlice = 16;
 
 /// The caller's context with one listing of the space for both strategies.
 SearchContext shared_listing(const SearchContext& context) {

@@ -67,17 +67,18 @@ Eigen::VectorXd minimize_lbfgs(const std::function<double(const Eigen::VectorXd&
                                Eigen::VectorXd x0, const Eigen::VectorXd& lo,
                                const Eigen::VectorXd& hi, int max_iterations, double* value = nullptr);
 
-/// minimize_lbfgs in slices: run() goes on where the last call stopped, so
-/// that a caller can spread one minimisation over several calls. Run to its
-/// end, it takes the same steps as minimize_lbfgs.
+/// minimize_lbfgs in slices: run() goes on where the last call stopped, in
+/// the middle of a line search if need be, so that a caller can spread one
+/// minimisation over several calls of bounded cost. Run to its end, it takes
+/// the same steps as minimize_lbfgs.
 class Lbfgs {
  public:
   using Objective = std::function<double(const Eigen::VectorXd&, Eigen::VectorXd&)>;
   Lbfgs(Objective f, Eigen::VectorXd x0, Eigen::VectorXd lo, Eigen::VectorXd hi,
         int max_iterations);
-  /// Whole iterations until the minimisation ends or at least `evaluations`
-  /// evaluations of f were spent in this call (one iteration at least, which
-  /// may spend more); true once it has ended.
+  /// Goes on until the minimisation ends or `evaluations` evaluations of f
+  /// were spent in this call (one at least, never more: a line search of up
+  /// to 25 halvings would otherwise overrun a slice); true once it has ended.
   bool run(std::size_t evaluations);
   bool done() const { return done_; }
   const Eigen::VectorXd& x() const { return x_; }
@@ -86,13 +87,18 @@ class Lbfgs {
 
  private:
   double evaluate(const Eigen::VectorXd& x, Eigen::VectorXd& g);
-  void iterate();  ///< one quasi-Newton step; sets done_ when the minimisation ends
+  void begin_line_search();  ///< the quasi-Newton direction of the next iteration
+  void line_search_step();   ///< one trial step; sets done_ when the minimisation ends
 
   Objective f_;
   Eigen::VectorXd x_, lo_, hi_, g_;
   double fx_ = 0;
   int max_iterations_, iteration_ = 0;
   bool started_ = false, done_ = false;
+  bool searching_ = false;  ///< a line search is under way (direction_, step_, tries_)
+  Eigen::VectorXd direction_;
+  double step_ = 1.0;
+  int tries_ = 0;
   std::size_t evaluations_ = 0;
   std::deque<Eigen::VectorXd> s_hist_, y_hist_;
 };
@@ -105,8 +111,8 @@ class Fit {
   Fit(Eigen::MatrixXd x, Eigen::VectorXd y, const FitOptions& options);
   Fit(const Fit&) = delete;  // the objective refers to this object's data
   Fit& operator=(const Fit&) = delete;
-  /// Goes on for at least `evaluations` evaluations (whole L-BFGS
-  /// iterations) or until every start has ended; true once they have.
+  /// Goes on for `evaluations` likelihood evaluations (one at least, never
+  /// more) or until every start has ended; true once they have.
   bool advance(std::size_t evaluations);
   /// The best hyperparameters found so far (all starts, once advance() is true).
   Hyper best() const { return Hyper::unpack(best_); }

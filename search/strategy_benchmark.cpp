@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include "search/searcher_base.hpp"
 
@@ -250,8 +251,13 @@ StrategyBenchmarkReport run_strategy_benchmark(
       std::vector<std::vector<ProposalCost>> costs(repeats);
       auto one = [&](std::size_t rep) {
         const std::uint64_t seed = report.options.seed * 1000003ULL + rep * 7919ULL + 1;
-        traces[rep] = run_once(rec, oracle, strategy, report.options, seed, max_budget,
-                               seconds[rep], proposals[rep], costs[rep]);
+        // Isolated: while a proposal waits in its own parallel loop (listing
+        // the space), this thread must not pick up another repeat, whose
+        // work would be timed as this proposal's.
+        tbb::this_task_arena::isolate([&] {
+          traces[rep] = run_once(rec, oracle, strategy, report.options, seed, max_budget,
+                                 seconds[rep], proposals[rep], costs[rep]);
+        });
       };
       if (report.options.parallel)
         tbb::parallel_for(std::size_t(0), repeats, one);
@@ -305,17 +311,23 @@ StrategyBenchmarkReport run_strategy_benchmark(
         }
         bs.score = points ? sum / static_cast<double>(points) : 0.0;
         std::vector<double> cpu;
-        for (const auto& run_costs : costs)
-          for (std::size_t i = 0; i < run_costs.size(); ++i) {
-            if (run_costs[i].evaluations_before >= budget) break;
-            if (i == 0)
-              bs.first_proposal_cpu_ms_max =
-                  std::max(bs.first_proposal_cpu_ms_max, run_costs[i].cpu_ms);
-            else
-              cpu.push_back(run_costs[i].cpu_ms);
+        for (std::size_t rep = 0; rep < costs.size(); ++rep)
+          for (std::size_t i = 0; i < costs[rep].size(); ++i) {
+            const ProposalCost& c = costs[rep][i];
+            if (c.evaluations_before >= budget) break;
+            if (i == 0) {
+              bs.first_proposal_cpu_ms_max = std::max(bs.first_proposal_cpu_ms_max, c.cpu_ms);
+              continue;
+            }
+            cpu.push_back(c.cpu_ms);
+            if (c.cpu_ms > bs.proposal_cpu_ms_max) {
+              bs.proposal_cpu_ms_max = c.cpu_ms;
+              bs.proposal_cpu_ms_max_repeat = rep;
+              bs.proposal_cpu_ms_max_evaluations = c.evaluations_before;
+            }
           }
         bs.proposal_cpu_ms_median = quantile(cpu, 0.5);
-        bs.proposal_cpu_ms_max = cpu.empty() ? 0.0 : *std::max_element(cpu.begin(), cpu.end());
+        bs.proposal_cpu_ms_p99 = quantile(cpu, 0.99);
         bs.fractions = std::move(fr);
         run.budgets.push_back(std::move(bs));
       }
@@ -486,19 +498,23 @@ nlohmann::json to_json(const StrategyBenchmarkReport& report) {
                        {"proposals", run.proposals},
                        {"mean_fraction_curve", run.mean_fraction_curve}};
       for (const auto& b : run.budgets)
-        r["budgets"].push_back({{"budget", b.budget},
-                                {"mean_fraction", b.mean_fraction},
-                                {"stddev_fraction", b.stddev_fraction},
-                                {"stderr_fraction", b.stderr_fraction},
-                                {"p10_fraction", b.p10_fraction},
-                                {"median_fraction", b.median_fraction},
-                                {"p90_fraction", b.p90_fraction},
-                                {"random_mean_fraction", sb.random_fraction_curve[b.budget - 1]},
-                                {"score", b.score},
-                                {"proposal_cpu_ms_median", b.proposal_cpu_ms_median},
-                                {"proposal_cpu_ms_max", b.proposal_cpu_ms_max},
-                                {"first_proposal_cpu_ms_max", b.first_proposal_cpu_ms_max},
-                                {"fractions", b.fractions}});
+        r["budgets"].push_back(
+            {{"budget", b.budget},
+             {"mean_fraction", b.mean_fraction},
+             {"stddev_fraction", b.stddev_fraction},
+             {"stderr_fraction", b.stderr_fraction},
+             {"p10_fraction", b.p10_fraction},
+             {"median_fraction", b.median_fraction},
+             {"p90_fraction", b.p90_fraction},
+             {"random_mean_fraction", sb.random_fraction_curve[b.budget - 1]},
+             {"score", b.score},
+             {"proposal_cpu_ms_median", b.proposal_cpu_ms_median},
+             {"proposal_cpu_ms_p99", b.proposal_cpu_ms_p99},
+             {"proposal_cpu_ms_max", b.proposal_cpu_ms_max},
+             {"proposal_cpu_ms_max_repeat", b.proposal_cpu_ms_max_repeat},
+             {"proposal_cpu_ms_max_evaluations", b.proposal_cpu_ms_max_evaluations},
+             {"first_proposal_cpu_ms_max", b.first_proposal_cpu_ms_max},
+             {"fractions", b.fractions}});
       for (const auto& rs : run.reach)
         r["reach"].push_back({{"level", rs.level},
                               {"mean_evaluations", rs.mean_evaluations},

@@ -43,9 +43,15 @@ struct BudgetStats {
   double score = 0;
   /// CPU time of the thread per proposal (propose() and observe() of one
   /// configuration) over the proposals made before `budget` evaluations,
-  /// all repeats: median and maximum, without each run's first proposal,
-  /// and that first one's maximum apart (it lists the space once).
-  double proposal_cpu_ms_median = 0, proposal_cpu_ms_max = 0, first_proposal_cpu_ms_max = 0;
+  /// all repeats: median, 99th percentile and maximum, without each run's
+  /// first proposal, and that first one's maximum apart (it lists the space
+  /// once). A repeat's proposals run in isolation: a thread waiting inside
+  /// a proposal's parallel loop never runs another repeat's work.
+  double proposal_cpu_ms_median = 0, proposal_cpu_ms_p99 = 0, proposal_cpu_ms_max = 0,
+         first_proposal_cpu_ms_max = 0;
+  /// Where the maximum was: the repeat (0-based) and the evaluations counted
+  /// before that proposal, so that it can be timed again alone.
+  std::size_t proposal_cpu_ms_max_repeat = 0, proposal_cpu_ms_max_evaluations = 0;
   /// t_opt / t_best of each repeat, in seed order: repeat i of every
   /// strategy runs with the same seed, so strategies compare pairwise.
   std::vector<double> fractions;

@@ -1,6 +1,8 @@
 // Tests of the Gaussian process against hand-computed values: kernel,
 // posterior on two points, EI/LCB, likelihood gradient, fitting.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -129,6 +131,41 @@ TEST(GaussianProcess, AFitInSlicesEndsWhereAFitAtOnceDoes) {
   while (!sliced.advance(3)) ++slices;
   EXPECT_GT(slices, 3);  // three starts of several iterations each do not fit in one slice
   EXPECT_EQ(sliced.best().pack(), whole.pack());
+}
+
+TEST(GaussianProcess, LbfgsInSlicesNeverSpendsMoreThanItsSliceAndEndsWhereARunAtOnceDoes) {
+  // Rosenbrock from afar: the first steps backtrack many times, so a slice
+  // that only paused between iterations would overrun.
+  // An accepted step lowers f (Armijo), so a value at or above the lowest
+  // so far is a rejected trial; `streak` counts them in a row.
+  double lowest = std::numeric_limits<double>::infinity();
+  int streak = 0, longest = 0;
+  auto f = [&](const Eigen::VectorXd& v, Eigen::VectorXd& g) {
+    const double a = 1 - v(0), b = v(1) - v(0) * v(0);
+    g.resize(2);
+    g(0) = -2 * a - 400 * v(0) * b;
+    g(1) = 200 * b;
+    const double value = a * a + 100 * b * b;
+    streak = value >= lowest ? streak + 1 : 0;
+    longest = std::max(longest, streak);
+    lowest = std::min(lowest, value);
+    return value;
+  };
+  const Eigen::Vector2d x0(-4, 9), lo(-5, -5), hi(10, 10);
+  Lbfgs whole(f, x0, lo, hi, 200);
+  whole.run(std::numeric_limits<std::size_t>::max());
+  EXPECT_GE(longest, 2);  // an iteration of three evaluations or more
+  Lbfgs sliced(f, x0, lo, hi, 200);
+  std::size_t most = 0, calls = 0;
+  for (bool done = false; !done; ++calls) {
+    const std::size_t before = sliced.evaluations();
+    done = sliced.run(2);
+    most = std::max(most, sliced.evaluations() - before);
+  }
+  EXPECT_LE(most, 2u);
+  EXPECT_EQ(sliced.evaluations(), whole.evaluations());
+  EXPECT_EQ(sliced.x(), whole.x());
+  EXPECT_EQ(sliced.value(), whole.value());
 }
 
 TEST(GaussianProcess, LbfgsMinimisesAQuadraticInsideTheBox) {

@@ -61,6 +61,35 @@ TEST(KernelTunerCache, SpaceIsExactlyTheRecordedConfigurations) {
   EXPECT_TRUE(rs.space.is_valid(cfg(32, 2, 0)));    // recorded as a compile failure: still proposable
 }
 
+TEST(RecordedSpaceRebuilt, AConfigurationIsValidOnlyWhenRecordedThoughEveryShorterPrefixWas) {
+  // Three knobs (integer, real, text); (1, 0.5, "b") has the recorded
+  // prefixes (1) and (1, 0.5) but was never recorded itself.
+  auto result = [](std::int64_t a, double b, const char* c, Status status) {
+    Result r;
+    r.config = Config{{"a", a}, {"b", b}, {"c", std::string(c)}};
+    r.status = status;
+    r.time.median_s = 1e-3;
+    return r;
+  };
+  std::vector<Result> results = {result(1, 0.5, "a", Status::ok), result(1, 0.25, "b", Status::ok),
+                                 result(2, 0.5, "b", Status::launch_error),
+                                 result(2, 0.25, "a", Status::invalid_config)};
+  const Space space = space_from_recorded(results, {"a", "b", "c"});
+  auto cfg3 = [](std::int64_t a, double b, const char* c) {
+    return Config{{"a", a}, {"b", b}, {"c", std::string(c)}};
+  };
+  EXPECT_TRUE(space.is_valid(cfg3(1, 0.5, "a")));
+  EXPECT_TRUE(space.is_valid(cfg3(1, 0.25, "b")));
+  EXPECT_TRUE(space.is_valid(cfg3(2, 0.5, "b")));    // a recorded failure is proposable
+  EXPECT_FALSE(space.is_valid(cfg3(1, 0.5, "b")));   // every shorter prefix recorded, not this
+  EXPECT_FALSE(space.is_valid(cfg3(2, 0.25, "a")));  // recorded as outside the space
+  EXPECT_FALSE(space.is_valid(cfg3(2, 0.25, "b")));
+  std::set<std::string> listed;
+  for (const auto& c : space.enumerate()) listed.insert(c.key());
+  EXPECT_EQ(listed, (std::set<std::string>{cfg3(1, 0.5, "a").key(), cfg3(1, 0.25, "b").key(),
+                                           cfg3(2, 0.5, "b").key()}));
+}
+
 TEST(T4Results, ReadsEveryInvalidity) {
   const RecordedSpace rs = read_recorded_space(kData / "t4_results_synthetic.json");
   EXPECT_EQ(rs.format, RecordingFormat::t4);

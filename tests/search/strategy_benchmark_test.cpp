@@ -68,8 +68,12 @@ TEST(StrategyBenchmark, RunsOnASyntheticSpaceAndScoresRandomNearZero) {
       EXPECT_LE(b.mean_fraction, 1.0);
       // Proposal cost: thread CPU time, the longest at least the median.
       EXPECT_GE(b.proposal_cpu_ms_median, 0.0);
-      EXPECT_GE(b.proposal_cpu_ms_max, b.proposal_cpu_ms_median) << run.strategy;
+      EXPECT_GE(b.proposal_cpu_ms_p99, b.proposal_cpu_ms_median) << run.strategy;
+      EXPECT_GE(b.proposal_cpu_ms_max, b.proposal_cpu_ms_p99) << run.strategy;
       EXPECT_GE(b.first_proposal_cpu_ms_max, 0.0);
+      // The maximum's place: a repeat that ran, before this budget was spent.
+      EXPECT_LT(b.proposal_cpu_ms_max_repeat, opt.repeats);
+      EXPECT_LT(b.proposal_cpu_ms_max_evaluations, b.budget);
     }
     // A larger budget's proposals include the smaller's: never a smaller maximum.
     EXPECT_GE(run.budgets.back().proposal_cpu_ms_max, run.budgets.front().proposal_cpu_ms_max);
@@ -92,6 +96,8 @@ TEST(StrategyBenchmark, RunsOnASyntheticSpaceAndScoresRandomNearZero) {
   EXPECT_EQ(first_budget["fractions"].size(), opt.repeats);
   EXPECT_TRUE(first_budget.contains("proposal_cpu_ms_median"));
   EXPECT_TRUE(first_budget.contains("proposal_cpu_ms_max"));
+  EXPECT_TRUE(first_budget.contains("proposal_cpu_ms_p99"));
+  EXPECT_TRUE(first_budget.contains("proposal_cpu_ms_max_repeat"));
   EXPECT_TRUE(first_budget.contains("first_proposal_cpu_ms_max"));
   const std::string svg = render_svg(report);
   EXPECT_NE(svg.find("<svg"), std::string::npos);
