@@ -100,6 +100,8 @@ inline constexpr const char* kTestFamiliesEnv = "KTUNE_TEST_FAMILIES";
 const KernelFamily& find_family(std::string_view name);
 /// The registered families' names (the test families only where kTestFamiliesEnv is 1).
 std::vector<std::string> family_names();
+/// The same, comma-separated, for help texts ("reduce, softmax, ...").
+std::string family_names_text();
 
 /// Parses "m=4096,n=4096,..." and normalizes it for the family.
 Problem parse_problem(const KernelFamily& family, std::string_view text);

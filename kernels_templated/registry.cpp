@@ -92,6 +92,12 @@ std::vector<std::string> family_names() {
   return names;
 }
 
+std::string family_names_text() {
+  std::string text;
+  for (const std::string& name : family_names()) text += (text.empty() ? "" : ", ") + name;
+  return text;
+}
+
 void check_problem_values(const KernelFamily& family, const Problem& raw) {
   const std::vector<std::string> shape_keys = family.shape_keys();
   for (const auto& [key, value] : raw) {
