@@ -187,9 +187,9 @@ bool run_config(const Buffers& b, int sms, double copy_gbs) {
   KTUNE_PROBE_CHECK(cudaGetLastError());
   // The rmsnorm family's element bound (its RowwiseSpec).
   ktune::verify::CheckStats stats;
-  KTUNE_PROBE_CHECK(ktune::rowwise::check_outputs(b.y, ktune::rowwise::DType::bf16, b.ref, nullptr, elems, kCols, true,
-                                                  ktune::rmsnorm_bf16_bound(kCols),
-                                                  b.scratch, stats, nullptr));
+  KTUNE_PROBE_CHECK(ktune::rowwise::check_outputs(
+      b.y, ktune::rowwise::DType::bf16, b.ref, nullptr, elems, kCols, true,
+      ktune::rmsnorm_bf16_bound(kCols), b.scratch, stats, nullptr));
   if (stats.non_finite || stats.unwritten || stats.first_bad >= 0) {
     std::printf("| %d | %d | %s | %d x %d | WRONG: %lld non-finite, %lld unwritten, first bad element %lld |\n",
                 WARPS, DEPTH, STREAM ? "cs" : "wb", grid, WARPS * 32, stats.non_finite, stats.unwritten,

@@ -6,7 +6,8 @@
 namespace ktune {
 
 verify::ElementBound rmsnorm_bf16_bound(long long cols) {
-  return rowwise::find_rowwise_family("rmsnorm").spec().element_bound(verify::Precision::bf16, cols, Problem{});
+  return rowwise::find_rowwise_family("rmsnorm").spec().element_bound(verify::Precision::bf16, cols,
+                                                                      Problem{});
 }
 
 }  // namespace ktune

@@ -98,7 +98,8 @@ RowwiseDesc rowwise_of(const std::string& family, const ktune_rowwise_desc& d) {
 
 std::string json_of(const Explanation& e) {
   return nlohmann::json{
-      {"family", e.family}, {"problem", e.problem}, {"config", e.config}, {"how", e.how}}.dump();
+      {"family", e.family}, {"problem", e.problem}, {"config", e.config}, {"how", e.how}}
+      .dump();
 }
 
 // A runtime's status: its message says what is wrong with the call.
@@ -187,8 +188,9 @@ ktune_status ktune_reduce(ktune_runtime* runtime, const ktune_rowwise_desc* desc
 ktune_status ktune_rowwise(ktune_runtime* runtime, const ktune_rowwise_family_desc* desc,
                            const void* x, const void* w, void* y, void* stream) {
   return guard([&] {
-    return status_of(runtime_of(runtime).rowwise(rowwise_of(desc_of<ktune_rowwise_family_desc>(desc)),
-                                                 x, w, y, static_cast<cudaStream_t>(stream)));
+    return status_of(
+        runtime_of(runtime).rowwise(rowwise_of(desc_of<ktune_rowwise_family_desc>(desc)), x, w, y,
+                                    static_cast<cudaStream_t>(stream)));
   });
 }
 

@@ -19,8 +19,8 @@ constexpr std::size_t kFirstChoice = 3;
 // A row-wise key: each of the family's parameters from `params` (a choice
 // by its index, a real by value) or, past the given ones, its default.
 // Throws std::invalid_argument when the key has no room for them.
-CallKey rowwise_key(const rowwise::RowwiseFamily& family, long long rows, long long cols, DType dtype,
-                    const double* params, int count) {
+CallKey rowwise_key(const rowwise::RowwiseFamily& family, long long rows, long long cols,
+                    DType dtype, const double* params, int count) {
   CallKey k;
   k.kind = CallKind::rowwise;
   k.family = &family;
@@ -34,12 +34,15 @@ CallKey rowwise_key(const rowwise::RowwiseFamily& family, long long rows, long l
     const double v = given ? params[i] : 0.0;
     ++i;
     if (param.choices.empty()) {
-      if (real == k.reals.size()) throw std::invalid_argument("more real parameters than a call key holds");
+      if (real == k.reals.size())
+        throw std::invalid_argument("more real parameters than a call key holds");
       k.reals[real++] = given ? v : param.default_real;
     } else {
-      if (choice == k.ints.size()) throw std::invalid_argument("more choice parameters than a call key holds");
+      if (choice == k.ints.size())
+        throw std::invalid_argument("more choice parameters than a call key holds");
       // A non-integral index is kept as -1, which problem_of refuses.
-      k.ints[choice++] = !given ? 0 : (v == std::floor(v) && std::isfinite(v) ? static_cast<long long>(v) : -1);
+      k.ints[choice++] =
+          !given ? 0 : (v == std::floor(v) && std::isfinite(v) ? static_cast<long long>(v) : -1);
     }
   }
   return k;
@@ -123,7 +126,8 @@ CallStatus key_of(const RowwiseDesc& d, CallKey* out) {
   try {
     const rowwise::RowwiseFamily& family = rowwise::find_rowwise_family(d.family ? d.family : "");
     const int known = static_cast<int>(family.spec().params().size());
-    if (d.param_count < 0 || d.param_count > known || d.param_count > static_cast<int>(d.params.size()))
+    if (d.param_count < 0 || d.param_count > known ||
+        d.param_count > static_cast<int>(d.params.size()))
       return CallStatus::error(std::string(family.name()) + ": " + std::to_string(d.param_count) +
                                " parameters given, the family has " + std::to_string(known) + " (" +
                                std::string(family.problem_help()) + ")");
@@ -165,8 +169,9 @@ Problem problem_of(const CallKey& key) {
     }
     const long long index = v[choice++];
     if (index < 0 || index >= static_cast<long long>(param.choices.size()))
-      throw std::invalid_argument("problem key '" + param.key + "': no choice " + std::to_string(index) +
-                                  " (expected 0.." + std::to_string(param.choices.size() - 1) + ")");
+      throw std::invalid_argument("problem key '" + param.key + "': no choice " +
+                                  std::to_string(index) + " (expected 0.." +
+                                  std::to_string(param.choices.size() - 1) + ")");
     p.set(param.key, param.choices[static_cast<std::size_t>(index)]);
   }
   return p;

@@ -71,7 +71,8 @@ struct Prepared {
   rowwise::LaunchPlan plan;      ///< row-wise families only
   long long rows = 0, cols = 0;  ///< row-wise families only
   float scalar = 0;              ///< row-wise: the family's real parameter (RowwiseArgs::eps)
-  std::string column_vector;     ///< row-wise: the name of the vector it reads (a call's in1), else empty
+  std::string
+      column_vector;  ///< row-wise: the name of the vector it reads (a call's in1), else empty
   std::shared_ptr<const KernelSet> kernels;
 };
 

@@ -60,8 +60,8 @@ CallStatus GpuLauncher::launch(const Prepared& p, const CallTensors& t, cudaStre
     }
   }
   if (e != cudaSuccess)
-    return CallStatus::error(std::string(p.family->name()) + " launch of " + p.config.key() +
-                             ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
+    return CallStatus::error(std::string(p.family->name()) + " launch of " + p.config.key() + ": " +
+                             cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
   return CallStatus::success();
 }
 

@@ -48,7 +48,8 @@ const CommandRegistrar registrar(66, [](CLI::App& app) {
   cmd->add_option("--db", args->db, "Tuning database (default $KTUNE_DB, else ./ktune.db)");
   cmd->add_option("--device", args->device, "Arch or GPU name the results were measured on")
       ->capture_default_str();
-  cmd->add_option("--kernel", args->kernels, "Comma-separated families (" + family_names_text() + ")")
+  cmd->add_option("--kernel", args->kernels,
+                  "Comma-separated families (" + family_names_text() + ")")
       ->delimiter(',')
       ->required();
   cmd->add_option("-o,--out", args->out,

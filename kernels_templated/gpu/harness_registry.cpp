@@ -13,10 +13,10 @@
 namespace ktune {
 
 // What each line of families.def names, defined in the family's folder.
-#define KTUNE_FAMILY(id, visibility) \
-  const KernelFamily& id##_descriptor();  \
+#define KTUNE_FAMILY(id, visibility)     \
+  const KernelFamily& id##_descriptor(); \
   std::unique_ptr<FamilyHarness> make_##id##_harness();
-#define KTUNE_ROWWISE_FAMILY(id, visibility)                     \
+#define KTUNE_ROWWISE_FAMILY(id, visibility)       \
   const rowwise::RowwiseSpec& id##_rowwise_spec(); \
   cudaError_t id##_rowwise_reference(const rowwise::ReferenceCall& call);
 #include "kernels_templated/families.def"
@@ -42,9 +42,11 @@ void register_harness(std::string family, Factory factory) {
 std::unique_ptr<FamilyHarness> make_harness(std::string_view family) {
   static const std::vector<std::pair<std::string_view, Factory>> factories = {
 #define KTUNE_FAMILY(id, visibility) {id##_descriptor().name(), make_##id##_harness},
-#define KTUNE_ROWWISE_FAMILY(id, visibility) \
-  {id##_rowwise_spec().name(),               \
-   [] { return std::make_unique<rowwise::RowwiseHarness>(id##_rowwise_spec(), id##_rowwise_reference); }},
+#define KTUNE_ROWWISE_FAMILY(id, visibility)                                   \
+  {id##_rowwise_spec().name(), [] {                                            \
+     return std::make_unique<rowwise::RowwiseHarness>(id##_rowwise_spec(),     \
+                                                      id##_rowwise_reference); \
+   }},
 #include "kernels_templated/families.def"
 #undef KTUNE_FAMILY
 #undef KTUNE_ROWWISE_FAMILY

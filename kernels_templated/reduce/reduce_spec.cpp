@@ -21,7 +21,8 @@ class ReduceSpec final : public RowwiseSpec {
  public:
   std::string_view name() const override { return "reduce"; }
   std::string_view description() const override {
-    return "sum or max of a rows x cols matrix over its last axis (one value per row) or over its rows "
+    return "sum or max of a rows x cols matrix over its last axis (one value per row) or over its "
+           "rows "
            "(one value per column); fp32 accumulation";
   }
   std::string kernel_file() const override { return "reduce/reduce.cuh"; }
@@ -31,22 +32,25 @@ class ReduceSpec final : public RowwiseSpec {
   double flops_per_element() const override { return 1; }
 
   std::string row_kernel(const RowKernel& k) const override {
-    return "ktune_rw::reduce_rows_kernel<" + k.cfg + ", " + std::to_string(op_code(k.problem)) + ", " +
-           std::to_string(k.phase) + ">";
+    return "ktune_rw::reduce_rows_kernel<" + k.cfg + ", " + std::to_string(op_code(k.problem)) +
+           ", " + std::to_string(k.phase) + ">";
   }
   std::string finish_kernel(const std::string& type, const Problem& p) const override {
     return "ktune_rw::reduce_rows_finish<" + type + ", " + std::to_string(op_code(p)) + ">";
   }
-  bool reduces_columns(const Problem& p) const override { return p.text_or("axis", "last") == "rows"; }
+  bool reduces_columns(const Problem& p) const override {
+    return p.text_or("axis", "last") == "rows";
+  }
   std::string column_kernel(const ColumnKernel& k) const override {
     std::string args;
-    for (long long v : {static_cast<long long>(op_code(k.problem)), k.block_cols, k.rows_per_block, k.vec, k.cache,
-                        k.unroll})
+    for (long long v : {static_cast<long long>(op_code(k.problem)), k.block_cols, k.rows_per_block,
+                        k.vec, k.cache, k.unroll})
       args += ", " + std::to_string(v);
     return "ktune_rw::reduce_cols_kernel<" + k.type + args + ">";
   }
 
-  verify::ElementBound element_bound(verify::Precision output, long long n, const Problem& p) const override {
+  verify::ElementBound element_bound(verify::Precision output, long long n,
+                                     const Problem& p) const override {
     return is_max(p) ? verify::max_bound(output) : verify::sum_bound(output, n);
   }
   double fp32_rel_l2(const Problem& p) const override { return is_max(p) ? 1e-5 : 1e-4; }
@@ -60,7 +64,8 @@ class ReduceSpec final : public RowwiseSpec {
   int reference_variant(const Problem& p) const override { return is_max(p) ? 1 : 0; }
 
  private:
-  const std::vector<ProblemParam> params_ = {{"axis", {"last", "rows"}, 0, ""}, {"op", {"sum", "max"}, 0, ""}};
+  const std::vector<ProblemParam> params_ = {{"axis", {"last", "rows"}, 0, ""},
+                                             {"op", {"sum", "max"}, 0, ""}};
   static bool is_max(const Problem& p) { return p.text("op") == "max"; }
 };
 

@@ -27,19 +27,25 @@ class RmsnormSpec final : public RowwiseSpec {
     // same every row: held in shared memory, the write pass reads it there
     // instead of from L2 (whose latency ncu showed as the refill walk's
     // long-scoreboard stalls). A block of one row copies it with the row.
-    s.add(Parameter::categorical("weights", {"global", "smem"}, "global",
-                                 "weight vector read from global memory (L2) in the write pass, or the block's "
-                                 "segment copied into shared memory with its first row (shared-memory rows)"));
-    s.require("weights in shared memory: one shared-memory segment per block, no split unless combined in the "
-              "kernel",
-              {"weights", "row_cache", "rows_per_block", "split", "split_combine"}, [](const Assignment& a) {
-                return a.s("weights") == "global" ||
-                       (a.s("row_cache") == "smem" && a.i("rows_per_block") == 1 &&
-                        (a.i("split") == 1 || a.s("split_combine") == "in_kernel"));
-              });
+    s.add(Parameter::categorical(
+        "weights", {"global", "smem"}, "global",
+        "weight vector read from global memory (L2) in the write pass, or the block's "
+        "segment copied into shared memory with its first row (shared-memory rows)"));
+    s.require(
+        "weights in shared memory: one shared-memory segment per block, no split unless combined "
+        "in the "
+        "kernel",
+        {"weights", "row_cache", "rows_per_block", "split", "split_combine"},
+        [](const Assignment& a) {
+          return a.s("weights") == "global" ||
+                 (a.s("row_cache") == "smem" && a.i("rows_per_block") == 1 &&
+                  (a.i("split") == 1 || a.s("split_combine") == "in_kernel"));
+        });
   }
   std::vector<std::string> smem_segment_knobs() const override { return {"weights"}; }
-  int extra_smem_segments(const Assignment& a) const override { return a.s("weights") == "smem" ? 1 : 0; }
+  int extra_smem_segments(const Assignment& a) const override {
+    return a.s("weights") == "smem" ? 1 : 0;
+  }
   std::vector<Config> on_chip_variants(const Config& c) const override {
     Config held = c;
     held.set("weights", std::string("smem"));
@@ -56,15 +62,20 @@ class RmsnormSpec final : public RowwiseSpec {
     // segments).
     if (hold_weights && (!k.row_in_smem || k.rows_per_block != 1 || (k.split != 1 && !k.linked)))
       throw std::invalid_argument(
-          "weights=smem needs row_cache=smem, rows_per_block=1, and split=1 or split_combine=in_kernel");
-    return "ktune_rw::rmsnorm_kernel<" + k.cfg + ", " + std::to_string(k.phase) + (hold_weights ? ", 1" : "") + ">";
+          "weights=smem needs row_cache=smem, rows_per_block=1, and split=1 or "
+          "split_combine=in_kernel");
+    return "ktune_rw::rmsnorm_kernel<" + k.cfg + ", " + std::to_string(k.phase) +
+           (hold_weights ? ", 1" : "") + ">";
   }
 
-  verify::ElementBound element_bound(verify::Precision output, long long n, const Problem&) const override {
+  verify::ElementBound element_bound(verify::Precision output, long long n,
+                                     const Problem&) const override {
     // The sum of squares errs by gamma_{n+1}, the mean, eps and the approximate
     // rsqrt add a few u (halved by the square root), two multiplies 2 u.
-    const double u_out = output == verify::Precision::fp32 ? verify::kFp32U : verify::unit_roundoff(output);
-    return {verify::underflow_floor(output), u_out + (1 + u_out) * verify::gamma(n + 16, verify::kFp32U), 0};
+    const double u_out =
+        output == verify::Precision::fp32 ? verify::kFp32U : verify::unit_roundoff(output);
+    return {verify::underflow_floor(output),
+            u_out + (1 + u_out) * verify::gamma(n + 16, verify::kFp32U), 0};
   }
   InputValues input_values(const Problem&) const override {
     InputValues v;

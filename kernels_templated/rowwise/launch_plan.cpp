@@ -97,7 +97,8 @@ class ConfigAssignment final : public Assignment {
   const Config& c_;
 };
 
-LaunchPlan column_plan(const RowwiseSpec& spec, const Problem& p, const Config& c, const PlanDevice&) {
+LaunchPlan column_plan(const RowwiseSpec& spec, const Problem& p, const Config& c,
+                       const PlanDevice&) {
   const std::string type = dtype_cuda_type(p.text("dtype"));
   const long long rows = p.integer("rows"), cols = p.integer("cols");
   const long long tx = c.integer("block_cols"), ty = c.integer("rows_per_block");
@@ -107,7 +108,8 @@ LaunchPlan column_plan(const RowwiseSpec& spec, const Problem& p, const Config& 
   plan.threads = static_cast<int>(tx * ty);
   plan.smem_bytes = ty > 1 ? static_cast<int>(ty * tx * vec * 4) : 0;
   KernelLaunch main;
-  main.name_expression = spec.column_kernel({type, p, tx, ty, vec, cache_code(c.text("cache")), unroll});
+  main.name_expression =
+      spec.column_kernel({type, p, tx, ty, vec, cache_code(c.text("cache")), unroll});
   main.grid_x = ceil_div(cols, tx * vec);
   main.grid_y = split;
   main.block = plan.threads;
@@ -135,15 +137,17 @@ long long resident_blocks(const PlanDevice& d, long long threads, long long smem
 
 }  // namespace
 
-int rowwise_static_smem(const RowwiseSpec& spec, long long threads_per_row, long long rows_per_block,
-                        const std::string& reduction) {
+int rowwise_static_smem(const RowwiseSpec& spec, long long threads_per_row,
+                        long long rows_per_block, const std::string& reduction) {
   const long long slots = reduction == "smem" ? rows_per_block * threads_per_row
                                               : rows_per_block * std::max<long long>(1, threads_per_row / 32);
   // Whole-row kernels add the cluster slot.
-  return static_cast<int>(slots * spec.reduction_slot_bytes()) + (spec.output() == RowOutput::whole_rows ? 16 : 0);
+  return static_cast<int>(slots * spec.reduction_slot_bytes()) +
+         (spec.output() == RowOutput::whole_rows ? 16 : 0);
 }
 
-LaunchPlan plan_launch(const RowwiseSpec& spec, const Problem& p, const Config& c, const PlanDevice& d) {
+LaunchPlan plan_launch(const RowwiseSpec& spec, const Problem& p, const Config& c,
+                       const PlanDevice& d) {
   if (spec.reduces_columns(p)) return column_plan(spec, p, c, d);
   // Rows held on chip (row_cache, cluster, split_combine) are knobs of whole-row families only.
   const bool whole_rows = spec.output() == RowOutput::whole_rows;
@@ -166,7 +170,8 @@ LaunchPlan plan_launch(const RowwiseSpec& spec, const Problem& p, const Config& 
   // split_combine=in_kernel: one cooperative kernel whose blocks exchange a
   // row's partials through global memory, in place of a stats kernel and an
   // apply kernel.
-  const std::string combine = whole_rows ? c.text_or("split_combine", "second_kernel") : "second_kernel";
+  const std::string combine =
+      whole_rows ? c.text_or("split_combine", "second_kernel") : "second_kernel";
   if (combine != "second_kernel" && combine != "in_kernel")
     throw std::invalid_argument("knob split_combine: unknown value '" + combine + "' (second_kernel|in_kernel)");
   const bool linked = combine == "in_kernel";
@@ -186,7 +191,9 @@ LaunchPlan plan_launch(const RowwiseSpec& spec, const Problem& p, const Config& 
   // the block's weight segment); the family's row_kernel checks the knob.
   const int extra_segments = hold == "smem" ? spec.extra_smem_segments(ConfigAssignment(c)) : 0;
   plan.dynamic_smem =
-      hold == "smem" ? static_cast<int>((rpb + extra_segments) * plan.seg_len * dtype_bytes(p.text("dtype"))) : 0;
+      hold == "smem"
+          ? static_cast<int>((rpb + extra_segments) * plan.seg_len * dtype_bytes(p.text("dtype")))
+          : 0;
   const long long vrows = rows * split;
   const long long needed = ceil_div(vrows, rpb);
   plan.resident_per_sm = resident_blocks(d, plan.threads, plan.smem_bytes + plan.dynamic_smem, hold == "smem");

@@ -78,7 +78,8 @@ constexpr int kRegistersPerSm = 65536;
 constexpr int kSharedRowRegisterFloor = 42;
 
 /// Static shared memory of a row-wise kernel (reduction slots; the cluster slot).
-int rowwise_static_smem(const RowwiseSpec& spec, long long threads_per_row, long long rows_per_block, const std::string& reduction);
+int rowwise_static_smem(const RowwiseSpec& spec, long long threads_per_row,
+                        long long rows_per_block, const std::string& reduction);
 
 /// The element types of the row-wise families: name, bytes, the CUDA type NVRTC sees.
 struct Dtype {
@@ -121,7 +122,8 @@ bool in_kernel_split_allowed(long long split, long long rows_per_block, long lon
 /// cluster that is not a power of two (the kernels shift and mask by it), or
 /// split_combine=in_kernel outside its conditions (split 2..32, one segment
 /// per block, no cluster, grid=persistent).
-LaunchPlan plan_launch(const RowwiseSpec& spec, const Problem& p, const Config& c, const PlanDevice& d);
+LaunchPlan plan_launch(const RowwiseSpec& spec, const Problem& p, const Config& c,
+                       const PlanDevice& d);
 
 /// Knob values as the templates number them (rowwise/common.cuh).
 int reduction_code(const std::string& reduction);  ///< shuffle 0, smem 1

@@ -44,7 +44,8 @@ std::string one_of(const Problem& p, const std::string& key, std::string fallbac
     if (!list.empty()) list += '|';
     list += a;
   }
-  throw ProblemError("problem key '" + key + "': unknown value '" + v + "' (expected " + list + ")");
+  throw ProblemError("problem key '" + key + "': unknown value '" + v + "' (expected " + list +
+                     ")");
 }
 
 double positive_real(const Problem& p, const ProblemParam& param) {
@@ -56,7 +57,8 @@ double positive_real(const Problem& p, const ProblemParam& param) {
       throw ProblemError("problem key '" + param.key + "' must be a number");
     }
   }
-  if (!(v > 0) || !std::isfinite(v)) throw ProblemError("problem key '" + param.key + "' must be > 0");
+  if (!(v > 0) || !std::isfinite(v))
+    throw ProblemError("problem key '" + param.key + "' must be > 0");
   return v;
 }
 
@@ -68,7 +70,8 @@ std::string help_of(const RowwiseSpec& spec) {
       continue;
     }
     help += "; " + param.key + "=";
-    for (std::size_t i = 0; i < param.choices.size(); ++i) help += (i ? "|" : "") + param.choices[i];
+    for (std::size_t i = 0; i < param.choices.size(); ++i)
+      help += (i ? "|" : "") + param.choices[i];
     help += " (" + param.choices.front() + ")";
   }
   return help;
@@ -92,9 +95,9 @@ std::string_view RowwiseFamily::name() const { return spec_.name(); }
 std::string_view RowwiseFamily::description() const { return spec_.description(); }
 
 std::vector<std::string> RowwiseFamily::template_files() const {
-  return {"rowwise/args.h",       "rowwise/common.cuh", "rowwise/elements.cuh",   "rowwise/loads.cuh",
-          "rowwise/cp_async.cuh", "rowwise/stores.cuh", "rowwise/reductions.cuh", "rowwise/rows.cuh",
-          spec_.kernel_file()};
+  return {"rowwise/args.h",         "rowwise/common.cuh",   "rowwise/elements.cuh",
+          "rowwise/loads.cuh",      "rowwise/cp_async.cuh", "rowwise/stores.cuh",
+          "rowwise/reductions.cuh", "rowwise/rows.cuh",     spec_.kernel_file()};
 }
 
 Problem RowwiseFamily::normalize(const Problem& p) const {
@@ -227,49 +230,58 @@ Space RowwiseFamily::space(const Problem& raw, const DeviceSpec& d) const {
     return s;
   }
   // Whole rows: held on chip (registers, shared memory, a cluster, a linked grid).
-  s.add(Parameter::categorical("row_cache", {"none", "registers", "smem"}, "none",
-                               "hold the segment in registers (fp32) or shared memory (input dtype, cp.async): "
-                               "one read; or read it again"));
-  s.add(Parameter::list("cluster", {std::int64_t{1}, std::int64_t{2}, std::int64_t{4}, std::int64_t{8}, std::int64_t{16}},
-                        std::int64_t{1},
-                        "blocks of a thread-block cluster sharing one row, one segment each (partials through "
-                        "distributed shared memory); 16 is a non-portable size"));
+  s.add(Parameter::categorical(
+      "row_cache", {"none", "registers", "smem"}, "none",
+      "hold the segment in registers (fp32) or shared memory (input dtype, cp.async): "
+      "one read; or read it again"));
+  s.add(Parameter::list(
+      "cluster",
+      {std::int64_t{1}, std::int64_t{2}, std::int64_t{4}, std::int64_t{8}, std::int64_t{16}},
+      std::int64_t{1},
+      "blocks of a thread-block cluster sharing one row, one segment each (partials through "
+      "distributed shared memory); 16 is a non-portable size"));
   s.require("a cluster block holds one segment of >= 1024 elements, no split",
             {"cluster", "split", "rows_per_block", "cols"}, [](const Assignment& a) {
-              return a.i("cluster") == 1 ||
-                     (a.i("split") == 1 && a.i("rows_per_block") == 1 && a.i("cols") >= a.i("cluster") * 1024);
+              return a.i("cluster") == 1 || (a.i("split") == 1 && a.i("rows_per_block") == 1 &&
+                                             a.i("cols") >= a.i("cluster") * 1024);
             });
-  s.require("cluster blocks each get a full segment", {"cluster", "threads_per_row", "vec", "cols", "split"},
-            [](const Assignment& a) {
+  s.require("cluster blocks each get a full segment",
+            {"cluster", "threads_per_row", "vec", "cols", "split"}, [](const Assignment& a) {
               return a.i("cluster") == 1 ||
-                     a.i("threads_per_row") <= next_pow2((cluster_seg_len_of(a) + a.i("vec") - 1) / a.i("vec"));
+                     a.i("threads_per_row") <=
+                         next_pow2((cluster_seg_len_of(a) + a.i("vec") - 1) / a.i("vec"));
             });
   // A row split over blocks that run at once can combine its partials in
   // the kernel (global memory and a per-row counter): one read of a held
   // segment, like a cluster, but over any SMs, not the few clusters that
   // fit a GPC (a cluster of 16 leaves 20 of the H200's 132 SMs idle).
-  s.add(Parameter::categorical("split_combine", {"second_kernel", "in_kernel"}, "second_kernel",
-                               "split rows: a stats kernel then an apply kernel; or one cooperative persistent "
-                               "kernel whose blocks exchange each row's partials through global memory"));
-  s.require("in-kernel combining: split 2..32, one segment per block, no cluster, a persistent grid",
-            {"split_combine", "split", "rows_per_block", "cluster", "grid"}, [](const Assignment& a) {
-              return a.s("split_combine") == "second_kernel" ||
-                     in_kernel_split_allowed(a.i("split"), a.i("rows_per_block"), a.i("cluster"),
-                                             a.s("grid") == "persistent");
-            });
+  s.add(Parameter::categorical(
+      "split_combine", {"second_kernel", "in_kernel"}, "second_kernel",
+      "split rows: a stats kernel then an apply kernel; or one cooperative persistent "
+      "kernel whose blocks exchange each row's partials through global memory"));
+  s.require(
+      "in-kernel combining: split 2..32, one segment per block, no cluster, a persistent grid",
+      {"split_combine", "split", "rows_per_block", "cluster", "grid"}, [](const Assignment& a) {
+        return a.s("split_combine") == "second_kernel" ||
+               in_kernel_split_allowed(a.i("split"), a.i("rows_per_block"), a.i("cluster"),
+                                       a.s("grid") == "persistent");
+      });
   // __launch_bounds__(threads) caps registers at 65536 / threads (64 for
   // 1024 threads); the held floats leave 32 for addresses and the reduction.
-  s.require("a register-held segment fits the per-thread register budget (<= 64 floats, 16 accesses)",
-            {"row_cache", "threads_per_row", "rows_per_block", "vec", "cols", "split", "cluster"},
-            [](const Assignment& a) {
-              if (a.s("row_cache") != "registers") return true;
-              const long long chunks = register_chunks(cluster_seg_len_of(a), a.i("threads_per_row"), a.i("vec"));
-              const long long threads = a.i("threads_per_row") * a.i("rows_per_block");
-              const long long budget = std::min<long long>(64, 65536 / threads - 32);
-              return chunks <= 16 && chunks * a.i("vec") <= budget;
-            });
-  std::vector<std::string> smem_names = {"row_cache", "vec",   "dtype_bytes", "rows_per_block", "threads_per_row",
-                                         "cols",      "split", "cluster",     "reduction",      "smem_limit"};
+  s.require(
+      "a register-held segment fits the per-thread register budget (<= 64 floats, 16 accesses)",
+      {"row_cache", "threads_per_row", "rows_per_block", "vec", "cols", "split", "cluster"},
+      [](const Assignment& a) {
+        if (a.s("row_cache") != "registers") return true;
+        const long long chunks =
+            register_chunks(cluster_seg_len_of(a), a.i("threads_per_row"), a.i("vec"));
+        const long long threads = a.i("threads_per_row") * a.i("rows_per_block");
+        const long long budget = std::min<long long>(64, 65536 / threads - 32);
+        return chunks <= 16 && chunks * a.i("vec") <= budget;
+      });
+  std::vector<std::string> smem_names = {
+      "row_cache", "vec",   "dtype_bytes", "rows_per_block", "threads_per_row",
+      "cols",      "split", "cluster",     "reduction",      "smem_limit"};
   // The family's knobs come before the shared-memory budget, which counts
   // the segments they add (rmsnorm weights=smem: the weights).
   spec_.add_knobs(s);
@@ -278,17 +290,19 @@ Space RowwiseFamily::space(const Problem& raw, const DeviceSpec& d) const {
   // group, input dtype, and those a family knob adds) and its static shared
   // memory fit the opt-in limit.
   const RowwiseSpec& spec = spec_;
-  s.require("a shared-memory segment: accesses of >= 4 bytes, the block's segments within the shared-memory limit",
-            smem_names, [&spec](const Assignment& a) {
-              if (a.s("row_cache") != "smem") return true;
-              const long long segment_bytes = cluster_seg_len_of(a) * a.i("dtype_bytes");
-              const long long segments = a.i("rows_per_block") + spec.extra_smem_segments(a);
-              return a.i("vec") * a.i("dtype_bytes") >= 4 &&
-                     segments * segment_bytes +
-                             rowwise_static_smem(spec, a.i("threads_per_row"), a.i("rows_per_block"),
-                                                 a.s("reduction")) <=
-                         a.i("smem_limit");
-            });
+  s.require(
+      "a shared-memory segment: accesses of >= 4 bytes, the block's segments within the "
+      "shared-memory limit",
+      smem_names, [&spec](const Assignment& a) {
+        if (a.s("row_cache") != "smem") return true;
+        const long long segment_bytes = cluster_seg_len_of(a) * a.i("dtype_bytes");
+        const long long segments = a.i("rows_per_block") + spec.extra_smem_segments(a);
+        return a.i("vec") * a.i("dtype_bytes") >= 4 &&
+               segments * segment_bytes + rowwise_static_smem(spec, a.i("threads_per_row"),
+                                                              a.i("rows_per_block"),
+                                                              a.s("reduction")) <=
+                   a.i("smem_limit");
+      });
   s.require("unroll applies to streaming loops only", {"row_cache", "unroll"},
             [](const Assignment& a) { return a.s("row_cache") == "none" || a.i("unroll") == 1; });
   return s;
@@ -309,7 +323,8 @@ double RowwiseFamily::min_bytes(const Problem& p) const {
   // The input, the output and the column vector, each once.
   const double rows = static_cast<double>(p.integer("rows")), cols = static_cast<double>(p.integer("cols"));
   const double b = dtype_bytes(p.text("dtype"));
-  return b * (rows * cols + static_cast<double>(output_elements(spec_, p)) + (!spec_.column_vector().empty() ? cols : 0));
+  return b * (rows * cols + static_cast<double>(output_elements(spec_, p)) +
+              (!spec_.column_vector().empty() ? cols : 0));
 }
 
 WorkEstimate RowwiseFamily::estimate(const Problem& raw, const Config& c, const DeviceSpec& d) const {
@@ -425,7 +440,8 @@ KernelSource RowwiseFamily::source(const Problem& raw, const Config& c) const {
 
 const RowwiseFamily& find_rowwise_family(std::string_view name) {
   const auto* family = dynamic_cast<const RowwiseFamily*>(&find_family(name));
-  if (!family) throw std::invalid_argument("kernel family '" + std::string(name) + "' is not row-wise");
+  if (!family)
+    throw std::invalid_argument("kernel family '" + std::string(name) + "' is not row-wise");
   return *family;
 }
 

@@ -136,7 +136,8 @@ class RowwiseSpec {
   // ---- verification (the GPU harness)
   /// The error allowed of one output element against the fp64 reference;
   /// n is the reduction length (cols, or rows for a column reduction).
-  virtual verify::ElementBound element_bound(verify::Precision output, long long n, const Problem& p) const = 0;
+  virtual verify::ElementBound element_bound(verify::Precision output, long long n,
+                                             const Problem& p) const = 0;
   /// The fp32 rel-L2 bound before widening for long accumulation chains.
   virtual double fp32_rel_l2(const Problem& p) const {
     (void)p;

@@ -13,7 +13,8 @@ template <typename Cfg, int PHASE>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) test_center_kernel(RowwiseArgs a) {
   using T = typename Cfg::T;
   constexpr int VEC = Cfg::VEC, TPR = Cfg::TPR, RPB = Cfg::RPB;
-  static_assert((PHASE != kCluster && PHASE != kLinked) || RPB == 1, "a block of a shared row holds one segment");
+  static_assert((PHASE != kCluster && PHASE != kLinked) || RPB == 1,
+                "a block of a shared row holds one segment");
   __shared__ ReduceStorage<float, RPB, TPR, Cfg::RED> red;
   constexpr bool kWholeRows = PHASE == kFused || PHASE == kCluster || PHASE == kLinked;
   // A persistent loop over segments held in shared memory loads the next
@@ -60,7 +61,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) test_center_ker
       }
     }
   });
-  if constexpr (PHASE == kCluster) cluster_sync();  // no block leaves while a peer still reads its slot
+  if constexpr (PHASE == kCluster)
+    cluster_sync();  // no block leaves while a peer still reads its slot
 }
 
 }  // namespace ktune_rw

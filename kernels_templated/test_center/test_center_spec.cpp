@@ -24,12 +24,14 @@ class TestCenterSpec final : public RowwiseSpec {
     return "ktune_rw::test_center_kernel<" + k.cfg + ", " + std::to_string(k.phase) + ">";
   }
 
-  verify::ElementBound element_bound(verify::Precision output, long long n, const Problem&) const override {
+  verify::ElementBound element_bound(verify::Precision output, long long n,
+                                     const Problem&) const override {
     // The fp32 sum errs by gamma_n times sum |x|, the division by u: the
     // mean errs by gamma_{n+1} times mean |x| (the magnitude the reference
     // writes per element); the subtraction by u of its result (and of the
     // mean's error: gamma_{n+2}), the output rounding by u_out.
-    const double u_out = output == verify::Precision::fp32 ? verify::kFp32U : verify::unit_roundoff(output);
+    const double u_out =
+        output == verify::Precision::fp32 ? verify::kFp32U : verify::unit_roundoff(output);
     return {verify::underflow_floor(output), u_out + (1 + u_out) * verify::kFp32U,
             (1 + u_out) * verify::gamma(n + 2, verify::kFp32U)};
   }

@@ -30,15 +30,20 @@ namespace {
 // The default, configurations with each feature (rows in registers, in
 // shared memory on a persistent grid, split over two kernels, a cluster,
 // split in the kernel) and a seeded sample.
-std::vector<Config> configs_of(const rowwise::RowwiseFamily& f, const Problem& p, const DeviceSpec& d) {
+std::vector<Config> configs_of(const rowwise::RowwiseFamily& f, const Problem& p,
+                               const DeviceSpec& d) {
   const Space s = f.space(p, d);
   std::vector<Config> out = s.sample(6, 20261206);
   out.push_back(f.default_config(p, d));
   const std::vector<Config> pool = s.sample(600, 7);
   const std::vector<std::function<bool(const Config&)>> wanted = {
       [](const Config& c) { return c.text("row_cache") == "registers"; },
-      [](const Config& c) { return c.text("row_cache") == "smem" && c.text("grid") == "persistent"; },
-      [](const Config& c) { return c.integer("split") > 1 && c.text("split_combine") == "second_kernel"; },
+      [](const Config& c) {
+        return c.text("row_cache") == "smem" && c.text("grid") == "persistent";
+      },
+      [](const Config& c) {
+        return c.integer("split") > 1 && c.text("split_combine") == "second_kernel";
+      },
       [](const Config& c) { return c.integer("cluster") > 1 && c.integer("cluster") <= 8; },
   };
   for (const auto& has : wanted)
@@ -84,7 +89,8 @@ TEST(FamilyTemplateGpu, SampledConfigurationsPassItsReference) {
       ASSERT_TRUE(cubin.ok()) << cubin.error();
       // Twice: a second run catches state the first left (partials, counters).
       for (int run = 0; run < 2; ++run) {
-        const rowwise::RunCheck r = rowwise::run_and_verify(*harness, configs[i], cubin.kernels(), stream);
+        const rowwise::RunCheck r =
+            rowwise::run_and_verify(*harness, configs[i], cubin.kernels(), stream);
         ASSERT_EQ(r.launch, cudaSuccess) << cudaGetErrorString(r.launch);
         EXPECT_TRUE(r.verification.passed) << r.verification.detail;
         EXPECT_EQ(static_cast<rowwise::RowwiseHarness&>(*harness).nonzero_counters(stream), 0);
@@ -99,9 +105,11 @@ TEST(FamilyTemplateGpu, SampledConfigurationsPassItsReference) {
 TEST(FamilyTemplateGpu, TheRuntimeCallsItEndToEnd) {
   REQUIRE_GPU();
   std::unique_ptr<Runtime> rt;
-  const CallStatus opened = Runtime::open(RuntimeOptions{}, &rt);  // no database: the family default
+  const CallStatus opened =
+      Runtime::open(RuntimeOptions{}, &rt);  // no database: the family default
   ASSERT_TRUE(opened.ok()) << opened.message();
-  for (const auto& [rows, cols] : std::vector<std::pair<long long, long long>>{{64, 4096}, {5, 1031}}) {
+  for (const auto& [rows, cols] :
+       std::vector<std::pair<long long, long long>>{{64, 4096}, {5, 1031}}) {
     SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols));
     gpu_suite::Bf16Buffer x(rows * cols, 11, -2, 2), y(rows * cols, 12);
     const RowwiseDesc desc{"test_center", rows, cols, DType::bf16};

@@ -39,7 +39,8 @@ TEST(FamilyTemplate, ItsDescriptorComesFromItsSpec) {
   EXPECT_DOUBLE_EQ(f.flops(p), 2.0 * 64 * 4096);
   EXPECT_DOUBLE_EQ(f.min_bytes(p), 2.0 * 2 * 64 * 4096);  // read once, written once
   const KernelSource s = f.source(p, f.default_config(p, *find_builtin_device("h200")));
-  EXPECT_NE(s.source.find("#include \"kernels_templated/test_center/test_center.cuh\""), std::string::npos);
+  EXPECT_NE(s.source.find("#include \"kernels_templated/test_center/test_center.cuh\""),
+            std::string::npos);
   ASSERT_FALSE(s.kernels.empty());
   EXPECT_EQ(s.kernels[0].rfind("ktune_rw::test_center_kernel<", 0), 0u) << s.kernels[0];
 }
@@ -60,8 +61,12 @@ TEST(FamilyTemplate, EveryPhaseCompilesToSm90) {
     const std::vector<Config> pool = s.sample(400, 5);
     const std::vector<std::function<bool(const Config&)>> wanted = {
         [](const Config& c) { return c.text("row_cache") == "registers"; },
-        [](const Config& c) { return c.text("row_cache") == "smem" && c.text("grid") == "persistent"; },
-        [](const Config& c) { return c.integer("split") > 1 && c.text("split_combine") == "second_kernel"; },
+        [](const Config& c) {
+          return c.text("row_cache") == "smem" && c.text("grid") == "persistent";
+        },
+        [](const Config& c) {
+          return c.integer("split") > 1 && c.text("split_combine") == "second_kernel";
+        },
         [](const Config& c) { return c.integer("cluster") > 1; },
     };
     for (const auto& has : wanted)
@@ -79,7 +84,8 @@ TEST(FamilyTemplate, EveryPhaseCompilesToSm90) {
       sources.push_back(f.source(p, c));
       labels.push_back(std::string(shape) + " " + c.key());
       // The plan's kernels are the source's, in launch order.
-      const rowwise::LaunchPlan plan = rowwise::plan_launch(f.spec(), p, c, rowwise::plan_device(d));
+      const rowwise::LaunchPlan plan =
+          rowwise::plan_launch(f.spec(), p, c, rowwise::plan_device(d));
       ASSERT_EQ(plan.kernels.size(), sources.back().kernels.size());
     }
   }

@@ -27,7 +27,8 @@ TEST(FamilyTemplateRuntime, TheTypedCallsAreTheGenericCall) {
   EXPECT_TRUE(generic == rt::key_of(RmsnormDesc{64, 4096, DType::bf16, 1e-6}));
   // reduce's parameters: axis (last 0, rows 1), then op (sum 0, max 1).
   ASSERT_TRUE(rt::key_of(RowwiseDesc{"reduce", 8, 512, DType::fp32, {1, 1}, 2}, &generic).ok());
-  EXPECT_TRUE(generic == rt::key_of(ReduceDesc{8, 512, DType::fp32, ReduceOp::max, ReduceAxis::rows}));
+  EXPECT_TRUE(generic ==
+              rt::key_of(ReduceDesc{8, 512, DType::fp32, ReduceOp::max, ReduceAxis::rows}));
   EXPECT_EQ(rt::problem_of(generic).key(), "axis=rows,cols=512,dtype=fp32,op=max,rows=8");
   ASSERT_TRUE(rt::key_of(RowwiseDesc{"softmax", 8, 512, DType::fp16}, &generic).ok());
   EXPECT_TRUE(generic == rt::key_of(SoftmaxDesc{8, 512, DType::fp16}));
@@ -42,7 +43,9 @@ TEST(FamilyTemplateRuntime, TheTestFamilyRunsItsDefaultThroughTheRuntime) {
   EXPECT_EQ(e.family, "test_center");
   EXPECT_EQ(e.problem, "cols=4096,dtype=bf16,rows=64");
   EXPECT_EQ(e.how, "default");
-  EXPECT_TRUE(find_family("test_center").space(Problem::parse(e.problem), h200()).is_valid(Config::parse(e.config)));
+  EXPECT_TRUE(find_family("test_center")
+                  .space(Problem::parse(e.problem), h200())
+                  .is_valid(Config::parse(e.config)));
   ASSERT_TRUE(rt->rowwise(d, fake_ptr(0), nullptr, fake_ptr(2), nullptr).ok());
   ASSERT_EQ(log->launches.size(), 1u);
   EXPECT_EQ(log->launches[0].family->name(), "test_center");
@@ -50,16 +53,20 @@ TEST(FamilyTemplateRuntime, TheTestFamilyRunsItsDefaultThroughTheRuntime) {
   // It reads no column vector; a missing input is an error, not a launch.
   const CallStatus s = rt->rowwise(d, nullptr, nullptr, fake_ptr(2), nullptr);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("test_center: a null input or output pointer"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("test_center: a null input or output pointer"), std::string::npos)
+      << s.message();
   // rmsnorm through the generic call needs its weight.
-  const CallStatus w = rt->rowwise({"rmsnorm", 64, 4096, DType::bf16}, fake_ptr(0), nullptr, fake_ptr(2), nullptr);
+  const CallStatus w =
+      rt->rowwise({"rmsnorm", 64, 4096, DType::bf16}, fake_ptr(0), nullptr, fake_ptr(2), nullptr);
   ASSERT_FALSE(w.ok());
-  EXPECT_NE(w.message().find("rmsnorm: the weight is a null pointer"), std::string::npos) << w.message();
+  EXPECT_NE(w.message().find("rmsnorm: the weight is a null pointer"), std::string::npos)
+      << w.message();
   EXPECT_EQ(log->launches.size(), 1u);
 }
 
 TEST(FamilyTemplateRuntime, TheTestFamilysMeasuredConfigurationIsLookedUp) {
-  const fs::path path = fs::temp_directory_path() / ("ktune_family_template_rt_" + std::to_string(::getpid()) + ".db");
+  const fs::path path = fs::temp_directory_path() /
+                        ("ktune_family_template_rt_" + std::to_string(::getpid()) + ".db");
   fs::remove(path);
   const KernelFamily& f = find_family("test_center");
   const Problem p = parse_problem(f, "rows=64,cols=4096,dtype=bf16");
@@ -75,7 +82,8 @@ TEST(FamilyTemplateRuntime, TheTestFamilysMeasuredConfigurationIsLookedUp) {
       r.time.median_s = i == 1 ? 1e-5 : 2e-5;  // the second is the best
       results.push_back(r);
     }
-    store.record({h200(), "test_center", family_source_hash(f, p, h200()), p, f.shape_keys(), f.shape_class(p)},
+    store.record({h200(), "test_center", family_source_hash(f, p, h200()), p, f.shape_keys(),
+                  f.shape_class(p)},
                  results, Provenance{});
   }
   auto lookup = std::make_shared<const Lookup>(Lookup::open(path.string()));

@@ -125,7 +125,8 @@ TEST(RuntimeErrors, AGenericRowwiseCallRefusesWhatItCannotName) {
   rt::CallKey key;
   CallStatus s = rt::key_of(RowwiseDesc{"no_such_family", 8, 256, DType::bf16}, &key);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("unknown kernel family 'no_such_family' (known: "), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("unknown kernel family 'no_such_family' (known: "), std::string::npos)
+      << s.message();
   s = rt::key_of(RowwiseDesc{"gemm", 8, 256, DType::bf16}, &key);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("'gemm' is not row-wise"), std::string::npos) << s.message();
@@ -133,7 +134,8 @@ TEST(RuntimeErrors, AGenericRowwiseCallRefusesWhatItCannotName) {
   ASSERT_FALSE(s.ok());
   s = rt::key_of(RowwiseDesc{"softmax", 8, 256, DType::bf16, {1.0}, 1}, &key);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("softmax: 1 parameters given, the family has 0"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("softmax: 1 parameters given, the family has 0"), std::string::npos)
+      << s.message();
 
   // reduce's op (its second parameter) has two choices: index 2 is refused
   // when the shape is prepared.
@@ -144,7 +146,8 @@ TEST(RuntimeErrors, AGenericRowwiseCallRefusesWhatItCannotName) {
   Explanation e;
   s = d.explain(key, &e);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("problem key 'op': no choice 2 (expected 0..1)"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("problem key 'op': no choice 2 (expected 0..1)"), std::string::npos)
+      << s.message();
   EXPECT_TRUE(log->launches.empty());
 }
 

@@ -12,8 +12,8 @@
 #include <random>
 #include <vector>
 
-#include "kernels_templated/verify/report.hpp"
 #include "kernels_templated/rowwise/rowwise_family.hpp"
+#include "kernels_templated/verify/report.hpp"
 #include "kernels_templated/verify/tolerance.hpp"
 
 using namespace ktune::verify;
@@ -22,7 +22,8 @@ namespace {
 
 // A row-wise family's own element bound (its RowwiseSpec).
 ElementBound family_bound(const char* family, Precision output, long long n) {
-  return ktune::rowwise::find_rowwise_family(family).spec().element_bound(output, n, ktune::Problem{});
+  return ktune::rowwise::find_rowwise_family(family).spec().element_bound(output, n,
+                                                                          ktune::Problem{});
 }
 
 constexpr double kInf = std::numeric_limits<double>::infinity();

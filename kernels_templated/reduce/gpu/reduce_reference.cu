@@ -7,8 +7,8 @@ namespace {
 
 using namespace rowwise;
 
-__global__ void reduce_rows_reference(bool is_max, const void* x, DType t, long long rows, long long cols, double* ref,
-                                      double* mag) {
+__global__ void reduce_rows_reference(bool is_max, const void* x, DType t, long long rows,
+                                      long long cols, double* ref, double* mag) {
   for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
     const long long off = row * cols;
     double acc = is_max ? -INFINITY : 0.0, abs_sum = 0;
@@ -25,8 +25,8 @@ __global__ void reduce_rows_reference(bool is_max, const void* x, DType t, long 
 }
 
 // One thread per column, rows walked in order (coalesced across columns).
-__global__ void reduce_cols_reference(bool is_max, const void* x, DType t, long long rows, long long cols, double* ref,
-                                      double* mag) {
+__global__ void reduce_cols_reference(bool is_max, const void* x, DType t, long long rows,
+                                      long long cols, double* ref, double* mag) {
   for (long long c = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; c < cols;
        c += static_cast<long long>(gridDim.x) * blockDim.x) {
     double acc = is_max ? -INFINITY : 0.0, abs_sum = 0;
@@ -45,11 +45,11 @@ __global__ void reduce_cols_reference(bool is_max, const void* x, DType t, long 
 cudaError_t reduce_rowwise_reference(const rowwise::ReferenceCall& c) {
   const bool is_max = c.variant == 1;
   if (c.columns)
-    reduce_cols_reference<<<blocks_for(c.cols, 65536), kThreads, 0, c.stream>>>(is_max, c.x, c.dtype, c.rows, c.cols,
-                                                                                c.ref, c.mag);
+    reduce_cols_reference<<<blocks_for(c.cols, 65536), kThreads, 0, c.stream>>>(
+        is_max, c.x, c.dtype, c.rows, c.cols, c.ref, c.mag);
   else
-    reduce_rows_reference<<<row_blocks(c.rows), kThreads, 0, c.stream>>>(is_max, c.x, c.dtype, c.rows, c.cols, c.ref,
-                                                                         c.mag);
+    reduce_rows_reference<<<row_blocks(c.rows), kThreads, 0, c.stream>>>(
+        is_max, c.x, c.dtype, c.rows, c.cols, c.ref, c.mag);
   return cudaGetLastError();
 }
 

@@ -7,8 +7,8 @@ namespace {
 
 using namespace rowwise;
 
-__global__ void rmsnorm_reference(const void* x, const void* w, DType t, long long rows, long long cols, double eps,
-                                  double* ref) {
+__global__ void rmsnorm_reference(const void* x, const void* w, DType t, long long rows,
+                                  long long cols, double eps, double* ref) {
   for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
     const long long off = row * cols;
     double ss = 0;
@@ -26,7 +26,8 @@ __global__ void rmsnorm_reference(const void* x, const void* w, DType t, long lo
 }  // namespace
 
 cudaError_t rmsnorm_rowwise_reference(const rowwise::ReferenceCall& c) {
-  rmsnorm_reference<<<row_blocks(c.rows), kThreads, 0, c.stream>>>(c.x, c.w, c.dtype, c.rows, c.cols, c.scalar, c.ref);
+  rmsnorm_reference<<<row_blocks(c.rows), kThreads, 0, c.stream>>>(c.x, c.w, c.dtype, c.rows,
+                                                                   c.cols, c.scalar, c.ref);
   return cudaGetLastError();
 }
 

@@ -15,9 +15,12 @@ constexpr int kThreads = 256;
 
 __device__ inline double load_as_double(const void* p, DType t, long long i) {
   switch (t) {
-    case DType::fp32: return static_cast<const float*>(p)[i];
-    case DType::bf16: return __bfloat162float(static_cast<const __nv_bfloat16*>(p)[i]);
-    case DType::fp16: return __half2float(static_cast<const __half*>(p)[i]);
+    case DType::fp32:
+      return static_cast<const float*>(p)[i];
+    case DType::bf16:
+      return __bfloat162float(static_cast<const __nv_bfloat16*>(p)[i]);
+    case DType::fp16:
+      return __half2float(static_cast<const __half*>(p)[i]);
   }
   return 0;
 }
@@ -29,7 +32,8 @@ __device__ inline double block_reduce(double v, bool is_max) {
   __syncthreads();
   for (int half = kThreads / 2; half > 0; half >>= 1) {
     if (threadIdx.x < half)
-      buf[threadIdx.x] = is_max ? fmax(buf[threadIdx.x], buf[threadIdx.x + half]) : buf[threadIdx.x] + buf[threadIdx.x + half];
+      buf[threadIdx.x] = is_max ? fmax(buf[threadIdx.x], buf[threadIdx.x + half])
+                                : buf[threadIdx.x] + buf[threadIdx.x + half];
     __syncthreads();
   }
   double r = buf[0];
@@ -44,6 +48,8 @@ inline unsigned blocks_for(long long n, unsigned cap) {
 }
 
 /// Blocks of a one-block-per-row reference (grid-stride over rows).
-inline unsigned row_blocks(long long rows) { return static_cast<unsigned>(rows < 65536 ? rows : 65536); }
+inline unsigned row_blocks(long long rows) {
+  return static_cast<unsigned>(rows < 65536 ? rows : 65536);
+}
 
 }  // namespace ktune::rowwise

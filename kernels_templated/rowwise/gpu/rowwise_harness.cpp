@@ -36,7 +36,8 @@ long long max_workspace_floats(const RowwiseSpec& spec, const Problem& p) {
 
 }  // namespace
 
-RowwiseHarness::RowwiseHarness(const RowwiseSpec& spec, ReferenceFn reference) : spec_(spec), reference_(reference) {}
+RowwiseHarness::RowwiseHarness(const RowwiseSpec& spec, ReferenceFn reference)
+    : spec_(spec), reference_(reference) {}
 
 RowwiseHarness::~RowwiseHarness() { release(); }
 
@@ -54,7 +55,9 @@ void RowwiseHarness::release() {
   scratch_ = nullptr;
 }
 
-long long RowwiseHarness::output_elements() const { return rowwise::output_elements(spec_, problem_); }
+long long RowwiseHarness::output_elements() const {
+  return rowwise::output_elements(spec_, problem_);
+}
 
 long long RowwiseHarness::accumulation_chain(const Config& config) const {
   try {
@@ -135,7 +138,8 @@ void RowwiseHarness::prepare(const Problem& raw, std::uint64_t seed) {
         "allocate workspace");
   // Column groups of a column reduction: at most one per column; a whole row
   // combined in the kernel (split_combine=in_kernel): one per row.
-  counter_count_ = spec_.reduces_columns(problem_) ? cols : (spec_.output() == RowOutput::whole_rows ? rows : 1);
+  counter_count_ =
+      spec_.reduces_columns(problem_) ? cols : (spec_.output() == RowOutput::whole_rows ? rows : 1);
   check(cudaMalloc(reinterpret_cast<void**>(&counters_), counter_count_ * sizeof(unsigned)),
         "allocate counters");
   check(cudaMemset(counters_, 0, counter_count_ * sizeof(unsigned)), "zero counters");
@@ -153,7 +157,8 @@ void RowwiseHarness::prepare(const Problem& raw, std::uint64_t seed) {
   check(fill_uniform(x_, dtype_, n, values.lo, values.hi, seed, nullptr), "fill input");
   if (!spec_.column_vector().empty()) {
     check(cudaMalloc(&w_, cols * elem_bytes_), "allocate column vector");
-    check(fill_uniform(w_, dtype_, cols, values.w_lo, values.w_hi, seed ^ 0x5eedULL, nullptr), "fill column vector");
+    check(fill_uniform(w_, dtype_, cols, values.w_lo, values.w_hi, seed ^ 0x5eedULL, nullptr),
+          "fill column vector");
   }
   const bool columns = spec_.reduces_columns(problem_);
   // Edge inputs: -inf rows only where the answer is defined by them (softmax,
@@ -161,8 +166,8 @@ void RowwiseHarness::prepare(const Problem& raw, std::uint64_t seed) {
   float equal_value = 0.75f;
   if (values.sums_inputs && dtype_ == DType::fp16)
     while (equal_value * static_cast<float>(reduction_length()) > 32768.f) equal_value *= 0.5f;
-  check(fill_edge(x_edge_, dtype_, rows, cols, columns, values.minus_inf, equal_value, values.lo, values.hi,
-                  seed ^ 0xed9eULL, nullptr),
+  check(fill_edge(x_edge_, dtype_, rows, cols, columns, values.minus_inf, equal_value, values.lo,
+                  values.hi, seed ^ 0xed9eULL, nullptr),
         "fill edge input");
   if (values.magnitude) {
     check(cudaMalloc(reinterpret_cast<void**>(&mag_), output_elements() * sizeof(double)),
@@ -196,8 +201,9 @@ cudaError_t RowwiseHarness::launch(const Config& config, std::span<const cudaKer
   } catch (const std::exception&) {
     return cudaErrorInvalidValue;
   }
-  const RowwiseCall call{active_ == 0 ? x_ : x_edge_, w_, y_, problem_.integer("rows"), problem_.integer("cols"),
-                         kernel_scalar(spec_, problem_)};
+  const RowwiseCall call{
+      active_ == 0 ? x_ : x_edge_,   w_, y_, problem_.integer("rows"), problem_.integer("cols"),
+      kernel_scalar(spec_, problem_)};
   return launcher_.launch(plan, call, {ws_, ws_floats_, counters_, counter_count_}, kernels, stream);
 }
 

@@ -20,11 +20,12 @@ struct ReferenceCall {
   const void* w = nullptr;  ///< the column vector (RowwiseSpec::column_vector), else null
   DType dtype = DType::fp32;
   long long rows = 0, cols = 0;
-  bool columns = false;  ///< reduced over the rows (RowwiseSpec::reduces_columns): cols outputs
-  double scalar = 0;     ///< the family's real parameter (rmsnorm's eps), else 0
-  int variant = 0;       ///< RowwiseSpec::reference_variant (reduce: 1 for max)
-  double* ref = nullptr; ///< one value per output (launch_plan.hpp output_elements)
-  double* mag = nullptr; ///< with InputValues::magnitude: the bound's magnitude per output, else null
+  bool columns = false;   ///< reduced over the rows (RowwiseSpec::reduces_columns): cols outputs
+  double scalar = 0;      ///< the family's real parameter (rmsnorm's eps), else 0
+  int variant = 0;        ///< RowwiseSpec::reference_variant (reduce: 1 for max)
+  double* ref = nullptr;  ///< one value per output (launch_plan.hpp output_elements)
+  double* mag =
+      nullptr;  ///< with InputValues::magnitude: the bound's magnitude per output, else null
   cudaStream_t stream = nullptr;
 };
 /// A family's fp64 reference, `<family>/gpu/<family>_reference.cu`

@@ -7,8 +7,8 @@ namespace {
 
 using namespace rowwise;
 
-__global__ void test_center_reference(const void* x, DType t, long long rows, long long cols, double* ref,
-                                      double* mag) {
+__global__ void test_center_reference(const void* x, DType t, long long rows, long long cols,
+                                      double* ref, double* mag) {
   for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
     const long long off = row * cols;
     double sum = 0, abs_sum = 0;
@@ -29,7 +29,8 @@ __global__ void test_center_reference(const void* x, DType t, long long rows, lo
 }  // namespace
 
 cudaError_t test_center_rowwise_reference(const rowwise::ReferenceCall& c) {
-  test_center_reference<<<row_blocks(c.rows), kThreads, 0, c.stream>>>(c.x, c.dtype, c.rows, c.cols, c.ref, c.mag);
+  test_center_reference<<<row_blocks(c.rows), kThreads, 0, c.stream>>>(c.x, c.dtype, c.rows, c.cols,
+                                                                       c.ref, c.mag);
   return cudaGetLastError();
 }
 
