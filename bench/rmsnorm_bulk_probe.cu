@@ -33,7 +33,7 @@
 namespace ktune {
 // The rmsnorm family's fp64 reference (kernels_templated/rmsnorm/gpu/).
 cudaError_t rmsnorm_rowwise_reference(const rowwise::ReferenceCall& call);
-// Its element bound for bf16 rows of `cols` (rmsnorm_bulk_probe_bound.cpp).
+// Its element bound for bf16 rows of `cols` (rmsnorm_bulk_probe_host.cpp).
 verify::ElementBound rmsnorm_bf16_bound(long long cols);
 }  // namespace ktune
 
