@@ -60,6 +60,19 @@ ReduceDesc reduce_of(const ktune_rowwise_desc& d) {
           static_cast<ReduceAxis>(d.axis)};
 }
 
+// A choice parameter's index must name one of the family's choices: a bad
+// one is the caller's argument, as a bad enum of the typed calls is.
+void check_choices(const RowwiseDesc& r) {
+  const auto& params = rowwise::find_rowwise_family(r.family ? r.family : "").spec().params();
+  for (int i = 0; i < r.param_count && i < static_cast<int>(params.size()); ++i) {
+    const auto& choices = params[static_cast<std::size_t>(i)].choices;
+    const double v = r.params[static_cast<std::size_t>(i)];
+    if (!choices.empty() && !(v >= 0 && v < static_cast<double>(choices.size()) && v == static_cast<int>(v)))
+      throw std::invalid_argument(std::string(r.family) + ": unknown " + params[static_cast<std::size_t>(i)].key +
+                                  " " + std::to_string(v));
+  }
+}
+
 RowwiseDesc rowwise_of(const ktune_rowwise_family_desc& d) {
   RowwiseDesc r;
   r.family = d.family;
@@ -69,6 +82,7 @@ RowwiseDesc rowwise_of(const ktune_rowwise_family_desc& d) {
     throw std::invalid_argument("n_params " + std::to_string(d.n_params) + " is outside 0..4");
   std::copy(d.params, d.params + d.n_params, r.params.begin());
   r.param_count = d.n_params;
+  check_choices(r);
   return r;
 }
 
@@ -93,6 +107,7 @@ RowwiseDesc rowwise_of(const std::string& family, const ktune_rowwise_desc& d) {
                                   "' is not in ktune_rowwise_desc (use ktune_explain_rowwise)");
     r.params[static_cast<std::size_t>(r.param_count++)] = v;
   }
+  check_choices(r);
   return r;
 }
 
@@ -207,9 +222,7 @@ ktune_status ktune_explain(ktune_runtime* runtime, const char* family, const voi
     if (f == "gemm") {
       s = r.explain(gemm_of(desc_of<ktune_gemm_desc>(desc)), &e);
     } else {
-      const ktune_rowwise_desc& d = desc_of<ktune_rowwise_desc>(desc);
-      if (f == "reduce") reduce_of(d);  // checks op and axis as ktune_reduce does
-      s = r.explain(rowwise_of(f, d), &e);
+      s = r.explain(rowwise_of(f, desc_of<ktune_rowwise_desc>(desc)), &e);
     }
     if (!s) return status_of(s);
     *json_out = copy_out(json_of(e));

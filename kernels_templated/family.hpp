@@ -90,8 +90,9 @@ class KernelFamily {
   virtual KernelSource source(const Problem& p, const Config& c) const = 0;
 };
 
-/// Set to 1, this environment variable also registers the engine's test
-/// families (test_faulty, a kernel with deliberate faults): the test suites set
+/// Set to 1, this environment variable also registers the test families of
+/// families.def (test_faulty, a kernel with deliberate faults; test_center,
+/// the template of a row-wise family): the test suites set
 /// it, and the processes they start inherit it. Users never need it, so
 /// `ktune tune --help` lists only the real families.
 inline constexpr const char* kTestFamiliesEnv = "KTUNE_TEST_FAMILIES";
