@@ -67,9 +67,11 @@ void check_choices(const RowwiseDesc& r) {
   for (int i = 0; i < r.param_count && i < static_cast<int>(params.size()); ++i) {
     const auto& choices = params[static_cast<std::size_t>(i)].choices;
     const double v = r.params[static_cast<std::size_t>(i)];
-    if (!choices.empty() && !(v >= 0 && v < static_cast<double>(choices.size()) && v == static_cast<int>(v)))
-      throw std::invalid_argument(std::string(r.family) + ": unknown " + params[static_cast<std::size_t>(i)].key +
-                                  " " + std::to_string(v));
+    if (!choices.empty() &&
+        !(v >= 0 && v < static_cast<double>(choices.size()) && v == static_cast<int>(v)))
+      throw std::invalid_argument(std::string(r.family) + ": unknown " +
+                                  params[static_cast<std::size_t>(i)].key + " " +
+                                  std::to_string(v));
   }
 }
 
