@@ -30,6 +30,13 @@
 #include "bench/probe_timing.hpp"
 #include "kernels_templated/rowwise/gpu/rowwise_reference.hpp"
 
+namespace ktune {
+// The rmsnorm family's fp64 reference (kernels_templated/rmsnorm/gpu/).
+cudaError_t rmsnorm_rowwise_reference(const rowwise::ReferenceCall& call);
+// Its element bound for bf16 rows of `cols` (rmsnorm_bulk_probe_host.cpp).
+verify::ElementBound rmsnorm_bf16_bound(long long cols);
+}  // namespace ktune
+
 namespace {
 
 constexpr int kCols = 4096;
@@ -178,11 +185,11 @@ bool run_config(const Buffers& b, int sms, double copy_gbs) {
   KTUNE_PROBE_CHECK(cudaMemset(b.y, 0xff, elems * 2));  // the harnesses' poison pattern
   kernel<<<grid, WARPS * 32, smem>>>(b.x, b.w, b.y, b.rows, kEps);
   KTUNE_PROBE_CHECK(cudaGetLastError());
-  // The rmsnorm family's element bound (kernels_templated/verify/tolerance.hpp).
+  // The rmsnorm family's element bound (its RowwiseSpec).
   ktune::verify::CheckStats stats;
-  KTUNE_PROBE_CHECK(ktune::rowwise::check_outputs(b.y, ktune::rowwise::DType::bf16, b.ref, nullptr, elems, kCols, true,
-                                                  ktune::verify::rmsnorm_bound(ktune::verify::Precision::bf16, kCols),
-                                                  b.scratch, stats, nullptr));
+  KTUNE_PROBE_CHECK(ktune::rowwise::check_outputs(
+      b.y, ktune::rowwise::DType::bf16, b.ref, nullptr, elems, kCols, true,
+      ktune::rmsnorm_bf16_bound(kCols), b.scratch, stats, nullptr));
   if (stats.non_finite || stats.unwritten || stats.first_bad >= 0) {
     std::printf("| %d | %d | %s | %d x %d | WRONG: %lld non-finite, %lld unwritten, first bad element %lld |\n",
                 WARPS, DEPTH, STREAM ? "cs" : "wb", grid, WARPS * 32, stats.non_finite, stats.unwritten,
@@ -232,7 +239,15 @@ int main(int argc, char** argv) {
   KTUNE_PROBE_CHECK(cudaMalloc(&b.scratch, sizeof(rw::CompareStats)));
   KTUNE_PROBE_CHECK(rw::fill_uniform(b.x, rw::DType::bf16, static_cast<long long>(elems), -1, 1, 2026, nullptr));
   KTUNE_PROBE_CHECK(rw::fill_uniform(b.w, rw::DType::bf16, kCols, -1, 1, 2027, nullptr));
-  KTUNE_PROBE_CHECK(rw::reference_rows(rw::RefKind::rmsnorm, b.x, b.w, rw::DType::bf16, rows, kCols, kEps, b.ref, nullptr));
+  rw::ReferenceCall reference;
+  reference.x = b.x;
+  reference.w = b.w;
+  reference.dtype = rw::DType::bf16;
+  reference.rows = rows;
+  reference.cols = kCols;
+  reference.scalar = kEps;
+  reference.ref = b.ref;
+  KTUNE_PROBE_CHECK(ktune::rmsnorm_rowwise_reference(reference));
 
   // A copy kernel over the same bytes as the rmsnorm: what a kernel of 16-byte accesses reaches.
   const long long vecs = static_cast<long long>(elems * 2 / 16);

@@ -1,12 +1,14 @@
 // The C ABI's calls: ktune::Runtime opened once, each family called on raw
 // device pointers and a stream. No allocation and no exception on the call
 // path beyond the runtime's own.
+#include <algorithm>
 #include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "capi/capi_status.hpp"
+#include "kernels_templated/rowwise/rowwise_family.hpp"
 #include "runtime/ktune_runtime.hpp"
 
 struct ktune_runtime {
@@ -56,6 +58,65 @@ ReduceDesc reduce_of(const ktune_rowwise_desc& d) {
     throw std::invalid_argument("unknown reduce axis " + std::to_string(d.axis));
   return {d.rows, d.cols, dtype_of(d.dtype), static_cast<ReduceOp>(d.op),
           static_cast<ReduceAxis>(d.axis)};
+}
+
+// A choice parameter's index must name one of the family's choices: a bad
+// one is the caller's argument, as a bad enum of the typed calls is.
+void check_choices(const RowwiseDesc& r) {
+  const auto& params = rowwise::find_rowwise_family(r.family ? r.family : "").spec().params();
+  for (int i = 0; i < r.param_count && i < static_cast<int>(params.size()); ++i) {
+    const auto& choices = params[static_cast<std::size_t>(i)].choices;
+    const double v = r.params[static_cast<std::size_t>(i)];
+    if (!choices.empty() &&
+        !(v >= 0 && v < static_cast<double>(choices.size()) && v == static_cast<int>(v)))
+      throw std::invalid_argument(std::string(r.family) + ": unknown " +
+                                  params[static_cast<std::size_t>(i)].key + " " +
+                                  std::to_string(v));
+  }
+}
+
+RowwiseDesc rowwise_of(const ktune_rowwise_family_desc& d) {
+  RowwiseDesc r;
+  r.family = d.family;
+  r.rows = d.rows, r.cols = d.cols;
+  r.dtype = dtype_of(d.dtype);
+  if (d.n_params < 0 || d.n_params > static_cast<int>(r.params.size()))
+    throw std::invalid_argument("n_params " + std::to_string(d.n_params) + " is outside 0..4");
+  std::copy(d.params, d.params + d.n_params, r.params.begin());
+  r.param_count = d.n_params;
+  check_choices(r);
+  return r;
+}
+
+// ktune_explain's row-wise descriptor: its fields eps, op and axis fill the
+// family's problem keys of those names; a family with any other key is
+// explained through ktune_explain_rowwise.
+RowwiseDesc rowwise_of(const std::string& family, const ktune_rowwise_desc& d) {
+  RowwiseDesc r;
+  r.family = family.c_str();
+  r.rows = d.rows, r.cols = d.cols;
+  r.dtype = dtype_of(d.dtype);
+  for (const rowwise::ProblemParam& param : rowwise::find_rowwise_family(family).spec().params()) {
+    double v = 0;
+    if (param.key == "eps")
+      v = d.eps;
+    else if (param.key == "op")
+      v = d.op;
+    else if (param.key == "axis")
+      v = d.axis;
+    else
+      throw std::invalid_argument(family + ": problem key '" + param.key +
+                                  "' is not in ktune_rowwise_desc (use ktune_explain_rowwise)");
+    r.params[static_cast<std::size_t>(r.param_count++)] = v;
+  }
+  check_choices(r);
+  return r;
+}
+
+std::string json_of(const Explanation& e) {
+  return nlohmann::json{
+      {"family", e.family}, {"problem", e.problem}, {"config", e.config}, {"how", e.how}}
+      .dump();
 }
 
 // A runtime's status: its message says what is wrong with the call.
@@ -141,6 +202,15 @@ ktune_status ktune_reduce(ktune_runtime* runtime, const ktune_rowwise_desc* desc
   });
 }
 
+ktune_status ktune_rowwise(ktune_runtime* runtime, const ktune_rowwise_family_desc* desc,
+                           const void* x, const void* w, void* y, void* stream) {
+  return guard([&] {
+    return status_of(
+        runtime_of(runtime).rowwise(rowwise_of(desc_of<ktune_rowwise_family_desc>(desc)), x, w, y,
+                                    static_cast<cudaStream_t>(stream)));
+  });
+}
+
 ktune_status ktune_explain(ktune_runtime* runtime, const char* family, const void* desc,
                            char** json_out) {
   return guard([&] {
@@ -149,22 +219,28 @@ ktune_status ktune_explain(ktune_runtime* runtime, const char* family, const voi
     Runtime& r = runtime_of(runtime);
     Explanation e;
     CallStatus s;
-    if (f == "gemm")
+    // Anything but gemm must be a registered row-wise family (else
+    // find_family's error names the known ones).
+    if (f == "gemm") {
       s = r.explain(gemm_of(desc_of<ktune_gemm_desc>(desc)), &e);
-    else if (f == "rmsnorm")
-      s = r.explain(rmsnorm_of(desc_of<ktune_rowwise_desc>(desc)), &e);
-    else if (f == "softmax")
-      s = r.explain(softmax_of(desc_of<ktune_rowwise_desc>(desc)), &e);
-    else if (f == "reduce")
-      s = r.explain(reduce_of(desc_of<ktune_rowwise_desc>(desc)), &e);
-    else
-      throw std::invalid_argument("unknown family '" + f + "' (gemm, rmsnorm, softmax, reduce)");
+    } else {
+      s = r.explain(rowwise_of(f, desc_of<ktune_rowwise_desc>(desc)), &e);
+    }
     if (!s) return status_of(s);
-    *json_out = copy_out(nlohmann::json{
-        {"family", e.family},
-        {"problem", e.problem},
-        {"config", e.config},
-        {"how", e.how}}.dump());
+    *json_out = copy_out(json_of(e));
+    return succeed();
+  });
+}
+
+ktune_status ktune_explain_rowwise(ktune_runtime* runtime, const ktune_rowwise_family_desc* desc,
+                                   char** json_out) {
+  return guard([&] {
+    if (!json_out) throw std::invalid_argument("json_out is null");
+    Explanation e;
+    const CallStatus s =
+        runtime_of(runtime).explain(rowwise_of(desc_of<ktune_rowwise_family_desc>(desc)), &e);
+    if (!s) return status_of(s);
+    *json_out = copy_out(json_of(e));
     return succeed();
   });
 }

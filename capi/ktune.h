@@ -123,11 +123,31 @@ ktune_status ktune_softmax(ktune_runtime* runtime, const ktune_rowwise_desc* des
 ktune_status ktune_reduce(ktune_runtime* runtime, const ktune_rowwise_desc* desc, const void* x,
                           void* y, void* stream);
 
+/* Any row-wise family by its registered name (`ktune space --kernel NAME`
+ * shows its problem keys): rows x cols, row-major, dense. params: its keys
+ * beyond rows, cols and dtype, in that order (a choice by its index, a real
+ * by its value); those past n_params take the family's defaults. */
+typedef struct ktune_rowwise_family_desc {
+  const char* family;
+  long long rows, cols;
+  int dtype; /* ktune_dtype */
+  int n_params;
+  double params[4];
+} ktune_rowwise_family_desc;
+
+/* w: the family's column vector (rmsnorm's weight, cols elements), else null. */
+ktune_status ktune_rowwise(ktune_runtime* runtime, const ktune_rowwise_family_desc* desc,
+                           const void* x, const void* w, void* y, void* stream);
+
 /* Which configuration a call of this problem runs, and why: JSON
  * {"family","problem","config","how"}. family: "gemm" (desc: ktune_gemm_desc)
- * or "rmsnorm", "softmax", "reduce" (desc: ktune_rowwise_desc). */
+ * or a row-wise family (desc: ktune_rowwise_desc, whose eps, op and axis fill
+ * the family's problem keys of those names). */
 ktune_status ktune_explain(ktune_runtime* runtime, const char* family, const void* desc,
                            char** json_out);
+/* The same for any row-wise family's descriptor. */
+ktune_status ktune_explain_rowwise(ktune_runtime* runtime, const ktune_rowwise_family_desc* desc,
+                                   char** json_out);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
 
 #include "cli/command.hpp"
 #include "emit/emit_library.hpp"
+#include "kernels_templated/family.hpp"
 
 namespace ktune::cli {
 namespace {
@@ -47,7 +48,8 @@ const CommandRegistrar registrar(66, [](CLI::App& app) {
   cmd->add_option("--db", args->db, "Tuning database (default $KTUNE_DB, else ./ktune.db)");
   cmd->add_option("--device", args->device, "Arch or GPU name the results were measured on")
       ->capture_default_str();
-  cmd->add_option("--kernel", args->kernels, "Comma-separated families, e.g. gemm,rmsnorm")
+  cmd->add_option("--kernel", args->kernels,
+                  "Comma-separated families (" + family_names_text() + ")")
       ->delimiter(',')
       ->required();
   cmd->add_option("-o,--out", args->out,

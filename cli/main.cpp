@@ -11,6 +11,7 @@
 #include "cli/command.hpp"
 #include "compile/version.hpp"
 #include "db/store.hpp"
+#include "kernels_templated/family.hpp"
 
 namespace ktune::cli {
 namespace {
@@ -67,7 +68,9 @@ int main(int argc, char** argv) {
   using namespace ktune::cli;
   CLI::App app{
       "ktune: autotuning engine for CUDA kernels with a persistent tuning database.\n"
-      "Tunes parameterized CUDA templates (GEMM, reductions, softmax, RMSNorm) on the GPU,\n"
+      "Tunes parameterized CUDA templates (" +
+      ktune::family_names_text() +
+      ") on the GPU,\n"
       "verifies every candidate against a reference, and keeps every result in SQLite."};
   app.set_version_flag("--version", ktune::version_text());
   app.require_subcommand(1);

@@ -167,7 +167,7 @@ const CommandRegistrar registrar(30, [](CLI::App& app) {
       "Show a search space: parameters and their values, constraints, Cartesian and valid counts "
       "and the enumeration time; or sample valid configurations, or print the space as JSON");
   auto args = std::make_shared<SpaceArgs>();
-  cmd->add_option("--kernel", args->kernel, "Kernel family (gemm, reduce, softmax, rmsnorm, ...)");
+  cmd->add_option("--kernel", args->kernel, "Kernel family (" + family_names_text() + ")");
   cmd->add_option("--problem", args->problem,
                   "Problem keys, e.g. m=4096,n=4096,k=4096,dtype=bf16 (with --space: constants "
                   "added to the file's)");

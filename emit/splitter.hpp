@@ -31,7 +31,7 @@ struct Grouping {
   std::string cpp_key_function;
 };
 
-/// Row-wise grouping (reduce, softmax, rmsnorm): dtype, reduce-axis position
+/// Row-wise grouping (every row-wise family): dtype, reduce-axis position
 /// (last | rows), row alignment in bytes, and the class of the reduced length
 /// (tiny < 256, short < 4k, medium < 32k, long < 256k, huge), e.g. "bf16.last.a16.short".
 Grouping rowwise_grouping();

@@ -90,8 +90,9 @@ class KernelFamily {
   virtual KernelSource source(const Problem& p, const Config& c) const = 0;
 };
 
-/// Set to 1, this environment variable also registers the engine's test
-/// families (test_faulty, a kernel with deliberate faults): the test suites set
+/// Set to 1, this environment variable also registers the test families of
+/// families.def (test_faulty, a kernel with deliberate faults; test_center,
+/// the template of a row-wise family): the test suites set
 /// it, and the processes they start inherit it. Users never need it, so
 /// `ktune tune --help` lists only the real families.
 inline constexpr const char* kTestFamiliesEnv = "KTUNE_TEST_FAMILIES";
@@ -100,6 +101,8 @@ inline constexpr const char* kTestFamiliesEnv = "KTUNE_TEST_FAMILIES";
 const KernelFamily& find_family(std::string_view name);
 /// The registered families' names (the test families only where kTestFamiliesEnv is 1).
 std::vector<std::string> family_names();
+/// The same, comma-separated, for help texts ("reduce, softmax, ...").
+std::string family_names_text();
 
 /// Parses "m=4096,n=4096,..." and normalizes it for the family.
 Problem parse_problem(const KernelFamily& family, std::string_view text);

@@ -1,30 +1,48 @@
-// Registry of kernel families: one line per family, in kFamilies below.
+// Registry of kernel families: the lines of families.def, then the families
+// registered at run time.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <deque>
 #include <stdexcept>
 #include <string>
 
 #include "kernels_templated/family.hpp"
-#include "kernels_templated/faulty/faulty_family.hpp"
-#include "kernels_templated/gemm/gemm_family.hpp"
 #include "kernels_templated/problem_check.hpp"
-#include "kernels_templated/reduce/reduce_family.hpp"
-#include "kernels_templated/rmsnorm/rmsnorm_family.hpp"
+#include "kernels_templated/rowwise/rowwise_family.hpp"
 #include "kernels_templated/runtime_registry.hpp"
-#include "kernels_templated/softmax/softmax_family.hpp"
 
 namespace ktune {
+
+// What each line of families.def names, defined in the family's folder.
+#define KTUNE_FAMILY(id, visibility) const KernelFamily& id##_descriptor();
+#define KTUNE_ROWWISE_FAMILY(id, visibility) const rowwise::RowwiseSpec& id##_rowwise_spec();
+#include "kernels_templated/families.def"
+#undef KTUNE_FAMILY
+#undef KTUNE_ROWWISE_FAMILY
+
 namespace {
 
-// Adding a family: include its descriptor and add one line to families().
-const std::vector<const KernelFamily*>& user_families() {
-  static const std::vector<const KernelFamily*> all = {
-      &reduce_family(),
-      &softmax_family(),
-      &rmsnorm_family(),
-      &gemm_family(),
-  };
+enum class Visibility { shipped, test };
+
+struct BuiltIn {
+  const KernelFamily* family;
+  Visibility visibility;
+};
+
+const std::vector<BuiltIn>& built_in_families() {
+  static const std::vector<BuiltIn> all = [] {
+    // A deque keeps the row-wise descriptors where they were built.
+    static std::deque<rowwise::RowwiseFamily> rowwise_families;
+    std::vector<BuiltIn> list;
+#define KTUNE_FAMILY(id, visibility) list.push_back({&id##_descriptor(), Visibility::visibility});
+#define KTUNE_ROWWISE_FAMILY(id, visibility) \
+  list.push_back({&rowwise_families.emplace_back(id##_rowwise_spec()), Visibility::visibility});
+#include "kernels_templated/families.def"
+#undef KTUNE_FAMILY
+#undef KTUNE_ROWWISE_FAMILY
+    return list;
+  }();
   return all;
 }
 
@@ -42,9 +60,9 @@ std::vector<const KernelFamily*>& runtime_families() {
 
 std::vector<const KernelFamily*> families() {
   std::vector<const KernelFamily*> all;
-  if (test_families_on()) all.push_back(&faulty_family());
-  const auto& users = user_families();
-  all.insert(all.end(), users.begin(), users.end());
+  const bool tests = test_families_on();
+  for (const BuiltIn& b : built_in_families())
+    if (b.visibility == Visibility::shipped || tests) all.push_back(b.family);
   all.insert(all.end(), runtime_families().begin(), runtime_families().end());
   return all;
 }
@@ -72,6 +90,12 @@ std::vector<std::string> family_names() {
   std::vector<std::string> names;
   for (const KernelFamily* f : families()) names.emplace_back(f->name());
   return names;
+}
+
+std::string family_names_text() {
+  std::string text;
+  for (const std::string& name : family_names()) text += (text.empty() ? "" : ", ") + name;
+  return text;
 }
 
 void check_problem_values(const KernelFamily& family, const Problem& raw) {

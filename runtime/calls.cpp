@@ -20,6 +20,13 @@ CallStatus Calls::reduce(const ReduceDesc& d, const void* x, void* y, cudaStream
   return dispatcher_->call(rt::key_of(d), {x, nullptr, y, nullptr}, stream);
 }
 
+CallStatus Calls::rowwise(const RowwiseDesc& d, const void* x, const void* w, void* y,
+                          cudaStream_t stream) {
+  rt::CallKey key;
+  if (CallStatus s = rt::key_of(d, &key); !s) return s;
+  return dispatcher_->call(key, {x, w, y, nullptr}, stream);
+}
+
 CallStatus Calls::explain(const GemmDesc& d, Explanation* out) {
   return dispatcher_->explain(rt::key_of(d), out);
 }
@@ -31,6 +38,11 @@ CallStatus Calls::explain(const SoftmaxDesc& d, Explanation* out) {
 }
 CallStatus Calls::explain(const ReduceDesc& d, Explanation* out) {
   return dispatcher_->explain(rt::key_of(d), out);
+}
+CallStatus Calls::explain(const RowwiseDesc& d, Explanation* out) {
+  rt::CallKey key;
+  if (CallStatus s = rt::key_of(d, &key); !s) return s;
+  return dispatcher_->explain(key, out);
 }
 
 }  // namespace ktune

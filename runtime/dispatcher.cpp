@@ -13,36 +13,17 @@
 namespace ktune::rt {
 namespace {
 
-/// The row-wise kind of a row-wise family. A switch without a default: a
-/// family added to FamilyId without a case here is a compiler warning, never
-/// a silent rmsnorm.
-rowwise::Kind kind_of(FamilyId f) {
-  switch (f) {
-    case FamilyId::reduce:
-      return rowwise::Kind::reduce;
-    case FamilyId::softmax:
-      return rowwise::Kind::softmax;
-    case FamilyId::rmsnorm:
-      return rowwise::Kind::rmsnorm;
-    case FamilyId::gemm:
-      break;
-  }
-  throw std::logic_error("dispatcher: " + std::string(family_name(f)) +
-                         " is not a row-wise family");
-}
-
 /// The tensors the problem reads and writes must be given.
 CallStatus check_tensors(const Prepared& p, const CallTensors& t) {
-  const std::string_view family = family_name(p.family);
-  if (!t.in0 || !t.out)
-    return CallStatus::error(std::string(family) + ": a null input or output pointer");
-  if (p.family == FamilyId::gemm) {
+  const std::string family(p.family->name());
+  if (!t.in0 || !t.out) return CallStatus::error(family + ": a null input or output pointer");
+  if (p.kind == CallKind::gemm) {
     if (!t.in1) return CallStatus::error("gemm: B is a null pointer");
     if (p.gemm.epilogue != "none" && !t.aux)
       return CallStatus::error("gemm: epilogue " + p.gemm.epilogue + " needs a bias");
   }
-  if (p.family == FamilyId::rmsnorm && !t.in1)
-    return CallStatus::error("rmsnorm: the weight is a null pointer");
+  if (!p.column_vector.empty() && !t.in1)
+    return CallStatus::error(family + ": the " + p.column_vector + " is a null pointer");
   return CallStatus::success();
 }
 
@@ -94,7 +75,7 @@ CallStatus Dispatcher::call(const CallKey& key, const CallTensors& tensors, cuda
 CallStatus Dispatcher::explain(const CallKey& key, Explanation* out) {
   std::shared_ptr<const Prepared> p;
   if (CallStatus s = prepare(key, &p); !s) return s;
-  *out = {std::string(family_name(key.family)), p->problem.key(), p->config.key(), p->how};
+  *out = {std::string(p->family->name()), p->problem.key(), p->config.key(), p->how};
   return CallStatus::success();
 }
 
@@ -115,13 +96,18 @@ CallStatus Dispatcher::prepare(const CallKey& key, std::shared_ptr<const Prepare
 }
 
 CallStatus Dispatcher::prepare_uncached(const CallKey& key, std::shared_ptr<const Prepared>* out) {
-  const std::string family_text(family_name(key.family));
-  if (family_text.empty())
-    return CallStatus::error("ktune runtime: unknown family id " +
-                             std::to_string(static_cast<int>(key.family)));
+  // A key is built from a registered family; anything else is refused, never
+  // served by a default family.
+  const auto* rowwise_family = dynamic_cast<const rowwise::RowwiseFamily*>(key.family);
+  if (!key.family || (key.kind != CallKind::gemm && key.kind != CallKind::rowwise) ||
+      (key.kind == CallKind::rowwise) != (rowwise_family != nullptr))
+    return CallStatus::error("ktune runtime: a call key without a known family (kind " +
+                             std::to_string(static_cast<int>(key.kind)) + ")");
+  const std::string family_text(key.family->name());
   try {
-    const KernelFamily& family = find_family(family_text);
+    const KernelFamily& family = *key.family;
     auto p = std::make_shared<Prepared>();
+    p->kind = key.kind;
     p->family = key.family;
     p->problem = family.normalize(problem_of(key));
     const Space space = family.space(p->problem, device_);
@@ -142,14 +128,16 @@ CallStatus Dispatcher::prepare_uncached(const CallKey& key, std::shared_ptr<cons
                                ": no configuration fits the problem" + rejected);
     p->config = chosen->config;
     p->how = chosen->how;
-    if (key.family == FamilyId::gemm) {
+    if (key.kind == CallKind::gemm) {
       p->gemm = GemmProblem::from(p->problem);
       p->knobs = GemmKnobs::from(p->config);
     } else {
-      p->plan = rowwise::plan_launch(kind_of(key.family), p->problem, p->config, plan_device_);
+      const rowwise::RowwiseSpec& spec = rowwise_family->spec();
+      p->plan = rowwise::plan_launch(spec, p->problem, p->config, plan_device_);
       p->rows = p->problem.integer("rows");
       p->cols = p->problem.integer("cols");
-      if (key.family == FamilyId::rmsnorm) p->eps = static_cast<float>(p->problem.real("eps"));
+      p->scalar = rowwise::kernel_scalar(spec, p->problem);
+      p->column_vector = spec.column_vector();
     }
     if (CallStatus s = supplier_->kernels(family, p->problem, p->config, &p->kernels); !s)
       return CallStatus::error(family_text + " " + p->problem.key() + " with " + p->config.key() +

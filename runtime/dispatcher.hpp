@@ -61,7 +61,8 @@ class KernelSupplier {
 
 /// Everything a launch needs, decided once per shape.
 struct Prepared {
-  FamilyId family = FamilyId::gemm;
+  CallKind kind = CallKind::gemm;
+  const KernelFamily* family = nullptr;
   Problem problem;  ///< normalized
   Config config;
   std::string how;   ///< the chosen candidate's origin; "(default)" suffixes mark a fallback
@@ -69,12 +70,14 @@ struct Prepared {
   GemmKnobs knobs;   ///< gemm only
   rowwise::LaunchPlan plan;      ///< row-wise families only
   long long rows = 0, cols = 0;  ///< row-wise families only
-  float eps = 0;
+  float scalar = 0;              ///< row-wise: the family's real parameter (RowwiseArgs::eps)
+  std::string
+      column_vector;  ///< row-wise: the name of the vector it reads (a call's in1), else empty
   std::shared_ptr<const KernelSet> kernels;
 };
 
-/// The call's device pointers: gemm (A, B, C, bias); rmsnorm (x, w, y);
-/// softmax and reduce (x, -, y).
+/// The call's device pointers: gemm (A, B, C, bias); row-wise (x, the
+/// family's column vector or null, y).
 struct CallTensors {
   const void* in0 = nullptr;
   const void* in1 = nullptr;

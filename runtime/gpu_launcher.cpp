@@ -42,7 +42,7 @@ CallStatus GpuLauncher::launch(const Prepared& p, const CallTensors& t, cudaStre
   std::lock_guard lock(s.mutex);
   const std::span<const cudaKernel_t> kernels(p.kernels->kernels);
   cudaError_t e = cudaSuccess;
-  if (p.family == FamilyId::gemm) {
+  if (p.kind == CallKind::gemm) {
     e = s.gemm.launch(p.gemm, p.knobs, {t.in0, t.in1, t.out, t.aux}, kernels, stream);
   } else {
     if (p.plan.workspace_floats > 0)
@@ -52,7 +52,7 @@ CallStatus GpuLauncher::launch(const Prepared& p, const CallTensors& t, cudaStre
       if (e == cudaSuccess) e = cudaMemsetAsync(s.counters.data(), 0, s.counters.bytes(), stream);
     }
     if (e == cudaSuccess) {
-      const rowwise::RowwiseCall call{t.in0, t.in1, t.out, p.rows, p.cols, p.eps};
+      const rowwise::RowwiseCall call{t.in0, t.in1, t.out, p.rows, p.cols, p.scalar};
       const rowwise::RowwiseScratch scratch{
           s.workspace.data(), static_cast<long long>(s.workspace.size()), s.counters.data(),
           static_cast<long long>(s.counters.size())};
@@ -60,8 +60,8 @@ CallStatus GpuLauncher::launch(const Prepared& p, const CallTensors& t, cudaStre
     }
   }
   if (e != cudaSuccess)
-    return CallStatus::error(std::string(family_name(p.family)) + " launch of " + p.config.key() +
-                             ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
+    return CallStatus::error(std::string(p.family->name()) + " launch of " + p.config.key() + ": " +
+                             cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
   return CallStatus::success();
 }
 

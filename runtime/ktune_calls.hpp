@@ -6,6 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <array>
 #include <string>
 #include <utility>
 
@@ -76,6 +77,21 @@ struct ReduceDesc {
   ReduceAxis axis = ReduceAxis::last;
 };
 
+/// Any row-wise family by its registered name (the typed calls above are
+/// three of them): rows x cols, row-major, dense. `params` are the family's
+/// problem keys beyond rows, cols and dtype, in the order `ktune space
+/// --kernel NAME` shows them: a choice by its index (reduce: axis last 0 |
+/// rows 1, then op sum 0 | max 1), a real by its value (rmsnorm: eps); those
+/// past `param_count` take the family's defaults. Each call looks the family
+/// up by name; the typed calls do it once.
+struct RowwiseDesc {
+  const char* family = nullptr;
+  long long rows = 0, cols = 0;
+  DType dtype = DType::bf16;
+  std::array<double, 4> params{};
+  int param_count = 0;
+};
+
 /// Which configuration a problem runs and why (explain()).
 struct Explanation {
   std::string family;
@@ -93,7 +109,7 @@ namespace rt {
 class Dispatcher;
 }
 
-/// The four calls and their explanations, the same in ktune::Runtime and
+/// The calls and their explanations, the same in ktune::Runtime and
 /// ktune::Library: each runs its problem through the owner's dispatcher,
 /// which differs only in where configurations and kernels come from.
 class Calls {
@@ -103,12 +119,17 @@ class Calls {
                      cudaStream_t stream);
   CallStatus softmax(const SoftmaxDesc& desc, const void* x, void* y, cudaStream_t stream);
   CallStatus reduce(const ReduceDesc& desc, const void* x, void* y, cudaStream_t stream);
+  /// Any row-wise family: `w` is its column vector (rmsnorm's weight, cols
+  /// elements), null for a family that reads none.
+  CallStatus rowwise(const RowwiseDesc& desc, const void* x, const void* w, void* y,
+                     cudaStream_t stream);
 
   /// The configuration a call of this problem runs (the runtime compiles it if needed).
   CallStatus explain(const GemmDesc& desc, Explanation* out);
   CallStatus explain(const RmsnormDesc& desc, Explanation* out);
   CallStatus explain(const SoftmaxDesc& desc, Explanation* out);
   CallStatus explain(const ReduceDesc& desc, Explanation* out);
+  CallStatus explain(const RowwiseDesc& desc, Explanation* out);
 
  protected:
   /// `dispatcher` is the owner's and lives as long as it.

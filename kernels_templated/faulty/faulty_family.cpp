@@ -97,7 +97,7 @@ class FaultyFamily final : public KernelFamily {
 
 }  // namespace
 
-const KernelFamily& faulty_family() {
+const KernelFamily& faulty_descriptor() {
   static const FaultyFamily family;
   return family;
 }

@@ -10,8 +10,8 @@ namespace ktune {
 /// eight k-tiles its products are summed over) | wrong_row (row 5, of 1024
 /// outputs, computed from the next row's inputs) | nan_one (y[n/2] is NaN),
 /// the patterns verification must catch; the other knobs (threads, items, smem_stage)
-/// change real launch geometry. Registered in kernels_templated/registry.cpp.
-const KernelFamily& faulty_family();
+/// change real launch geometry. Registered in kernels_templated/families.def.
+const KernelFamily& faulty_descriptor();
 
 /// Mode values, in the order of the kernel's enum.
 inline constexpr const char* kFaultyModes[] = {"normal",     "oob_write", "hang",   "wrong",

@@ -368,4 +368,6 @@ const GemmFamily& gemm_family() {
   return family;
 }
 
+const KernelFamily& gemm_descriptor() { return gemm_family(); }
+
 }  // namespace ktune

@@ -186,6 +186,8 @@ class GemmFamily final : public KernelFamily {
 };
 
 const GemmFamily& gemm_family();
+/// The same, as families.def registers it.
+const KernelFamily& gemm_descriptor();
 
 /// The wgmma traits row (gemm_wgmma_types.hpp) of a tensor-core dtype: bf16,
 /// fp16, tf32, e4m3 or e5m2 (fp32 has none: it runs on CUDA cores).

@@ -1,18 +1,27 @@
-// Registry of the families' GPU harnesses: one line per family.
+// Registry of the families' GPU harnesses: the lines of families.def, then
+// the harnesses registered at run time.
 #include <functional>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
-#include "kernels_templated/faulty/gpu/faulty_harness.hpp"
-#include "kernels_templated/gemm/gpu/gemm_harness.hpp"
+#include "kernels_templated/family.hpp"
 #include "kernels_templated/harness.hpp"
-#include "kernels_templated/reduce/gpu/reduce_harness.hpp"
-#include "kernels_templated/rmsnorm/gpu/rmsnorm_harness.hpp"
+#include "kernels_templated/rowwise/gpu/rowwise_harness.hpp"
 #include "kernels_templated/runtime_registry.hpp"
-#include "kernels_templated/softmax/gpu/softmax_harness.hpp"
 
 namespace ktune {
+
+// What each line of families.def names, defined in the family's folder.
+#define KTUNE_FAMILY(id, visibility)     \
+  const KernelFamily& id##_descriptor(); \
+  std::unique_ptr<FamilyHarness> make_##id##_harness();
+#define KTUNE_ROWWISE_FAMILY(id, visibility)       \
+  const rowwise::RowwiseSpec& id##_rowwise_spec(); \
+  cudaError_t id##_rowwise_reference(const rowwise::ReferenceCall& call);
+#include "kernels_templated/families.def"
+#undef KTUNE_FAMILY
+#undef KTUNE_ROWWISE_FAMILY
 
 namespace {
 
@@ -31,13 +40,16 @@ void register_harness(std::string family, Factory factory) {
 }
 
 std::unique_ptr<FamilyHarness> make_harness(std::string_view family) {
-  // Adding a family: include its harness header and add one line here.
   static const std::vector<std::pair<std::string_view, Factory>> factories = {
-      {"gemm", [] { return std::make_unique<GemmHarness>(); }},
-      {"test_faulty", make_faulty_harness},
-      {"reduce", make_reduce_harness},
-      {"softmax", make_softmax_harness},
-      {"rmsnorm", make_rmsnorm_harness},
+#define KTUNE_FAMILY(id, visibility) {id##_descriptor().name(), make_##id##_harness},
+#define KTUNE_ROWWISE_FAMILY(id, visibility)                                   \
+  {id##_rowwise_spec().name(), [] {                                            \
+     return std::make_unique<rowwise::RowwiseHarness>(id##_rowwise_spec(),     \
+                                                      id##_rowwise_reference); \
+   }},
+#include "kernels_templated/families.def"
+#undef KTUNE_FAMILY
+#undef KTUNE_ROWWISE_FAMILY
   };
   for (const auto& [name, factory] : factories)
     if (name == family) return factory();

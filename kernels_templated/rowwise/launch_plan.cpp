@@ -21,8 +21,29 @@ int dtype_bytes(const std::string& dtype) { return find_dtype(dtype).bytes; }
 
 std::string dtype_cuda_type(const std::string& dtype) { return find_dtype(dtype).cuda_type; }
 
-bool is_column_reduction(Kind kind, const Problem& p) {
-  return kind == Kind::reduce && p.text_or("axis", "last") == "rows";
+long long output_elements(const RowwiseSpec& spec, const Problem& p) {
+  const long long rows = p.integer("rows"), cols = p.integer("cols");
+  if (spec.output() == RowOutput::whole_rows) return rows * cols;
+  return spec.reduces_columns(p) ? cols : rows;
+}
+
+float kernel_scalar(const RowwiseSpec& spec, const Problem& p) {
+  for (const ProblemParam& param : spec.params())
+    if (param.choices.empty()) return static_cast<float>(p.real(param.key));
+  return 0.f;
+}
+
+const std::vector<ProblemParam>& RowwiseSpec::params() const {
+  static const std::vector<ProblemParam> none;
+  return none;
+}
+
+std::string RowwiseSpec::finish_kernel(const std::string&, const Problem&) const {
+  throw std::logic_error(std::string(name()) + ": a row_values family must name its finish kernel");
+}
+
+std::string RowwiseSpec::column_kernel(const ColumnKernel&) const {
+  throw std::logic_error(std::string(name()) + ": reduces_columns without a column kernel");
 }
 
 int reduction_code(const std::string& reduction) {
@@ -59,32 +80,36 @@ namespace {
 
 long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
-int op_code(const Problem& p) {
-  const std::string op = p.text_or("op", "sum");
-  if (op == "sum") return 0;
-  if (op == "max") return 1;
-  throw std::invalid_argument("problem key op: unknown value '" + op + "' (sum|max)");
-}
-
 std::string joined(std::initializer_list<long long> values) {
   std::string s;
   for (long long v : values) s += (s.empty() ? "" : ", ") + std::to_string(v);
   return s;
 }
 
-LaunchPlan column_plan(const Problem& p, const Config& c, const PlanDevice&) {
+// A Config read through the Assignment interface the space's constraints use,
+// so that a family answers both with one function.
+class ConfigAssignment final : public Assignment {
+ public:
+  explicit ConfigAssignment(const Config& c) : c_(c) {}
+  const Value& get(std::string_view name) const override { return c_.at(std::string(name)); }
+
+ private:
+  const Config& c_;
+};
+
+LaunchPlan column_plan(const RowwiseSpec& spec, const Problem& p, const Config& c,
+                       const PlanDevice&) {
   const std::string type = dtype_cuda_type(p.text("dtype"));
   const long long rows = p.integer("rows"), cols = p.integer("cols");
   const long long tx = c.integer("block_cols"), ty = c.integer("rows_per_block");
   const long long vec = c.integer("vec"), unroll = c.integer("unroll"), split = c.integer("split");
-  const int op = op_code(p);
   LaunchPlan plan;
   plan.split = static_cast<int>(split);
   plan.threads = static_cast<int>(tx * ty);
   plan.smem_bytes = ty > 1 ? static_cast<int>(ty * tx * vec * 4) : 0;
   KernelLaunch main;
-  main.name_expression = "ktune_rw::reduce_cols_kernel<" + type + ", " +
-                         joined({op, tx, ty, vec, cache_code(c.text("cache")), unroll}) + ">";
+  main.name_expression =
+      spec.column_kernel({type, p, tx, ty, vec, cache_code(c.text("cache")), unroll});
   main.grid_x = ceil_div(cols, tx * vec);
   main.grid_y = split;
   main.block = plan.threads;
@@ -112,20 +137,25 @@ long long resident_blocks(const PlanDevice& d, long long threads, long long smem
 
 }  // namespace
 
-int rowwise_static_smem(Kind kind, long long threads_per_row, long long rows_per_block, const std::string& reduction) {
-  const int slot_bytes = kind == Kind::softmax ? 12 : 4;  // softmax keeps a float and a (max, sum) pair
+int rowwise_static_smem(const RowwiseSpec& spec, long long threads_per_row,
+                        long long rows_per_block, const std::string& reduction) {
   const long long slots = reduction == "smem" ? rows_per_block * threads_per_row
                                               : rows_per_block * std::max<long long>(1, threads_per_row / 32);
-  return static_cast<int>(slots * slot_bytes) + (kind == Kind::reduce ? 0 : 16);  // + the cluster slot
+  // Whole-row kernels add the cluster slot.
+  return static_cast<int>(slots * spec.reduction_slot_bytes()) +
+         (spec.output() == RowOutput::whole_rows ? 16 : 0);
 }
 
-LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanDevice& d) {
-  if (is_column_reduction(kind, p)) return column_plan(p, c, d);
+LaunchPlan plan_launch(const RowwiseSpec& spec, const Problem& p, const Config& c,
+                       const PlanDevice& d) {
+  if (spec.reduces_columns(p)) return column_plan(spec, p, c, d);
+  // Rows held on chip (row_cache, cluster, split_combine) are knobs of whole-row families only.
+  const bool whole_rows = spec.output() == RowOutput::whole_rows;
   const std::string type = dtype_cuda_type(p.text("dtype"));
   const long long rows = p.integer("rows"), cols = p.integer("cols");
   const long long rpb = c.integer("rows_per_block"), tpr = c.integer("threads_per_row");
   const long long vec = c.integer("vec"), unroll = c.integer("unroll");
-  const long long cluster = kind == Kind::reduce ? 1 : c.integer_or("cluster", 1);
+  const long long cluster = whole_rows ? c.integer_or("cluster", 1) : 1;
   // A cluster's blocks are the segments of one row: the same geometry as split.
   const long long split = c.integer("split") * cluster;
   // The kernels find a segment's row and piece with a shift and a mask
@@ -136,11 +166,12 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
   // are sized by the launcher to what the device holds at once.
   const bool persistent = c.text("grid") == "persistent";
   const bool stride = persistent || c.text("grid") == "stride";
-  const std::string hold = kind == Kind::reduce ? "none" : c.text("row_cache");
+  const std::string hold = whole_rows ? c.text("row_cache") : "none";
   // split_combine=in_kernel: one cooperative kernel whose blocks exchange a
   // row's partials through global memory, in place of a stats kernel and an
   // apply kernel.
-  const std::string combine = kind == Kind::reduce ? "second_kernel" : c.text_or("split_combine", "second_kernel");
+  const std::string combine =
+      whole_rows ? c.text_or("split_combine", "second_kernel") : "second_kernel";
   if (combine != "second_kernel" && combine != "in_kernel")
     throw std::invalid_argument("knob split_combine: unknown value '" + combine + "' (second_kernel|in_kernel)");
   const bool linked = combine == "in_kernel";
@@ -155,21 +186,14 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
                                     : (hold == "smem" ? kSharedHeldChunks : 0);
   plan.threads = static_cast<int>(rpb * tpr);
   plan.cluster = static_cast<int>(cluster);
-  plan.smem_bytes = rowwise_static_smem(kind, tpr, rpb, c.text("reduction"));
-  // rmsnorm weights=smem: the block's weight segment follows its row segment.
-  const std::string weights = kind == Kind::rmsnorm ? c.text_or("weights", "global") : "global";
-  if (weights != "global" && weights != "smem")
-    throw std::invalid_argument("knob weights: unknown value '" + weights + "' (global|smem)");
-  const bool hold_weights = weights == "smem";
-  // A block of one segment walks rows of the same columns (or owns one row):
-  // split 1, or a linked row (its persistent grid is a whole number of rows'
-  // segments).
-  if (hold_weights && (hold != "smem" || rpb != 1 || (c.integer("split") != 1 && !linked)))
-    throw std::invalid_argument(
-        "weights=smem needs row_cache=smem, rows_per_block=1, and split=1 or split_combine=in_kernel");
+  plan.smem_bytes = rowwise_static_smem(spec, tpr, rpb, c.text("reduction"));
+  // Segments a family knob adds after the block's rows (rmsnorm weights=smem:
+  // the block's weight segment); the family's row_kernel checks the knob.
+  const int extra_segments = hold == "smem" ? spec.extra_smem_segments(ConfigAssignment(c)) : 0;
   plan.dynamic_smem =
-      hold == "smem" ? static_cast<int>((rpb + (hold_weights ? 1 : 0)) * plan.seg_len * dtype_bytes(p.text("dtype")))
-                     : 0;
+      hold == "smem"
+          ? static_cast<int>((rpb + extra_segments) * plan.seg_len * dtype_bytes(p.text("dtype")))
+          : 0;
   const long long vrows = rows * split;
   const long long needed = ceil_div(vrows, rpb);
   plan.resident_per_sm = resident_blocks(d, plan.threads, plan.smem_bytes + plan.dynamic_smem, hold == "smem");
@@ -199,32 +223,19 @@ LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanD
   // Phases (elements.cuh): fused 0, stats 1, apply 2, cluster 3, linked 4.
   const int first_phase = cluster > 1 ? 3 : (linked ? 4 : (split > 1 ? 1 : 0));
   auto row_kernel = [&](int phase) {
-    switch (kind) {
-      case Kind::softmax:
-        return "ktune_rw::softmax_kernel<" + cfg + ", " + (c.text("stats") == "online" ? "1" : "0") + ", " +
-               std::to_string(phase) + ">";
-      case Kind::rmsnorm:
-        return "ktune_rw::rmsnorm_kernel<" + cfg + ", " + std::to_string(phase) + (hold_weights ? ", 1" : "") + ">";
-      case Kind::reduce:
-        return "ktune_rw::reduce_rows_kernel<" + cfg + ", " + std::to_string(op_code(p)) + ", " +
-               std::to_string(phase) + ">";
-    }
-    return std::string();
+    return spec.row_kernel({cfg, phase, p, c, hold == "smem", rpb, c.integer("split"), linked});
   };
   plan.kernels.push_back({row_kernel(first_phase), blocks, 1, plan.threads, static_cast<int>(cluster),
                           plan.dynamic_smem, persistent, static_cast<int>(group), linked});
   if (linked) {
-    plan.workspace_floats = (kind == Kind::softmax ? 2 : 1) * rows * split;
+    plan.workspace_floats = spec.partials_per_segment() * rows * split;
     plan.counters = rows;
   } else if (split > 1 && cluster == 1) {
-    if (kind == Kind::reduce) {
-      plan.workspace_floats = rows * split;
-      plan.kernels.push_back({"ktune_rw::reduce_rows_finish<" + type + ", " + std::to_string(op_code(p)) + ">",
-                              ceil_div(rows, 256), 1, 256});
-    } else {
-      plan.workspace_floats = (kind == Kind::softmax ? 2 : 1) * rows * split;
+    plan.workspace_floats = spec.partials_per_segment() * rows * split;
+    if (whole_rows)
       plan.kernels.push_back({row_kernel(2), blocks, 1, plan.threads, 1, plan.dynamic_smem, persistent});
-    }
+    else
+      plan.kernels.push_back({spec.finish_kernel(type, p), ceil_div(rows, 256), 1, 256});
   }
   return plan;
 }

@@ -1,4 +1,4 @@
-// Launch plan of a reduce/softmax/rmsnorm configuration: kernel name
+// Launch plan of a row-wise family's configuration: kernel name
 // expressions, grids, blocks and workspace. Pure C++; the descriptors
 // (source, estimate) and the GPU harnesses (launch) both read it, so the
 // geometry is computed in exactly one place.
@@ -8,11 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "kernels_templated/rowwise/rowwise_spec.hpp"
 #include "space/value_map.hpp"
 
 namespace ktune::rowwise {
-
-enum class Kind { reduce, softmax, rmsnorm };
 
 /// One kernel launch of a configuration, in launch order.
 struct KernelLaunch {
@@ -79,7 +78,8 @@ constexpr int kRegistersPerSm = 65536;
 constexpr int kSharedRowRegisterFloor = 42;
 
 /// Static shared memory of a row-wise kernel (reduction slots; the cluster slot).
-int rowwise_static_smem(Kind kind, long long threads_per_row, long long rows_per_block, const std::string& reduction);
+int rowwise_static_smem(const RowwiseSpec& spec, long long threads_per_row,
+                        long long rows_per_block, const std::string& reduction);
 
 /// The element types of the row-wise families: name, bytes, the CUDA type NVRTC sees.
 struct Dtype {
@@ -95,8 +95,12 @@ int dtype_bytes(const std::string& dtype);
 /// The CUDA type name NVRTC sees for `dtype`.
 std::string dtype_cuda_type(const std::string& dtype);
 
-/// Whether the problem is a column reduction (reduce with axis=rows).
-bool is_column_reduction(Kind kind, const Problem& p);
+/// Elements the family writes for a normalized problem: rows x cols, one per
+/// row, or one per column (a column reduction).
+long long output_elements(const RowwiseSpec& spec, const Problem& p);
+/// The value the kernel reads as RowwiseArgs::eps: the family's real problem
+/// parameter, else 0.
+float kernel_scalar(const RowwiseSpec& spec, const Problem& p);
 
 /// Accesses per thread for a register-held segment of seg_len elements.
 long long register_chunks(long long seg_len, long long threads_per_row, long long vec);
@@ -118,7 +122,8 @@ bool in_kernel_split_allowed(long long split, long long rows_per_block, long lon
 /// cluster that is not a power of two (the kernels shift and mask by it), or
 /// split_combine=in_kernel outside its conditions (split 2..32, one segment
 /// per block, no cluster, grid=persistent).
-LaunchPlan plan_launch(Kind kind, const Problem& p, const Config& c, const PlanDevice& d);
+LaunchPlan plan_launch(const RowwiseSpec& spec, const Problem& p, const Config& c,
+                       const PlanDevice& d);
 
 /// Knob values as the templates number them (rowwise/common.cuh).
 int reduction_code(const std::string& reduction);  ///< shuffle 0, smem 1

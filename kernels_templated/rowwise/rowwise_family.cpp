@@ -1,9 +1,11 @@
 // RowwiseFamily: problem checks, constrained spaces, work estimates and
-// NVRTC sources of the reduce, softmax and rmsnorm families.
+// NVRTC sources of the row-wise families, asking each family's RowwiseSpec
+// what only it knows.
 #include "kernels_templated/rowwise/rowwise_family.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "space/space.hpp"
 
@@ -28,20 +30,51 @@ std::int64_t positive_integer(const Problem& p, const char* key) {
   return v;
 }
 
-std::string one_of(const Problem& p, const char* key, std::string fallback, std::initializer_list<const char*> allowed) {
+std::string one_of(const Problem& p, const std::string& key, std::string fallback,
+                   const std::vector<std::string>& allowed) {
   std::string v;
   try {
     v = p.text_or(key, fallback);
   } catch (const std::invalid_argument&) {
-    throw ProblemError(std::string("problem key '") + key + "' must be text");
+    throw ProblemError("problem key '" + key + "' must be text");
   }
   std::string list;
-  for (const char* a : allowed) {
+  for (const std::string& a : allowed) {
     if (v == a) return v;
     if (!list.empty()) list += '|';
     list += a;
   }
-  throw ProblemError(std::string("problem key '") + key + "': unknown value '" + v + "' (expected " + list + ")");
+  throw ProblemError("problem key '" + key + "': unknown value '" + v + "' (expected " + list +
+                     ")");
+}
+
+double positive_real(const Problem& p, const ProblemParam& param) {
+  double v = param.default_real;
+  if (p.contains(param.key)) {
+    try {
+      v = p.real(param.key);
+    } catch (const std::invalid_argument&) {
+      throw ProblemError("problem key '" + param.key + "' must be a number");
+    }
+  }
+  if (!(v > 0) || !std::isfinite(v))
+    throw ProblemError("problem key '" + param.key + "' must be > 0");
+  return v;
+}
+
+std::string help_of(const RowwiseSpec& spec) {
+  std::string help = "rows,cols>=1; dtype=fp32|bf16|fp16";
+  for (const ProblemParam& param : spec.params()) {
+    if (param.choices.empty()) {
+      help += "; " + param.key + ">0 (" + param.default_text + ")";
+      continue;
+    }
+    help += "; " + param.key + "=";
+    for (std::size_t i = 0; i < param.choices.size(); ++i)
+      help += (i ? "|" : "") + param.choices[i];
+    help += " (" + param.choices.front() + ")";
+  }
+  return help;
 }
 
 // Segment length a row group walks, as the space's constraints see it:
@@ -55,38 +88,16 @@ long long cluster_seg_len_of(const Assignment& a) {
 
 }  // namespace
 
-RowwiseFamily::RowwiseFamily(Kind kind) : kind_(kind) {}
+RowwiseFamily::RowwiseFamily(const RowwiseSpec& spec) : spec_(spec), help_(help_of(spec)) {}
 
-std::string_view RowwiseFamily::name() const {
-  switch (kind_) {
-    case Kind::reduce: return "reduce";
-    case Kind::softmax: return "softmax";
-    case Kind::rmsnorm: return "rmsnorm";
-  }
-  return "";
-}
+std::string_view RowwiseFamily::name() const { return spec_.name(); }
 
-std::string_view RowwiseFamily::description() const {
-  switch (kind_) {
-    case Kind::reduce:
-      return "sum or max of a rows x cols matrix over its last axis (one value per row) or over its rows "
-             "(one value per column); fp32 accumulation";
-    case Kind::softmax: return "softmax over the last axis of a rows x cols matrix; fp32 math";
-    case Kind::rmsnorm: return "RMSNorm with weight over the last axis: y = x / sqrt(mean(x^2) + eps) * w; fp32 math";
-  }
-  return "";
-}
+std::string_view RowwiseFamily::description() const { return spec_.description(); }
 
 std::vector<std::string> RowwiseFamily::template_files() const {
-  std::vector<std::string> files = {
-      "rowwise/args.h",       "rowwise/common.cuh", "rowwise/elements.cuh",   "rowwise/loads.cuh",
-      "rowwise/cp_async.cuh", "rowwise/stores.cuh", "rowwise/reductions.cuh", "rowwise/rows.cuh"};
-  switch (kind_) {
-    case Kind::reduce: files.push_back("reduce/reduce.cuh"); break;
-    case Kind::softmax: files.push_back("softmax/softmax.cuh"); break;
-    case Kind::rmsnorm: files.push_back("rmsnorm/rmsnorm.cuh"); break;
-  }
-  return files;
+  return {"rowwise/args.h",         "rowwise/common.cuh",   "rowwise/elements.cuh",
+          "rowwise/loads.cuh",      "rowwise/cp_async.cuh", "rowwise/stores.cuh",
+          "rowwise/reductions.cuh", "rowwise/rows.cuh",     spec_.kernel_file()};
 }
 
 Problem RowwiseFamily::normalize(const Problem& p) const {
@@ -95,23 +106,12 @@ Problem RowwiseFamily::normalize(const Problem& p) const {
   out.set("cols", positive_integer(p, "cols"));
   out.set("dtype", one_of(p, "dtype", "", {"fp32", "bf16", "fp16"}));
   std::vector<std::string> known = {"rows", "cols", "dtype"};
-  if (kind_ == Kind::reduce) {
-    out.set("op", one_of(p, "op", "sum", {"sum", "max"}));
-    out.set("axis", one_of(p, "axis", "last", {"last", "rows"}));
-    known.insert(known.end(), {"op", "axis"});
-  }
-  if (kind_ == Kind::rmsnorm) {
-    double eps = 1e-6;
-    if (p.contains("eps")) {
-      try {
-        eps = p.real("eps");
-      } catch (const std::invalid_argument&) {
-        throw ProblemError("problem key 'eps' must be a number");
-      }
-    }
-    if (!(eps > 0) || !std::isfinite(eps)) throw ProblemError("problem key 'eps' must be > 0");
-    out.set("eps", eps);
-    known.push_back("eps");
+  for (const ProblemParam& param : spec_.params()) {
+    if (param.choices.empty())
+      out.set(param.key, positive_real(p, param));
+    else
+      out.set(param.key, one_of(p, param.key, param.choices.front(), param.choices));
+    known.push_back(param.key);
   }
   for (const auto& [key, value] : p)
     if (std::find(known.begin(), known.end(), key) == known.end())
@@ -122,14 +122,7 @@ Problem RowwiseFamily::normalize(const Problem& p) const {
   return out;
 }
 
-std::string_view RowwiseFamily::problem_help() const {
-  switch (kind_) {
-    case Kind::reduce: return "rows,cols>=1; dtype=fp32|bf16|fp16; op=sum|max (sum); axis=last|rows (last)";
-    case Kind::softmax: return "rows,cols>=1; dtype=fp32|bf16|fp16";
-    case Kind::rmsnorm: return "rows,cols>=1; dtype=fp32|bf16|fp16; eps>0 (1e-6)";
-  }
-  return "";
-}
+std::string_view RowwiseFamily::problem_help() const { return help_; }
 
 std::vector<std::string> RowwiseFamily::shape_keys() const { return {"rows", "cols"}; }
 
@@ -144,8 +137,11 @@ PlanDevice plan_device(const DeviceSpec& d) {
 }
 
 std::string RowwiseFamily::shape_class(const Problem& p) const {
+  // A choice parameter picks another computation: configurations transfer
+  // only within it.
   std::string c = p.text("dtype") + ".a" + std::to_string(row_alignment_bytes(p));
-  if (kind_ == Kind::reduce) c += "." + p.text("axis") + "." + p.text("op");
+  for (const ProblemParam& param : spec_.params())
+    if (!param.choices.empty()) c += "." + p.text(param.key);
   return c;
 }
 
@@ -158,7 +154,8 @@ Space RowwiseFamily::space(const Problem& raw, const DeviceSpec& d) const {
   constants.set("cols", p.integer("cols"));
   constants.set("dtype_bytes", static_cast<std::int64_t>(bytes));
   constants.set("max_threads", static_cast<std::int64_t>(max_threads));
-  if (kind_ != Kind::reduce) {
+  const bool whole_rows = spec_.output() == RowOutput::whole_rows;
+  if (whole_rows) {
     const int smem_limit = d.smem_per_block_optin > 0 ? d.smem_per_block_optin : PlanDevice{}.smem_per_block_optin;
     constants.set("smem_limit", static_cast<std::int64_t>(smem_limit));
   }
@@ -176,7 +173,7 @@ Space RowwiseFamily::space(const Problem& raw, const DeviceSpec& d) const {
   s.require("vec divides cols (row starts stay aligned)", {"vec", "cols"},
             [](const Assignment& a) { return a.i("cols") % a.i("vec") == 0; });
 
-  if (is_column_reduction(kind_, p)) {
+  if (spec_.reduces_columns(p)) {
     s.add(Parameter::pow2_range("block_cols", 1, 1024, 32, "threads across columns"));
     s.add(Parameter::pow2_range("rows_per_block", 1, 1024, 8, "threads down the rows (combined in shared memory)"));
     s.add(Parameter::list("unroll", {std::int64_t{1}, std::int64_t{2}, std::int64_t{4}, std::int64_t{8}},
@@ -228,90 +225,86 @@ Space RowwiseFamily::space(const Problem& raw, const DeviceSpec& d) const {
             [](const Assignment& a) {
               return a.i("unroll") == 1 || seg_len_of(a) >= a.i("threads_per_row") * a.i("vec") * a.i("unroll");
             });
-  if (kind_ != Kind::reduce) {
-    const Kind kind = kind_;
-    s.add(Parameter::categorical("row_cache", {"none", "registers", "smem"}, "none",
-                                 "hold the segment in registers (fp32) or shared memory (input dtype, cp.async): "
-                                 "one read; or read it again"));
-    s.add(Parameter::list("cluster", {std::int64_t{1}, std::int64_t{2}, std::int64_t{4}, std::int64_t{8}, std::int64_t{16}},
-                          std::int64_t{1},
-                          "blocks of a thread-block cluster sharing one row, one segment each (partials through "
-                          "distributed shared memory); 16 is a non-portable size"));
-    s.require("a cluster block holds one segment of >= 1024 elements, no split",
-              {"cluster", "split", "rows_per_block", "cols"}, [](const Assignment& a) {
-                return a.i("cluster") == 1 ||
-                       (a.i("split") == 1 && a.i("rows_per_block") == 1 && a.i("cols") >= a.i("cluster") * 1024);
-              });
-    s.require("cluster blocks each get a full segment", {"cluster", "threads_per_row", "vec", "cols", "split"},
-              [](const Assignment& a) {
-                return a.i("cluster") == 1 ||
-                       a.i("threads_per_row") <= next_pow2((cluster_seg_len_of(a) + a.i("vec") - 1) / a.i("vec"));
-              });
-    // A row split over blocks that run at once can combine its partials in
-    // the kernel (global memory and a per-row counter): one read of a held
-    // segment, like a cluster, but over any SMs, not the few clusters that
-    // fit a GPC (a cluster of 16 leaves 20 of the H200's 132 SMs idle).
-    s.add(Parameter::categorical("split_combine", {"second_kernel", "in_kernel"}, "second_kernel",
-                                 "split rows: a stats kernel then an apply kernel; or one cooperative persistent "
-                                 "kernel whose blocks exchange each row's partials through global memory"));
-    s.require("in-kernel combining: split 2..32, one segment per block, no cluster, a persistent grid",
-              {"split_combine", "split", "rows_per_block", "cluster", "grid"}, [](const Assignment& a) {
-                return a.s("split_combine") == "second_kernel" ||
-                       in_kernel_split_allowed(a.i("split"), a.i("rows_per_block"), a.i("cluster"),
-                                               a.s("grid") == "persistent");
-              });
-    // __launch_bounds__(threads) caps registers at 65536 / threads (64 for
-    // 1024 threads); the held floats leave 32 for addresses and the reduction.
-    s.require("a register-held segment fits the per-thread register budget (<= 64 floats, 16 accesses)",
-              {"row_cache", "threads_per_row", "rows_per_block", "vec", "cols", "split", "cluster"},
-              [](const Assignment& a) {
-                if (a.s("row_cache") != "registers") return true;
-                const long long chunks = register_chunks(cluster_seg_len_of(a), a.i("threads_per_row"), a.i("vec"));
-                const long long threads = a.i("threads_per_row") * a.i("rows_per_block");
-                const long long budget = std::min<long long>(64, 65536 / threads - 32);
-                return chunks <= 16 && chunks * a.i("vec") <= budget;
-              });
-    std::vector<std::string> smem_names = {"row_cache", "vec",   "dtype_bytes", "rows_per_block", "threads_per_row",
-                                           "cols",      "split", "cluster",     "reduction",      "smem_limit"};
-    if (kind_ == Kind::rmsnorm) {
-      // A block of one shared-memory segment walks rows of the same columns
-      // (its cluster rank, or the whole row), so its weight segment is the
-      // same every row: held in shared memory, the write pass reads it there
-      // instead of from L2 (whose latency ncu showed as the refill walk's
-      // long-scoreboard stalls). A block of one row copies it with the row.
-      s.add(Parameter::categorical("weights", {"global", "smem"}, "global",
-                                   "weight vector read from global memory (L2) in the write pass, or the block's "
-                                   "segment copied into shared memory with its first row (shared-memory rows)"));
-      s.require("weights in shared memory: one shared-memory segment per block, no split unless combined in the "
-                "kernel",
-                {"weights", "row_cache", "rows_per_block", "split", "split_combine"}, [](const Assignment& a) {
-                  return a.s("weights") == "global" ||
-                         (a.s("row_cache") == "smem" && a.i("rows_per_block") == 1 &&
-                          (a.i("split") == 1 || a.s("split_combine") == "in_kernel"));
-                });
-      smem_names.push_back("weights");
-    }
-    // cp.async copies 4, 8 or 16 bytes; the segments of a block (one per row
-    // group, input dtype; rmsnorm weights=smem: one more, the weights) and
-    // its static shared memory fit the opt-in limit.
-    s.require("a shared-memory segment: accesses of >= 4 bytes, the block's segments within the shared-memory limit",
-              smem_names, [kind](const Assignment& a) {
-                if (a.s("row_cache") != "smem") return true;
-                const long long segment_bytes = cluster_seg_len_of(a) * a.i("dtype_bytes");
-                const long long segments =
-                    a.i("rows_per_block") + (kind == Kind::rmsnorm && a.s("weights") == "smem" ? 1 : 0);
-                return a.i("vec") * a.i("dtype_bytes") >= 4 &&
-                       segments * segment_bytes +
-                               rowwise_static_smem(kind, a.i("threads_per_row"), a.i("rows_per_block"),
-                                                   a.s("reduction")) <=
-                           a.i("smem_limit");
-              });
-    s.require("unroll applies to streaming loops only", {"row_cache", "unroll"},
-              [](const Assignment& a) { return a.s("row_cache") == "none" || a.i("unroll") == 1; });
+  if (!whole_rows) {
+    spec_.add_knobs(s);
+    return s;
   }
-  if (kind_ == Kind::softmax)
-    s.add(Parameter::categorical("stats", {"online", "two_pass"}, "online",
-                                 "one pass of running max and sum (online log-sum-exp) or max then sum"));
+  // Whole rows: held on chip (registers, shared memory, a cluster, a linked grid).
+  s.add(Parameter::categorical(
+      "row_cache", {"none", "registers", "smem"}, "none",
+      "hold the segment in registers (fp32) or shared memory (input dtype, cp.async): "
+      "one read; or read it again"));
+  s.add(Parameter::list(
+      "cluster",
+      {std::int64_t{1}, std::int64_t{2}, std::int64_t{4}, std::int64_t{8}, std::int64_t{16}},
+      std::int64_t{1},
+      "blocks of a thread-block cluster sharing one row, one segment each (partials through "
+      "distributed shared memory); 16 is a non-portable size"));
+  s.require("a cluster block holds one segment of >= 1024 elements, no split",
+            {"cluster", "split", "rows_per_block", "cols"}, [](const Assignment& a) {
+              return a.i("cluster") == 1 || (a.i("split") == 1 && a.i("rows_per_block") == 1 &&
+                                             a.i("cols") >= a.i("cluster") * 1024);
+            });
+  s.require("cluster blocks each get a full segment",
+            {"cluster", "threads_per_row", "vec", "cols", "split"}, [](const Assignment& a) {
+              return a.i("cluster") == 1 ||
+                     a.i("threads_per_row") <=
+                         next_pow2((cluster_seg_len_of(a) + a.i("vec") - 1) / a.i("vec"));
+            });
+  // A row split over blocks that run at once can combine its partials in
+  // the kernel (global memory and a per-row counter): one read of a held
+  // segment, like a cluster, but over any SMs, not the few clusters that
+  // fit a GPC (a cluster of 16 leaves 20 of the H200's 132 SMs idle).
+  s.add(Parameter::categorical(
+      "split_combine", {"second_kernel", "in_kernel"}, "second_kernel",
+      "split rows: a stats kernel then an apply kernel; or one cooperative persistent "
+      "kernel whose blocks exchange each row's partials through global memory"));
+  s.require(
+      "in-kernel combining: split 2..32, one segment per block, no cluster, a persistent grid",
+      {"split_combine", "split", "rows_per_block", "cluster", "grid"}, [](const Assignment& a) {
+        return a.s("split_combine") == "second_kernel" ||
+               in_kernel_split_allowed(a.i("split"), a.i("rows_per_block"), a.i("cluster"),
+                                       a.s("grid") == "persistent");
+      });
+  // __launch_bounds__(threads) caps registers at 65536 / threads (64 for
+  // 1024 threads); the held floats leave 32 for addresses and the reduction.
+  s.require(
+      "a register-held segment fits the per-thread register budget (<= 64 floats, 16 accesses)",
+      {"row_cache", "threads_per_row", "rows_per_block", "vec", "cols", "split", "cluster"},
+      [](const Assignment& a) {
+        if (a.s("row_cache") != "registers") return true;
+        const long long chunks =
+            register_chunks(cluster_seg_len_of(a), a.i("threads_per_row"), a.i("vec"));
+        const long long threads = a.i("threads_per_row") * a.i("rows_per_block");
+        const long long budget = std::min<long long>(64, 65536 / threads - 32);
+        return chunks <= 16 && chunks * a.i("vec") <= budget;
+      });
+  std::vector<std::string> smem_names = {
+      "row_cache", "vec",   "dtype_bytes", "rows_per_block", "threads_per_row",
+      "cols",      "split", "cluster",     "reduction",      "smem_limit"};
+  // The family's knobs come before the shared-memory budget, which counts
+  // the segments they add (rmsnorm weights=smem: the weights).
+  spec_.add_knobs(s);
+  for (const std::string& knob : spec_.smem_segment_knobs()) smem_names.push_back(knob);
+  // cp.async copies 4, 8 or 16 bytes; the segments of a block (one per row
+  // group, input dtype, and those a family knob adds) and its static shared
+  // memory fit the opt-in limit.
+  const RowwiseSpec& spec = spec_;
+  s.require(
+      "a shared-memory segment: accesses of >= 4 bytes, the block's segments within the "
+      "shared-memory limit",
+      smem_names, [&spec](const Assignment& a) {
+        if (a.s("row_cache") != "smem") return true;
+        const long long segment_bytes = cluster_seg_len_of(a) * a.i("dtype_bytes");
+        const long long segments = a.i("rows_per_block") + spec.extra_smem_segments(a);
+        return a.i("vec") * a.i("dtype_bytes") >= 4 &&
+               segments * segment_bytes + rowwise_static_smem(spec, a.i("threads_per_row"),
+                                                              a.i("rows_per_block"),
+                                                              a.s("reduction")) <=
+                   a.i("smem_limit");
+      });
+  s.require("unroll applies to streaming loops only", {"row_cache", "unroll"},
+            [](const Assignment& a) { return a.s("row_cache") == "none" || a.i("unroll") == 1; });
   return s;
 }
 
@@ -323,28 +316,20 @@ Config RowwiseFamily::default_config(const Problem& p, const DeviceSpec& d) cons
 
 double RowwiseFamily::flops(const Problem& p) const {
   const double n = static_cast<double>(p.integer("rows")) * static_cast<double>(p.integer("cols"));
-  switch (kind_) {
-    case Kind::reduce: return n;
-    case Kind::softmax: return 5 * n;  // max, subtract, exp, sum, scale
-    case Kind::rmsnorm: return 4 * n;  // square-add, scale, weight
-  }
-  return n;
+  return spec_.flops_per_element() * n;
 }
 
 double RowwiseFamily::min_bytes(const Problem& p) const {
+  // The input, the output and the column vector, each once.
   const double rows = static_cast<double>(p.integer("rows")), cols = static_cast<double>(p.integer("cols"));
   const double b = dtype_bytes(p.text("dtype"));
-  switch (kind_) {
-    case Kind::reduce: return b * (rows * cols + (p.text("axis") == "rows" ? cols : rows));
-    case Kind::softmax: return b * 2 * rows * cols;
-    case Kind::rmsnorm: return b * (2 * rows * cols + cols);
-  }
-  return 0;
+  return b * (rows * cols + static_cast<double>(output_elements(spec_, p)) +
+              (!spec_.column_vector().empty() ? cols : 0));
 }
 
 WorkEstimate RowwiseFamily::estimate(const Problem& raw, const Config& c, const DeviceSpec& d) const {
   const Problem p = normalize(raw);
-  const LaunchPlan plan = plan_launch(kind_, p, c, plan_device(d));
+  const LaunchPlan plan = plan_launch(spec_, p, c, plan_device(d));
   WorkEstimate w;
   w.flops = flops(p);
   w.executed_flops = w.flops;
@@ -367,9 +352,9 @@ WorkEstimate RowwiseFamily::estimate(const Problem& raw, const Config& c, const 
   const double in_flight = rows_in_flight * static_cast<double>(plan.seg_len) * dtype_bytes(p.text("dtype"));
   const double miss_in_flight = in_flight > l2 / 2 ? 1.0 : 0.0;
   double rereads = 0;
-  if (kind_ != Kind::reduce) {
+  if (spec_.output() == RowOutput::whole_rows) {
     const bool held = c.text("row_cache") != "none";
-    const bool two_pass = kind_ == Kind::softmax && c.text("stats") == "two_pass";
+    const bool two_pass = spec_.row_passes(c) > 1;
     const bool in_kernel = c.text_or("split_combine", "second_kernel") == "in_kernel";
     if (c.integer("split") > 1 && !in_kernel) {
       // The apply kernel reads every segment again after the stats kernel.
@@ -387,7 +372,7 @@ WorkEstimate RowwiseFamily::estimate(const Problem& raw, const Config& c, const 
 
 std::vector<Config> RowwiseFamily::on_chip_row_configs(const Problem& raw, const DeviceSpec& d) const {
   std::vector<Config> out;
-  if (kind_ == Kind::reduce) return out;
+  if (spec_.output() != RowOutput::whole_rows) return out;
   const Problem p = normalize(raw);
   const Space s = space(p, d);
   const long long cols = p.integer("cols");
@@ -395,7 +380,7 @@ std::vector<Config> RowwiseFamily::on_chip_row_configs(const Problem& raw, const
   const long long smem_limit = s.constants().integer("smem_limit");
   // Rows that fit one block are better served by one block per row (no
   // cluster barrier); the cluster path is for the rows that do not.
-  if (cols * bytes + rowwise_static_smem(kind_, 1024, 1, "shuffle") <= smem_limit) return out;
+  if (cols * bytes + rowwise_static_smem(spec_, 1024, 1, "shuffle") <= smem_limit) return out;
   long long vec = 16 / bytes;
   while (vec > 1 && (cols % vec != 0 || vec * bytes < 4)) vec /= 2;
   if (vec * bytes < 4) return out;  // cp.async copies >= 4 bytes
@@ -406,14 +391,11 @@ std::vector<Config> RowwiseFamily::on_chip_row_configs(const Problem& raw, const
   base.set("rows_per_block", std::int64_t{1});
   base.set("unroll", std::int64_t{1});
   base.set("reduction", std::string("shuffle"));
-  if (kind_ == Kind::softmax) base.set("stats", std::string("online"));
-  // Keeps c if valid and, for rmsnorm, its twin with the weights held in
-  // shared memory (c has weights=global, the default).
-  auto offer = [&](Config c) {
-    if (s.is_valid(c)) out.push_back(c);
-    if (kind_ != Kind::rmsnorm) return;
-    c.set("weights", std::string("smem"));
-    if (s.is_valid(c)) out.push_back(c);
+  // Keeps each valid variant the family offers of c (rmsnorm: also its
+  // weights in shared memory; c has the family knobs' defaults).
+  auto offer = [&](const Config& c) {
+    for (const Config& v : spec_.on_chip_variants(c))
+      if (s.is_valid(v)) out.push_back(v);
   };
   for (std::int64_t cluster : {2, 4, 8, 16})
     for (std::int64_t threads : {256, 512, 1024})
@@ -445,7 +427,7 @@ KernelSource RowwiseFamily::source(const Problem& raw, const Config& c) const {
   const Problem p = normalize(raw);
   // The plan's names do not depend on the device beyond the grid, which is
   // not part of the source.
-  const LaunchPlan plan = plan_launch(kind_, p, c, PlanDevice{});
+  const LaunchPlan plan = plan_launch(spec_, p, c, PlanDevice{});
   KernelSource s;
   s.program_name = std::string(name()) + ".cu";
   // Only the template instance matters: configurations that name the same
@@ -454,6 +436,13 @@ KernelSource RowwiseFamily::source(const Problem& raw, const Config& c) const {
              template_files().back() + "\"\n";
   for (const auto& k : plan.kernels) s.kernels.push_back(k.name_expression);
   return s;
+}
+
+const RowwiseFamily& find_rowwise_family(std::string_view name) {
+  const auto* family = dynamic_cast<const RowwiseFamily*>(&find_family(name));
+  if (!family)
+    throw std::invalid_argument("kernel family '" + std::string(name) + "' is not row-wise");
+  return *family;
 }
 
 }  // namespace ktune::rowwise

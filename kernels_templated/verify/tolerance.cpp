@@ -218,20 +218,4 @@ ElementBound max_bound(Precision output) {
   return ElementBound{underflow_floor(output), 0, 0};
 }
 
-ElementBound softmax_bound(Precision output, long long n) {
-  // Each term exp(x - m) errs by <= (|x - m| + 4) u relative where it is above
-  // fp32's underflow (|x - m| < 88), an online rescale adds <= 4 u per term
-  // (|d| e^-|d| <= 1/e, a multiply, an exp), the sum gamma_n, the division 2 u:
-  // gamma_{5n + 200} holds all of it.
-  const double u_out = output == Precision::fp32 ? kFp32U : unit_roundoff(output);
-  return ElementBound{underflow_floor(output), u_out + (1 + u_out) * gamma(5 * n + 200, kFp32U), 0};
-}
-
-ElementBound rmsnorm_bound(Precision output, long long n) {
-  // The sum of squares errs by gamma_{n+1}, the mean, eps and the approximate
-  // rsqrt add a few u (halved by the square root), two multiplies 2 u.
-  const double u_out = output == Precision::fp32 ? kFp32U : unit_roundoff(output);
-  return ElementBound{underflow_floor(output), u_out + (1 + u_out) * gamma(n + 16, kFp32U), 0};
-}
-
 }  // namespace ktune::verify

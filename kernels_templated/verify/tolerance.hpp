@@ -165,12 +165,10 @@ ElementBound gemm_bound(Precision input, Precision output, long long k, double l
 /// accumulator's expected truncation, half its unit per 32-term instruction.
 double gemm_rel_l2(Precision input, Precision output, long long k);
 
-/// Row-wise families against an fp64 reference; `n` is the reduction length
-/// (columns, or rows for a column reduction).
-/// sum: mag = sum |x| of the row; max: exact; softmax and rmsnorm: relative.
+/// A sum or a max of n values against an fp64 reference (the reduce family,
+/// the test families): sum: mag = sum |x| of the n values; max: exact. Other
+/// row-wise families' bounds are their own (RowwiseSpec::element_bound).
 ElementBound sum_bound(Precision output, long long n);
 ElementBound max_bound(Precision output);
-ElementBound softmax_bound(Precision output, long long n);
-ElementBound rmsnorm_bound(Precision output, long long n);
 
 }  // namespace ktune::verify

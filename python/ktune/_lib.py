@@ -51,8 +51,16 @@ class _RowwiseDesc(ctypes.Structure):
     ]
 
 
+class _RowwiseFamilyDesc(ctypes.Structure):
+    _fields_ = [
+        ("family", ctypes.c_char_p), ("rows", ctypes.c_longlong), ("cols", ctypes.c_longlong),
+        ("dtype", ctypes.c_int), ("n_params", ctypes.c_int), ("params", ctypes.c_double * 4),
+    ]
+
+
 GemmDesc = _GemmDesc
 RowwiseDesc = _RowwiseDesc
+RowwiseFamilyDesc = _RowwiseFamilyDesc
 
 _c = ctypes
 _P = _c.c_void_p
@@ -75,7 +83,9 @@ _SIGNATURES = {
     "ktune_rmsnorm": ([_P, _c.POINTER(_RowwiseDesc), _P, _P, _P, _P], _c.c_int),
     "ktune_softmax": ([_P, _c.POINTER(_RowwiseDesc), _P, _P, _P], _c.c_int),
     "ktune_reduce": ([_P, _c.POINTER(_RowwiseDesc), _P, _P, _P], _c.c_int),
+    "ktune_rowwise": ([_P, _c.POINTER(_RowwiseFamilyDesc), _P, _P, _P, _P], _c.c_int),
     "ktune_explain": ([_P, _S, _P, _OUT], _c.c_int),
+    "ktune_explain_rowwise": ([_P, _c.POINTER(_RowwiseFamilyDesc), _OUT], _c.c_int),
 }
 
 _lib = None

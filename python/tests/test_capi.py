@@ -24,6 +24,13 @@ class CApi(unittest.TestCase):
         self.assertEqual(self.lib.ktune_gemm(None, ctypes.byref(desc), None, None, None, None,
                                              None), 1)
         self.assertIn("runtime is null", self.last_error())
+        family = _lib.RowwiseFamilyDesc(b"rmsnorm", 64, 4096, 2, 1, (ctypes.c_double * 4)(1e-5))
+        self.assertEqual(self.lib.ktune_rowwise(None, ctypes.byref(family), None, None, None,
+                                                None), 1)
+        self.assertIn("runtime is null", self.last_error())
+        self.assertEqual(self.lib.ktune_explain_rowwise(None, ctypes.byref(family),
+                                                        ctypes.byref(out)), 1)
+        self.assertIn("the runtime is null", self.last_error())
         paths = (ctypes.c_char_p * 1)(b"x.db")
         self.assertEqual(self.lib.ktune_lookup(paths, 1, b"gemm", b"m=1,n=1,k=1", None,
                                                ctypes.byref(out)), 1)

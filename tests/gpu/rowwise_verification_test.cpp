@@ -286,7 +286,7 @@ TEST_F(RowwiseGpu, PersistentSharedMemoryRowsAcrossIterations) {
     // More segments than a looping grid takes at once: the loop iterates.
     const long long segments = p.integer("rows") * c.integer("cluster");
     const rowwise::LaunchPlan plan = rowwise::plan_launch(
-        static_cast<const rowwise::RowwiseFamily&>(f).kind(), p, c, rowwise::plan_device(d));
+        static_cast<const rowwise::RowwiseFamily&>(f).spec(), p, c, rowwise::plan_device(d));
     if (std::string(run.grid) != "rows") {
       ASSERT_LT(plan.kernels[0].grid_x * 2, segments / c.integer("rows_per_block"));
     }

@@ -120,7 +120,7 @@ TEST(RowwiseCompile, LongRowOnChipClusterConfigsCompileForSm90aWithoutSpills) {
     for (const Config& cfg : configs) {
       sources.push_back(f.source(p, cfg));
       labels.push_back(std::string(c.family) + " " + c.problem + " " + cfg.key());
-      plans.push_back(rowwise::plan_launch(f.kind(), p, cfg, rowwise::plan_device(d)));
+      plans.push_back(rowwise::plan_launch(f.spec(), p, cfg, rowwise::plan_device(d)));
     }
   }
   const std::vector<CompileOutput> outs = compiler.compile_all(sources);

@@ -78,14 +78,16 @@ TEST(RowwiseDescriptors, SpacesAreNonEmptyAndConsistent) {
             // Vector accesses never straddle rows and stay within 16 bytes.
             EXPECT_EQ(cols % c.integer("vec"), 0);
             EXPECT_LE(c.integer("vec") * bytes, 16);
-            rowwise::LaunchPlan plan = rowwise::plan_launch(
-                static_cast<const rowwise::RowwiseFamily&>(f).kind(), p, c, rowwise::plan_device(d));
+            rowwise::LaunchPlan plan =
+                rowwise::plan_launch(static_cast<const rowwise::RowwiseFamily&>(f).spec(), p, c,
+                                     rowwise::plan_device(d));
             ASSERT_FALSE(plan.kernels.empty());
             // Split rows take a second kernel unless they combine in the
             // kernel (split_combine=in_kernel: one counter per row); column
             // slices combine in the last slice of the one kernel (with
             // counters it leaves zeroed).
-            const bool columns = rowwise::is_column_reduction(static_cast<const rowwise::RowwiseFamily&>(f).kind(), p);
+            const bool columns =
+                static_cast<const rowwise::RowwiseFamily&>(f).spec().reduces_columns(p);
             const bool in_kernel = c.text_or("split_combine", "second_kernel") == "in_kernel";
             EXPECT_EQ(plan.kernels.size(), c.integer("split") > 1 && !columns && !in_kernel ? 2u : 1u);
             EXPECT_EQ(plan.counters > 0, (columns && c.integer("split") > 1) || in_kernel);
@@ -162,7 +164,10 @@ TEST(RowwiseDescriptors, RegisterRowsReadOnceStreamingRowsMayReadTwice) {
   c.set("row_cache", std::string("registers"));
   ASSERT_TRUE(f.space(p, d).is_valid(c));
   EXPECT_DOUBLE_EQ(f.estimate(p, c, d).dram_bytes, f.min_bytes(p));
-  EXPECT_EQ(rowwise::plan_launch(rowwise::Kind::softmax, p, c, rowwise::plan_device(d)).chunks, 4);
+  EXPECT_EQ(rowwise::plan_launch(rowwise::find_rowwise_family("softmax").spec(), p, c,
+                                 rowwise::plan_device(d))
+                .chunks,
+            4);
 }
 
 TEST(RowwiseDescriptors, ClusterRowsAreSingleKernelLaunchesOfWholeClusters) {
@@ -179,7 +184,8 @@ TEST(RowwiseDescriptors, ClusterRowsAreSingleKernelLaunchesOfWholeClusters) {
     sizes.insert(c.integer("cluster"));
     EXPECT_EQ(c.integer("split"), 1);
     EXPECT_EQ(c.integer("rows_per_block"), 1);
-    rowwise::LaunchPlan plan = rowwise::plan_launch(rowwise::Kind::rmsnorm, p, c, rowwise::plan_device(d));
+    rowwise::LaunchPlan plan = rowwise::plan_launch(rowwise::find_rowwise_family("rmsnorm").spec(),
+                                                    p, c, rowwise::plan_device(d));
     ASSERT_EQ(plan.kernels.size(), 1u);
     EXPECT_EQ(plan.kernels[0].cluster, c.integer("cluster"));
     EXPECT_EQ(plan.split, c.integer("cluster"));
@@ -214,19 +220,20 @@ TEST(RowwiseDescriptors, PlannedSplitsArePowersOfTwo) {
   const DeviceSpec d = h200();
   for (const char* name : {"reduce", "softmax", "rmsnorm"}) {
     const KernelFamily& f = find_family(name);
-    const auto kind = static_cast<const rowwise::RowwiseFamily&>(f).kind();
+    const auto& spec = static_cast<const rowwise::RowwiseFamily&>(f).spec();
     for (const char* shape : {"rows=5,cols=4099,dtype=bf16", "rows=33,cols=65538,dtype=fp32",
                               "rows=1024,cols=131072,dtype=bf16"}) {
       const Problem p = parse_problem(f, shape);
       for (const Config& c : f.space(p, d).sample(300, 11)) {
-        const rowwise::LaunchPlan plan = rowwise::plan_launch(kind, p, c, rowwise::plan_device(d));
+        const rowwise::LaunchPlan plan = rowwise::plan_launch(spec, p, c, rowwise::plan_device(d));
         EXPECT_EQ(plan.split & (plan.split - 1), 0) << name << " " << shape << " " << c.key();
       }
     }
     const Problem p = parse_problem(f, "rows=4,cols=8192,dtype=fp32");
     Config c = f.default_config(p, d);
     c.set("split", std::int64_t{3});
-    EXPECT_THROW(rowwise::plan_launch(kind, p, c, rowwise::plan_device(d)), std::invalid_argument) << name;
+    EXPECT_THROW(rowwise::plan_launch(spec, p, c, rowwise::plan_device(d)), std::invalid_argument)
+        << name;
   }
 }
 
@@ -245,7 +252,8 @@ TEST(RowwiseDescriptors, SharedMemoryRowsFitTheBlockAndReadOnce) {
       ++held;
       EXPECT_GE(c.integer("vec") * bytes, 4);  // cp.async copies 4, 8 or 16 bytes
       EXPECT_EQ(c.integer("unroll"), 1);
-      rowwise::LaunchPlan plan = rowwise::plan_launch(rowwise::Kind::softmax, p, c, rowwise::plan_device(d));
+      rowwise::LaunchPlan plan = rowwise::plan_launch(
+          rowwise::find_rowwise_family("softmax").spec(), p, c, rowwise::plan_device(d));
       EXPECT_EQ(plan.chunks, rowwise::kSharedHeldChunks);
       EXPECT_EQ(plan.dynamic_smem, c.integer("rows_per_block") * plan.seg_len * bytes);
       EXPECT_LE(plan.dynamic_smem + plan.smem_bytes, d.smem_per_block_optin > 0 ? d.smem_per_block_optin : 232448);
@@ -298,7 +306,8 @@ TEST(RowwiseDescriptors, LongRowsHaveOnChipClusterConfigurations) {
       EXPECT_EQ(c.text("row_cache"), "smem");
       const bool linked = c.text("split_combine") == "in_kernel";
       (linked ? linked_splits : clusters).insert(linked ? c.integer("split") : c.integer("cluster"));
-      const rowwise::LaunchPlan plan = rowwise::plan_launch(f.kind(), p, c, rowwise::plan_device(d));
+      const rowwise::LaunchPlan plan =
+          rowwise::plan_launch(f.spec(), p, c, rowwise::plan_device(d));
       ASSERT_EQ(plan.kernels.size(), 1u);  // one kernel: no second read of the row
       EXPECT_EQ(plan.kernels[0].cluster, c.integer("cluster"));
       EXPECT_EQ(plan.kernels[0].cooperative, linked);
@@ -330,7 +339,7 @@ TEST(RowwiseDescriptors, RmsnormWeightsHeldOnlyByBlocksOfOneSharedMemorySegment)
   const Space s = f.space(p, d);
   int held = 0;
   for (const Config& c : s.sample(3000, 41)) {
-    const rowwise::LaunchPlan plan = rowwise::plan_launch(f.kind(), p, c, rowwise::plan_device(d));
+    const rowwise::LaunchPlan plan = rowwise::plan_launch(f.spec(), p, c, rowwise::plan_device(d));
     const bool hold = c.text("weights") == "smem";
     const std::string& name = plan.kernels.front().name_expression;
     // The phase (0 fused, 3 cluster, 4 linked), then the held-weights flag.
@@ -356,7 +365,8 @@ TEST(RowwiseDescriptors, RmsnormWeightsHeldOnlyByBlocksOfOneSharedMemorySegment)
     if (c.text("weights") == "smem" && c.text("grid") == "rows" && c.integer("cluster") == 1) one_row = c;
   ASSERT_EQ(one_row.text_or("weights", ""), "smem") << "no grid=rows configuration holds its weights";
   EXPECT_EQ(one_row.integer("rows_per_block"), 1);
-  const rowwise::LaunchPlan one_row_plan = rowwise::plan_launch(f.kind(), short_rows, one_row, rowwise::plan_device(d));
+  const rowwise::LaunchPlan one_row_plan =
+      rowwise::plan_launch(f.spec(), short_rows, one_row, rowwise::plan_device(d));
   EXPECT_TRUE(ends_with(one_row_plan.kernels.front().name_expression, ", 0, 1>"))
       << one_row_plan.kernels.front().name_expression;
   EXPECT_EQ(one_row_plan.kernels.front().grid_x, 32768);
@@ -370,7 +380,8 @@ TEST(RowwiseDescriptors, RmsnormWeightsHeldOnlyByBlocksOfOneSharedMemorySegment)
   bad.set("weights", std::string("smem"));
   bad.set("row_cache", std::string("registers"));
   EXPECT_FALSE(s.is_valid(bad));
-  EXPECT_THROW(rowwise::plan_launch(f.kind(), p, bad, rowwise::plan_device(d)), std::invalid_argument);
+  EXPECT_THROW(rowwise::plan_launch(f.spec(), p, bad, rowwise::plan_device(d)),
+               std::invalid_argument);
 }
 
 // split_combine=in_kernel: one cooperative persistent kernel (phase 4,
@@ -387,7 +398,8 @@ TEST(RowwiseDescriptors, InKernelSplitRowsAreOneCooperativeKernel) {
     const Space s = f.space(p, d);
     int linked = 0;
     for (const Config& c : s.sample(4000, 53)) {
-      const rowwise::LaunchPlan plan = rowwise::plan_launch(f.kind(), p, c, rowwise::plan_device(d));
+      const rowwise::LaunchPlan plan =
+          rowwise::plan_launch(f.spec(), p, c, rowwise::plan_device(d));
       const bool in_kernel = c.text("split_combine") == "in_kernel";
       EXPECT_EQ(plan.kernels.front().cooperative, in_kernel) << c.key();
       if (!in_kernel) continue;
@@ -402,7 +414,7 @@ TEST(RowwiseDescriptors, InKernelSplitRowsAreOneCooperativeKernel) {
       // Phase kLinked, then (rmsnorm weights=smem) the held-weights flag.
       EXPECT_TRUE(ends_with(kernel, c.text_or("weights", "global") == "smem" ? ", 4, 1>" : ", 4>")) << kernel;
       EXPECT_EQ(plan.counters, 256);                                       // one per row
-      EXPECT_EQ(plan.workspace_floats, (f.kind() == rowwise::Kind::softmax ? 2 : 1) * 256 * plan.split);
+      EXPECT_EQ(plan.workspace_floats, (std::string(name) == "softmax" ? 2 : 1) * 256 * plan.split);
       EXPECT_EQ(plan.kernels[0].grid_x % plan.split, 0);
       EXPECT_TRUE(plan.kernels[0].persistent);
     }
@@ -417,7 +429,8 @@ TEST(RowwiseDescriptors, InKernelSplitRowsAreOneCooperativeKernel) {
       bad.set(knob, value);
       SCOPED_TRACE(bad.key());
       EXPECT_FALSE(s.is_valid(bad));
-      EXPECT_THROW(rowwise::plan_launch(f.kind(), p, bad, rowwise::plan_device(d)), std::invalid_argument);
+      EXPECT_THROW(rowwise::plan_launch(f.spec(), p, bad, rowwise::plan_device(d)),
+                   std::invalid_argument);
     }
   }
 }

@@ -99,16 +99,55 @@ TEST(RuntimeErrors, AnUnknownFamilyIsAnErrorNotADefault) {
   EXPECT_EQ(e.family, "rmsnorm");
   EXPECT_EQ(*asked, 1);
 
-  rt::CallKey unknown = known;
-  unknown.family = static_cast<rt::FamilyId>(7);
-  EXPECT_EQ(rt::family_name(unknown.family), "");
-  const CallStatus s = d.explain(unknown, &e);
+  // Keys that name no registered family of their kind: refused before any
+  // lookup, never served by a default family.
+  rt::CallKey bad_kind = known;
+  bad_kind.kind = static_cast<rt::CallKind>(7);
+  rt::CallKey no_family = known;
+  no_family.family = nullptr;
+  rt::CallKey gemm_as_rowwise = known;
+  gemm_as_rowwise.family = rt::key_of(GemmDesc{64, 64, 64}).family;
+  for (const rt::CallKey& unknown : {bad_kind, no_family, gemm_as_rowwise}) {
+    const CallStatus s = d.explain(unknown, &e);
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.message().find("without a known family"), std::string::npos) << s.message();
+    const CallStatus call = d.call(unknown, {fake_ptr(0), fake_ptr(1), fake_ptr(2)}, nullptr);
+    ASSERT_FALSE(call.ok());
+    EXPECT_NE(call.message().find("without a known family"), std::string::npos) << call.message();
+  }
+  EXPECT_EQ(*asked, 1);  // no family was looked up for them, so no configuration either
+  EXPECT_TRUE(log->launches.empty());
+}
+
+// The generic row-wise call by name: an unknown or non-row-wise family, too
+// many parameters or a choice outside the family's are errors that say so.
+TEST(RuntimeErrors, AGenericRowwiseCallRefusesWhatItCannotName) {
+  rt::CallKey key;
+  CallStatus s = rt::key_of(RowwiseDesc{"no_such_family", 8, 256, DType::bf16}, &key);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("unknown family id 7"), std::string::npos) << s.message();
-  const CallStatus call = d.call(unknown, {fake_ptr(0), fake_ptr(1), fake_ptr(2)}, nullptr);
-  ASSERT_FALSE(call.ok());
-  EXPECT_NE(call.message().find("unknown family id 7"), std::string::npos) << call.message();
-  EXPECT_EQ(*asked, 1);  // no family was looked up for it, so no configuration either
+  EXPECT_NE(s.message().find("unknown kernel family 'no_such_family' (known: "), std::string::npos)
+      << s.message();
+  s = rt::key_of(RowwiseDesc{"gemm", 8, 256, DType::bf16}, &key);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("'gemm' is not row-wise"), std::string::npos) << s.message();
+  s = rt::key_of(RowwiseDesc{nullptr, 8, 256, DType::bf16}, &key);
+  ASSERT_FALSE(s.ok());
+  s = rt::key_of(RowwiseDesc{"softmax", 8, 256, DType::bf16, {1.0}, 1}, &key);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("softmax: 1 parameters given, the family has 0"), std::string::npos)
+      << s.message();
+
+  // reduce's op (its second parameter) has two choices: index 2 is refused
+  // when the shape is prepared.
+  ASSERT_TRUE(rt::key_of(RowwiseDesc{"reduce", 8, 256, DType::bf16, {0, 2}, 2}, &key).ok());
+  auto log = std::make_shared<LaunchLog>();
+  rt::Dispatcher d(h200(), std::make_unique<CountingChooser>(std::make_shared<std::atomic<int>>(0)),
+                   std::make_unique<AnySupplier>(), std::make_unique<FakeLauncher>(log));
+  Explanation e;
+  s = d.explain(key, &e);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("problem key 'op': no choice 2 (expected 0..1)"), std::string::npos)
+      << s.message();
   EXPECT_TRUE(log->launches.empty());
 }
 

@@ -64,7 +64,7 @@ class FakeLoader final : public rt::CubinLoader {
 };
 
 struct Launch {
-  rt::FamilyId family;
+  const KernelFamily* family;
   std::string config;
   std::size_t kernels = 0;
   cudaStream_t stream = nullptr;

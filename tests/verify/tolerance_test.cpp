@@ -12,12 +12,19 @@
 #include <random>
 #include <vector>
 
+#include "kernels_templated/rowwise/rowwise_family.hpp"
 #include "kernels_templated/verify/report.hpp"
 #include "kernels_templated/verify/tolerance.hpp"
 
 using namespace ktune::verify;
 
 namespace {
+
+// A row-wise family's own element bound (its RowwiseSpec).
+ElementBound family_bound(const char* family, Precision output, long long n) {
+  return ktune::rowwise::find_rowwise_family(family).spec().element_bound(output, n,
+                                                                          ktune::Problem{});
+}
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kOldGlobalTolerance = 1e-2;  // the rel-L2 bound bf16 results passed before
@@ -190,10 +197,10 @@ TEST(FamilyBounds, RowwiseByHand) {
   EXPECT_DOUBLE_EQ(sum_bound(Precision::bf16, 1000).mag_scale, (1 + 0x1p-8) * gamma(1000, 0x1p-24));
   EXPECT_DOUBLE_EQ(sum_bound(Precision::bf16, 1000).rtol, 0x1p-8);
   EXPECT_EQ(max_bound(Precision::fp32).rtol, 0.0);
-  EXPECT_DOUBLE_EQ(softmax_bound(Precision::fp16, 1000).rtol,
+  EXPECT_DOUBLE_EQ(family_bound("softmax", Precision::fp16, 1000).rtol,
                    0x1p-11 + (1 + 0x1p-11) * gamma(5200, 0x1p-24));
-  EXPECT_DOUBLE_EQ(softmax_bound(Precision::fp16, 1000).atol, 0x1p-25);
-  EXPECT_DOUBLE_EQ(rmsnorm_bound(Precision::fp32, 4080).rtol,
+  EXPECT_DOUBLE_EQ(family_bound("softmax", Precision::fp16, 1000).atol, 0x1p-25);
+  EXPECT_DOUBLE_EQ(family_bound("rmsnorm", Precision::fp32, 4080).rtol,
                    0x1p-24 + (1 + 0x1p-24) * gamma(4096, 0x1p-24));
 }
 
@@ -278,7 +285,7 @@ TEST(RowwiseCheck, Bf16SoftmaxRowsPassAndARowCheckCatchesOneRow) {
       out[r * cols + c] = to_bf16(std::exp(row[c] - mf) / sf);
     }
   }
-  const Tolerances t{softmax_bound(Precision::bf16, cols), 1e-2, 4e-2};
+  const Tolerances t{family_bound("softmax", Precision::bf16, cols), 1e-2, 4e-2};
   auto check = [&](const std::vector<float>& o, const ElementBound& bound) {
     Checker checker(bound, cols);
     for (std::size_t i = 0; i < o.size(); ++i) checker.add(static_cast<long long>(i), o[i], ref[i]);
@@ -314,12 +321,12 @@ TEST(RowwiseCheck, RowsOfMinusInfinity) {
   const CheckStats s = wrong.finish();
   EXPECT_EQ(s.off, 1);
   EXPECT_EQ(s.worst_ratio, kInf);
-  Checker softmax(softmax_bound(Precision::fp32, 4), 4);
+  Checker softmax(family_bound("softmax", Precision::fp32, 4), 4);
   for (int i = 0; i < 4; ++i) softmax.add(i, std::nan(""), std::nan(""));
   for (int i = 4; i < 8; ++i) softmax.add(i, 0.25, 0.25);
   const CheckStats sm = softmax.finish();
   EXPECT_EQ(sm.undefined, 4);
-  EXPECT_EQ(failure_reason(sm, {softmax_bound(Precision::fp32, 4), 1e-5, 1e-4}), "");
+  EXPECT_EQ(failure_reason(sm, {family_bound("softmax", Precision::fp32, 4), 1e-5, 1e-4}), "");
 }
 
 TEST(RowwiseCheck, UnwrittenOutputsFailFirst) {

@@ -377,4 +377,6 @@ cudaError_t GemmHarness::launch_cublas(cudaStream_t stream) {
   return s == CUBLAS_STATUS_SUCCESS ? cudaGetLastError() : cudaErrorUnknown;
 }
 
+std::unique_ptr<FamilyHarness> make_gemm_harness() { return std::make_unique<GemmHarness>(); }
+
 }  // namespace ktune

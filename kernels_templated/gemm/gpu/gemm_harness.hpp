@@ -74,4 +74,7 @@ class GemmHarness final : public FamilyHarness {
       fp8_baseline_;  ///< planned on the first launch_cublas of an fp8 problem
 };
 
+/// A new GemmHarness, as families.def registers it.
+std::unique_ptr<FamilyHarness> make_gemm_harness();
+
 }  // namespace ktune

@@ -1,5 +1,5 @@
 // RowwiseHarness: inputs, references, launches and verification of the
-// reduce, softmax and rmsnorm families on the GPU.
+// row-wise families on the GPU.
 #include "kernels_templated/rowwise/gpu/rowwise_harness.hpp"
 
 #include <algorithm>
@@ -27,16 +27,17 @@ DType dtype_of(const std::string& s) {
 
 // Widest split any configuration of the space may use (rowwise_family.cpp's
 // constraints): bounds the workspace allocated once per problem.
-long long max_workspace_floats(Kind kind, const Problem& p) {
+long long max_workspace_floats(const RowwiseSpec& spec, const Problem& p) {
   const long long rows = p.integer("rows"), cols = p.integer("cols");
-  if (is_column_reduction(kind, p)) return std::min<long long>(256, rows) * cols;
+  if (spec.reduces_columns(p)) return std::min<long long>(256, rows) * cols;
   const long long max_split = std::clamp<long long>(cols / 1024, 1, 64);
-  return (kind == Kind::softmax ? 2 : 1) * rows * max_split;
+  return spec.partials_per_segment() * rows * max_split;
 }
 
 }  // namespace
 
-RowwiseHarness::RowwiseHarness(Kind kind) : kind_(kind) {}
+RowwiseHarness::RowwiseHarness(const RowwiseSpec& spec, ReferenceFn reference)
+    : spec_(spec), reference_(reference) {}
 
 RowwiseHarness::~RowwiseHarness() { release(); }
 
@@ -55,15 +56,13 @@ void RowwiseHarness::release() {
 }
 
 long long RowwiseHarness::output_elements() const {
-  const long long rows = problem_.integer("rows"), cols = problem_.integer("cols");
-  if (kind_ != Kind::reduce) return rows * cols;
-  return problem_.text("axis") == "rows" ? cols : rows;
+  return rowwise::output_elements(spec_, problem_);
 }
 
 long long RowwiseHarness::accumulation_chain(const Config& config) const {
   try {
-    const LaunchPlan plan = plan_launch(kind_, problem_, config, device_);
-    if (is_column_reduction(kind_, problem_)) {
+    const LaunchPlan plan = plan_launch(spec_, problem_, config, device_);
+    if (spec_.reduces_columns(problem_)) {
       const long long down = config.integer("rows_per_block") * config.integer("split");
       return (problem_.integer("rows") + down - 1) / down;
     }
@@ -86,8 +85,8 @@ double RowwiseHarness::tolerance(const Config& config) const {
       // denominator, the rmsnorm sum of squares, a sum), ~u * sqrt(n) with
       // u = 6e-8. Measured on the H200: 5.7e-5 for a softmax
       // denominator accumulated by one thread over 65537 terms, 1.4e-5 over 16385.
-      const double base = kind_ == Kind::reduce && problem_.text("op") == "sum" ? 1e-4 : 1e-5;
-      const bool accumulates = !(kind_ == Kind::reduce && problem_.text("op") == "max");
+      const double base = spec_.fp32_rel_l2(problem_);
+      const bool accumulates = spec_.accumulates(problem_);
       const double chain = static_cast<double>(accumulation_chain(config));
       return accumulates ? std::max(base, 4e-7 * std::sqrt(chain)) : base;
     }
@@ -96,7 +95,7 @@ double RowwiseHarness::tolerance(const Config& config) const {
 }
 
 long long RowwiseHarness::reduction_length() const {
-  return is_column_reduction(kind_, problem_) ? problem_.integer("rows") : problem_.integer("cols");
+  return spec_.reduces_columns(problem_) ? problem_.integer("rows") : problem_.integer("cols");
 }
 
 verify::Tolerances RowwiseHarness::tolerances(const Config& config) const {
@@ -107,19 +106,8 @@ verify::Tolerances RowwiseHarness::tolerances(const Config& config) const {
   const long long n = reduction_length();
   verify::Tolerances t;
   t.rel_l2 = tolerance(config);
-  switch (kind_) {
-    case Kind::reduce:
-      t.element = problem_.text("op") == "max" ? verify::max_bound(out) : verify::sum_bound(out, n);
-      break;
-    case Kind::softmax:
-      t.element = verify::softmax_bound(out, n);
-      t.row_rel_l2 = 4 * t.rel_l2;
-      break;
-    case Kind::rmsnorm:
-      t.element = verify::rmsnorm_bound(out, n);
-      t.row_rel_l2 = 4 * t.rel_l2;
-      break;
-  }
+  t.element = spec_.element_bound(out, n, problem_);
+  if (spec_.output() == RowOutput::whole_rows) t.row_rel_l2 = 4 * t.rel_l2;
   return t;
 }
 
@@ -131,7 +119,7 @@ void RowwiseHarness::select_inputs(int set) {
 
 void RowwiseHarness::prepare(const Problem& raw, std::uint64_t seed) {
   release();
-  const RowwiseFamily family(kind_);
+  const RowwiseFamily family(spec_);
   problem_ = family.normalize(raw);
   dtype_ = dtype_of(problem_.text("dtype"));
   elem_bytes_ = dtype_bytes(problem_.text("dtype"));
@@ -145,12 +133,13 @@ void RowwiseHarness::prepare(const Problem& raw, std::uint64_t seed) {
 
   check(cudaMalloc(&x_, n * elem_bytes_), "allocate input");
   check(cudaMalloc(&y_, output_elements() * elem_bytes_), "allocate output");
-  ws_floats_ = max_workspace_floats(kind_, problem_);
+  ws_floats_ = max_workspace_floats(spec_, problem_);
   check(cudaMalloc(reinterpret_cast<void**>(&ws_), ws_floats_ * sizeof(float)),
         "allocate workspace");
-  // Column groups of a column reduction: at most one per column; a row of
-  // softmax / rmsnorm combined in the kernel (split_combine=in_kernel): one per row.
-  counter_count_ = is_column_reduction(kind_, problem_) ? cols : (kind_ == Kind::reduce ? 1 : rows);
+  // Column groups of a column reduction: at most one per column; a whole row
+  // combined in the kernel (split_combine=in_kernel): one per row.
+  counter_count_ =
+      spec_.reduces_columns(problem_) ? cols : (spec_.output() == RowOutput::whole_rows ? rows : 1);
   check(cudaMalloc(reinterpret_cast<void**>(&counters_), counter_count_ * sizeof(unsigned)),
         "allocate counters");
   check(cudaMemset(counters_, 0, counter_count_ * sizeof(unsigned)), "zero counters");
@@ -162,43 +151,44 @@ void RowwiseHarness::prepare(const Problem& raw, std::uint64_t seed) {
   check(cudaMalloc(reinterpret_cast<void**>(&scratch_), sizeof(CompareStats)),
         "allocate comparison scratch");
 
-  // Ranges: softmax spans many e-folds; rmsnorm weights stay away from zero;
-  // sums mix signs (cancellation is part of the test).
-  double lo = -1, hi = 1;
-  if (kind_ == Kind::softmax) lo = -8, hi = 8;
-  if (kind_ == Kind::rmsnorm) lo = -3, hi = 3;
-  check(fill_uniform(x_, dtype_, n, lo, hi, seed, nullptr), "fill input");
-  if (kind_ == Kind::rmsnorm) {
-    check(cudaMalloc(&w_, cols * elem_bytes_), "allocate weight");
-    check(fill_uniform(w_, dtype_, cols, 0.5, 1.5, seed ^ 0x5eedULL, nullptr), "fill weight");
+  // The family's value ranges (softmax spans many e-folds, rmsnorm weights
+  // stay away from zero, sums mix signs: cancellation is part of the test).
+  const InputValues values = spec_.input_values(problem_);
+  check(fill_uniform(x_, dtype_, n, values.lo, values.hi, seed, nullptr), "fill input");
+  if (!spec_.column_vector().empty()) {
+    check(cudaMalloc(&w_, cols * elem_bytes_), "allocate column vector");
+    check(fill_uniform(w_, dtype_, cols, values.w_lo, values.w_hi, seed ^ 0x5eedULL, nullptr),
+          "fill column vector");
   }
-  RefKind ref_kind = RefKind::softmax;
-  if (kind_ == Kind::rmsnorm) ref_kind = RefKind::rmsnorm;
-  if (kind_ == Kind::reduce) ref_kind = problem_.text("op") == "max" ? RefKind::max : RefKind::sum;
-  const bool columns = is_column_reduction(kind_, problem_);
+  const bool columns = spec_.reduces_columns(problem_);
   // Edge inputs: -inf rows only where the answer is defined by them (softmax,
   // max); the all-equal value keeps an fp16 sum inside fp16's range.
-  const bool minus_inf = kind_ == Kind::softmax || ref_kind == RefKind::max;
   float equal_value = 0.75f;
-  if (ref_kind == RefKind::sum && dtype_ == DType::fp16)
+  if (values.sums_inputs && dtype_ == DType::fp16)
     while (equal_value * static_cast<float>(reduction_length()) > 32768.f) equal_value *= 0.5f;
-  check(fill_edge(x_edge_, dtype_, rows, cols, columns, minus_inf, equal_value, lo, hi,
-                  seed ^ 0xed9eULL, nullptr),
+  check(fill_edge(x_edge_, dtype_, rows, cols, columns, values.minus_inf, equal_value, values.lo,
+                  values.hi, seed ^ 0xed9eULL, nullptr),
         "fill edge input");
-  if (ref_kind == RefKind::sum) {
+  if (values.magnitude) {
     check(cudaMalloc(reinterpret_cast<void**>(&mag_), output_elements() * sizeof(double)),
           "allocate magnitudes");
     check(cudaMalloc(reinterpret_cast<void**>(&mag_edge_), output_elements() * sizeof(double)),
           "allocate magnitudes");
   }
-  const double eps = kind_ == Kind::rmsnorm ? problem_.real("eps") : 0.0;
   for (auto [x, ref, mag] :
        {std::tuple{x_, ref_, mag_}, std::tuple{x_edge_, ref_edge_, mag_edge_}}) {
-    if (columns)
-      check(reference_cols(ref_kind, x, dtype_, rows, cols, ref, nullptr, mag), "fp64 reference");
-    else
-      check(reference_rows(ref_kind, x, w_, dtype_, rows, cols, eps, ref, nullptr, mag),
-            "fp64 reference");
+    ReferenceCall call;
+    call.x = x;
+    call.w = w_;
+    call.dtype = dtype_;
+    call.rows = rows;
+    call.cols = cols;
+    call.columns = columns;
+    call.scalar = kernel_scalar(spec_, problem_);
+    call.variant = spec_.reference_variant(problem_);
+    call.ref = ref;
+    call.mag = mag;
+    check(reference_(call), "fp64 reference");
   }
   check(cudaDeviceSynchronize(), "prepare");
 }
@@ -207,12 +197,13 @@ cudaError_t RowwiseHarness::launch(const Config& config, std::span<const cudaKer
                                    cudaStream_t stream) {
   LaunchPlan plan;
   try {
-    plan = plan_launch(kind_, problem_, config, device_);
+    plan = plan_launch(spec_, problem_, config, device_);
   } catch (const std::exception&) {
     return cudaErrorInvalidValue;
   }
-  const RowwiseCall call{active_ == 0 ? x_ : x_edge_, w_, y_, problem_.integer("rows"), problem_.integer("cols"),
-                         kind_ == Kind::rmsnorm ? static_cast<float>(problem_.real("eps")) : 0.f};
+  const RowwiseCall call{
+      active_ == 0 ? x_ : x_edge_,   w_, y_, problem_.integer("rows"), problem_.integer("cols"),
+      kernel_scalar(spec_, problem_)};
   return launcher_.launch(plan, call, {ws_, ws_floats_, counters_, counter_count_}, kernels, stream);
 }
 
@@ -241,9 +232,9 @@ Verification RowwiseHarness::verify(const Config& config, cudaStream_t stream) {
   v.tolerance = v.tolerances.rel_l2;
   const double* ref = active_ == 0 ? ref_ : ref_edge_;
   const double* mag = active_ == 0 ? mag_ : mag_edge_;
-  // softmax and rmsnorm: a line is a row; a reduction's outputs are checked
+  // Whole-row families: a line is a row; a reduction's outputs are checked
   // in lines of 4096 without row statistics (each output is a row already).
-  const bool rows = kind_ != Kind::reduce;
+  const bool rows = spec_.output() == RowOutput::whole_rows;
   const long long line = rows ? problem_.integer("cols") : 4096;
   cudaError_t e = check_outputs(y_, dtype_, ref, mag, output_elements(), line, rows,
                                 v.tolerances.element, scratch_, v.stats, stream);

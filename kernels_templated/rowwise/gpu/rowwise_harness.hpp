@@ -1,6 +1,6 @@
-// RowwiseHarness: the FamilyHarness of reduce, softmax and rmsnorm (seeded
-// inputs, fp64 reference, launches from the shared launch plan, device-side
-// verification with per-dtype tolerances).
+// RowwiseHarness: the FamilyHarness of every row-wise family (seeded inputs,
+// the family's fp64 reference, launches from the shared launch plan,
+// device-side verification with the family's bounds and per-dtype tolerances).
 #pragma once
 
 #include <map>
@@ -11,12 +11,14 @@
 #include "kernels_templated/rowwise/gpu/rowwise_launch.hpp"
 #include "kernels_templated/rowwise/gpu/rowwise_reference.hpp"
 #include "kernels_templated/rowwise/launch_plan.hpp"
+#include "kernels_templated/rowwise/rowwise_spec.hpp"
 
 namespace ktune::rowwise {
 
 class RowwiseHarness final : public FamilyHarness {
  public:
-  explicit RowwiseHarness(Kind kind);
+  /// `spec` outlives the harness (the specs are static objects).
+  RowwiseHarness(const RowwiseSpec& spec, ReferenceFn reference);
   ~RowwiseHarness() override;
   RowwiseHarness(const RowwiseHarness&) = delete;
   RowwiseHarness& operator=(const RowwiseHarness&) = delete;
@@ -37,12 +39,12 @@ class RowwiseHarness final : public FamilyHarness {
 
   /// Every bound verify() applies: the family's element bound over the
   /// reduction length, tolerance(config) over the whole output and, for
-  /// softmax and rmsnorm, 4 x tolerance(config) over each row (one row's
+  /// whole-row families, 4 x tolerance(config) over each row (one row's
   /// error may sit a few times above the rms over all rows; a wrong row sits
   /// near 1).
   verify::Tolerances tolerances(const Config& config) const;
   /// The rel-L2 bound for this family, dtype and configuration (see README:
-  /// fp16 2e-3; bf16 1e-2; fp32 1e-5 (1e-4 for sums), widened to
+  /// fp16 2e-3; bf16 1e-2; fp32 the family's (1e-5, 1e-4 for sums), widened to
   /// 4e-7 * sqrt(n) when one thread accumulates a chain of n elements).
   double tolerance(const Config& config) const;
   /// Elements one thread of `config` adds up sequentially in fp32.
@@ -58,7 +60,8 @@ class RowwiseHarness final : public FamilyHarness {
  private:
   void release();
 
-  Kind kind_;
+  const RowwiseSpec& spec_;
+  ReferenceFn reference_;
   Problem problem_;
   DType dtype_ = DType::fp32;
   int elem_bytes_ = 4;

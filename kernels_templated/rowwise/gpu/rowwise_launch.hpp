@@ -1,4 +1,4 @@
-// RowwiseLauncher: launches the kernels of one reduce/softmax/rmsnorm launch
+// RowwiseLauncher: launches the kernels of one row-wise family's launch
 // plan on caller buffers (attributes, persistent grids, clusters). The
 // harness and libktune_runtime both launch through it.
 #pragma once
@@ -17,10 +17,10 @@ namespace ktune::rowwise {
 /// One call's tensors and sizes.
 struct RowwiseCall {
   const void* x = nullptr;
-  const void* w = nullptr;  ///< rmsnorm weight, else null
+  const void* w = nullptr;  ///< the family's column vector (rmsnorm's weight), else null
   void* y = nullptr;
   long long rows = 0, cols = 0;
-  float eps = 0;  ///< rmsnorm epsilon
+  float eps = 0;  ///< the family's real parameter (rmsnorm's epsilon), else 0
 };
 
 /// Workspace and counters the plan may use (counters zeroed; kernels leave them zero).

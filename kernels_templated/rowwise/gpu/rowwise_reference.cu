@@ -1,6 +1,8 @@
-// nvcc-compiled helpers of the row-wise harnesses: random fill, fp64
-// references and the device-side comparison.
+// nvcc-compiled helpers of the row-wise harnesses: random fill and the
+// device-side comparison (each family's fp64 reference is in its folder).
 #include "kernels_templated/rowwise/gpu/rowwise_reference.hpp"
+
+#include "kernels_templated/rowwise/gpu/reference_device.cuh"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -9,17 +11,6 @@
 
 namespace ktune::rowwise {
 namespace {
-
-constexpr int kThreads = 256;
-
-__device__ double load_as_double(const void* p, DType t, long long i) {
-  switch (t) {
-    case DType::fp32: return static_cast<const float*>(p)[i];
-    case DType::bf16: return __bfloat162float(static_cast<const __nv_bfloat16*>(p)[i]);
-    case DType::fp16: return __half2float(static_cast<const __half*>(p)[i]);
-  }
-  return 0;
-}
 
 __device__ bool is_poison(const void* p, DType t, long long i) {
   if (t == DType::fp32) return static_cast<const unsigned*>(p)[i] == 0xffffffffu;
@@ -71,76 +62,6 @@ __global__ void fill_edge_kernel(void* data, DType t, long long rows, long long 
     else if (pattern == 3 || (pattern == 4 && along < length / 2)) v = -INFINITY;
     else v = static_cast<float>(lo + (hi - lo) * ((splitmix64(seed ^ splitmix64(static_cast<std::uint64_t>(i))) >> 11) * 0x1.0p-53));
     store_value(data, t, i, v);
-  }
-}
-
-// Block-wide sum or max of doubles; every thread gets the result.
-__device__ double block_reduce(double v, bool is_max) {
-  __shared__ double buf[kThreads];
-  buf[threadIdx.x] = v;
-  __syncthreads();
-  for (int half = kThreads / 2; half > 0; half >>= 1) {
-    if (threadIdx.x < half)
-      buf[threadIdx.x] = is_max ? fmax(buf[threadIdx.x], buf[threadIdx.x + half]) : buf[threadIdx.x] + buf[threadIdx.x + half];
-    __syncthreads();
-  }
-  double r = buf[0];
-  __syncthreads();
-  return r;
-}
-
-// One block per row (grid-stride over rows), everything in fp64.
-__global__ void reference_rows_kernel(RefKind kind, const void* x, const void* w, DType t, long long rows,
-                                      long long cols, double eps, double* ref, double* mag) {
-  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
-    const long long off = row * cols;
-    if (kind == RefKind::sum || kind == RefKind::max) {
-      const bool is_max = kind == RefKind::max;
-      double acc = is_max ? -INFINITY : 0.0, abs_sum = 0;
-      for (long long c = threadIdx.x; c < cols; c += kThreads) {
-        double v = load_as_double(x, t, off + c);
-        acc = is_max ? fmax(acc, v) : acc + v;
-        abs_sum += fabs(v);
-      }
-      acc = block_reduce(acc, is_max);
-      abs_sum = block_reduce(abs_sum, false);
-      if (threadIdx.x == 0) ref[row] = acc;
-      if (threadIdx.x == 0 && mag) mag[row] = abs_sum;
-    } else if (kind == RefKind::softmax) {
-      double m = -INFINITY;
-      for (long long c = threadIdx.x; c < cols; c += kThreads) m = fmax(m, load_as_double(x, t, off + c));
-      m = block_reduce(m, true);
-      double s = 0;
-      for (long long c = threadIdx.x; c < cols; c += kThreads) s += exp(load_as_double(x, t, off + c) - m);
-      s = block_reduce(s, false);
-      for (long long c = threadIdx.x; c < cols; c += kThreads) ref[off + c] = exp(load_as_double(x, t, off + c) - m) / s;
-    } else {
-      double ss = 0;
-      for (long long c = threadIdx.x; c < cols; c += kThreads) {
-        double v = load_as_double(x, t, off + c);
-        ss += v * v;
-      }
-      ss = block_reduce(ss, false);
-      const double scale = 1.0 / sqrt(ss / static_cast<double>(cols) + eps);
-      for (long long c = threadIdx.x; c < cols; c += kThreads)
-        ref[off + c] = load_as_double(x, t, off + c) * scale * load_as_double(w, t, c);
-    }
-  }
-}
-
-// One thread per column, rows walked in order (coalesced across columns).
-__global__ void reference_cols_kernel(bool is_max, const void* x, DType t, long long rows, long long cols, double* ref,
-                                      double* mag) {
-  for (long long c = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; c < cols;
-       c += static_cast<long long>(gridDim.x) * blockDim.x) {
-    double acc = is_max ? -INFINITY : 0.0, abs_sum = 0;
-    for (long long r = 0; r < rows; ++r) {
-      double v = load_as_double(x, t, r * cols + c);
-      acc = is_max ? fmax(acc, v) : acc + v;
-      abs_sum += fabs(v);
-    }
-    ref[c] = acc;
-    if (mag) mag[c] = abs_sum;
   }
 }
 
@@ -262,11 +183,6 @@ __global__ void check_kernel(const void* out, DType t, const double* ref, const 
   }
 }
 
-unsigned blocks_for(long long n, unsigned cap) {
-  long long b = (n + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(b < 1 ? 1 : (b > cap ? cap : b));
-}
-
 }  // namespace
 
 cudaError_t fill_uniform(void* data, DType dtype, long long n, double lo, double hi, std::uint64_t seed,
@@ -279,20 +195,6 @@ cudaError_t fill_edge(void* data, DType dtype, long long rows, long long cols, b
                       float equal_value, double lo, double hi, std::uint64_t seed, cudaStream_t stream) {
   fill_edge_kernel<<<blocks_for(rows * cols, 4096), kThreads, 0, stream>>>(data, dtype, rows, cols, lines_are_columns,
                                                                           minus_inf, equal_value, lo, hi, seed);
-  return cudaGetLastError();
-}
-
-cudaError_t reference_rows(RefKind kind, const void* x, const void* w, DType dtype, long long rows, long long cols,
-                           double eps, double* ref, cudaStream_t stream, double* mag) {
-  const unsigned grid = static_cast<unsigned>(rows < 65536 ? rows : 65536);
-  reference_rows_kernel<<<grid, kThreads, 0, stream>>>(kind, x, w, dtype, rows, cols, eps, ref, mag);
-  return cudaGetLastError();
-}
-
-cudaError_t reference_cols(RefKind kind, const void* x, DType dtype, long long rows, long long cols, double* ref,
-                           cudaStream_t stream, double* mag) {
-  reference_cols_kernel<<<blocks_for(cols, 65536), kThreads, 0, stream>>>(kind == RefKind::max, x, dtype, rows, cols,
-                                                                          ref, mag);
   return cudaGetLastError();
 }
 

@@ -1,6 +1,7 @@
-// nvcc-compiled helpers of the row-wise harnesses: seeded random inputs,
-// fp64 reference outputs and the device-side comparison of an output with
-// its reference (so that 256 MB tensors verify without a host round trip).
+// nvcc-compiled helpers of the row-wise harnesses: seeded random inputs, the
+// interface of each family's fp64 reference, and the device-side comparison
+// of an output with its reference (so that 256 MB tensors verify without a
+// host round trip).
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,24 @@
 namespace ktune::rowwise {
 
 enum class DType { fp32, bf16, fp16 };
-enum class RefKind { sum, max, softmax, rmsnorm };
+
+/// What a family's fp64 reference reads and writes (device pointers).
+struct ReferenceCall {
+  const void* x = nullptr;
+  const void* w = nullptr;  ///< the column vector (RowwiseSpec::column_vector), else null
+  DType dtype = DType::fp32;
+  long long rows = 0, cols = 0;
+  bool columns = false;   ///< reduced over the rows (RowwiseSpec::reduces_columns): cols outputs
+  double scalar = 0;      ///< the family's real parameter (rmsnorm's eps), else 0
+  int variant = 0;        ///< RowwiseSpec::reference_variant (reduce: 1 for max)
+  double* ref = nullptr;  ///< one value per output (launch_plan.hpp output_elements)
+  double* mag =
+      nullptr;  ///< with InputValues::magnitude: the bound's magnitude per output, else null
+  cudaStream_t stream = nullptr;
+};
+/// A family's fp64 reference, `<family>/gpu/<family>_reference.cu`
+/// (families.def): queues its kernels on call.stream, returns the launch error.
+using ReferenceFn = cudaError_t (*)(const ReferenceCall& call);
 
 /// Fills n elements with values drawn uniformly from [lo, hi) (a hash of
 /// seed and index, so any launch shape gives the same data), rounded to dtype.
@@ -28,16 +46,6 @@ cudaError_t fill_uniform(void* data, DType dtype, long long n, double lo, double
 cudaError_t fill_edge(void* data, DType dtype, long long rows, long long cols,
                       bool lines_are_columns, bool minus_inf, float equal_value, double lo,
                       double hi, std::uint64_t seed, cudaStream_t stream);
-
-/// fp64 reference over the last axis: sum / max -> rows values; softmax /
-/// rmsnorm -> rows x cols values. `w` is the rmsnorm weight (cols). `mag`,
-/// when given, receives sum |x| per output (the sum's error bound scales with it).
-cudaError_t reference_rows(RefKind kind, const void* x, const void* w, DType dtype, long long rows,
-                           long long cols, double eps, double* ref, cudaStream_t stream,
-                           double* mag = nullptr);
-/// fp64 reference of a sum / max over the rows: cols values (and sum |x|).
-cudaError_t reference_cols(RefKind kind, const void* x, DType dtype, long long rows, long long cols,
-                           double* ref, cudaStream_t stream, double* mag = nullptr);
 
 /// Device-side totals of check_outputs (device memory, one per check).
 struct CompareStats {
