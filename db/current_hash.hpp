@@ -19,6 +19,14 @@ namespace ktune {
 using CurrentHash = std::function<std::string(const std::string& family, const Problem& problem,
                                               const std::string& device, const std::string& arch)>;
 
+/// `strict`, except where it throws std::runtime_error (a template file that
+/// cannot be read, as in a binary installed without its templates): there the
+/// answer is "" (unknown), so the family's newest-measured version counts as
+/// current. `on_first_failure`, if set, is told the first failure's message,
+/// once across every copy of the returned resolver (the CLI prints it as a note).
+CurrentHash lenient_current_hash(CurrentHash strict,
+                                 std::function<void(const std::string& why)> on_first_failure = {});
+
 /// Results, per (family, hash), whose hash is not the current one of their
 /// row. `family` empty: every family. Ordered by family, hash.
 std::vector<StaleSummary> stale_results(const Store& store, const std::string& family, const CurrentHash& current);
