@@ -88,6 +88,10 @@ std::vector<RowGroup> stale_groups(SQLite::Database& db, const std::string& fami
 
 }  // namespace
 
+std::unordered_map<std::string, std::string> newest_measured_hashes(const Store& store) {
+  return newest_hashes(store.impl().db);
+}
+
 std::vector<StaleSummary> stale_results(const Store& store, const std::string& family, const CurrentHash& current) {
   std::map<std::pair<std::string, std::string>, std::int64_t> counts;
   for (const auto& g : stale_groups(store.impl().db, family, current)) counts[{g.family, g.hash}] += g.results;

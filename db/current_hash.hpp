@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "db/store.hpp"
@@ -26,6 +27,10 @@ using CurrentHash = std::function<std::string(const std::string& family, const P
 /// once across every copy of the returned resolver (the CLI prints it as a note).
 CurrentHash lenient_current_hash(CurrentHash strict,
                                  std::function<void(const std::string& why)> on_first_failure = {});
+
+/// Per family name, the hash with the newest measurement: the current one for
+/// rows whose CurrentHash answer is empty (unknown).
+std::unordered_map<std::string, std::string> newest_measured_hashes(const Store& store);
 
 /// Results, per (family, hash), whose hash is not the current one of their
 /// row. `family` empty: every family. Ordered by family, hash.
