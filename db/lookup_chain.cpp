@@ -50,7 +50,7 @@ std::string Lookup::Impl::current_hash_without_request(const LookupRequest& req,
   // one stored with the same problem, else the problem minus its shape keys.
   std::string shape_class = req.shape_class;
   if (shape_class.empty()) {
-    if (auto it = problem_class.find(req.family + lookup_detail::kSep + req.problem.key());
+    if (auto it = problem_class.find(problem_class_key(req.family, req.problem.key()));
         it != problem_class.end()) {
       shape_class = it->second;
     } else {

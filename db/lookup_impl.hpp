@@ -65,8 +65,7 @@ struct Lookup::Impl {
   // family's shape keys, to derive a request's shape class.
   std::unordered_map<std::string, std::pair<std::string, std::string>> newest_by_class;
   std::unordered_map<std::string, std::vector<std::string>> family_shape_keys;
-  std::unordered_map<std::string, std::string>
-      problem_class;  // family, problem key -> stored shape class
+  std::unordered_map<std::string, std::string> problem_class;  // problem_class_key -> stored class
   // Configurations with a failed result (any status but ok), all layers:
   // failed_key(...). Never served for that family version, problem and arch,
   // whichever layer or device form asked.
@@ -92,6 +91,10 @@ struct Lookup::Impl {
                                 const std::string& config_key) {
     return family + lookup_detail::kSep + hash + lookup_detail::kSep + arch + lookup_detail::kSep +
            problem_key + lookup_detail::kSep + config_key;
+  }
+  /// Key of problem_class.
+  static std::string problem_class_key(const std::string& family, const std::string& problem_key) {
+    return family + lookup_detail::kSep + problem_key;
   }
   /// Key of newest_by_class.
   static std::string class_key(const std::string& family, const std::string& shape_class,

@@ -311,7 +311,7 @@ class LayerReader {
       if (c->provenance.measured_at > newest.first) newest = {c->provenance.measured_at, fam.hash};
     }
     if (!e->shape_keys.empty()) impl_.family_shape_keys.try_emplace(fam.name, e->shape_keys);
-    impl_.problem_class.try_emplace(fam.name + lookup_detail::kSep + e->problem_key,
+    impl_.problem_class.try_emplace(Lookup::Impl::problem_class_key(fam.name, e->problem_key),
                                     e->shape_class);
     auto& group = fi.by_class_arch[lookup_detail::class_arch_key(e->shape_class, e->arch)];
     if (group.list.empty()) group.shape_keys = e->shape_keys;
