@@ -17,10 +17,10 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "engine/device_query.hpp"
+#include "compile/version.hpp"
 #include "engine/gpu_evaluator.hpp"
 #include "engine/isolated_evaluator.hpp"
-#include "engine/version.hpp"
+#include "measure/device_query.hpp"
 #include "space/space.hpp"
 
 namespace fs = std::filesystem;

@@ -39,11 +39,11 @@
 
 #include "bench/gemm_bench_case.hpp"
 #include "compile/compiler.hpp"
-#include "engine/nvml.hpp"
-#include "engine/timing.hpp"
-#include "engine/version.hpp"
+#include "compile/version.hpp"
 #include "kernels_templated/gemm/gemm_family.hpp"
 #include "kernels_templated/gemm/gpu/gemm_harness.hpp"
+#include "measure/nvml.hpp"
+#include "measure/timing.hpp"
 
 namespace {
 
@@ -98,7 +98,7 @@ struct Bench {
   DeviceSpec device;
   Compiler compiler{cached_compiles()};
   cudaStream_t stream = nullptr;
-  std::unique_ptr<L2Flush> flush;  ///< twice the device's L2 (engine/timing.hpp)
+  std::unique_ptr<L2Flush> flush;  ///< twice the device's L2 (measure/timing.hpp)
   LiveLog log_buffer;
   std::ostream log{&log_buffer};
   CaseExtras extras;           ///< --all-in-turns, --sustain-ms (see run_case)
@@ -573,7 +573,7 @@ int main(int argc, char** argv) {
        << " SMs); SM clock after run "
        << (clock ? std::to_string(*clock) + " MHz" : std::string("unknown")) << "; "
        << version_text()
-       << "; timed as ktune tune times (engine/timing.hpp): CUDA events, median after "
+       << "; timed as ktune tune times (measure/timing.hpp): CUDA events, median after "
        << TimingOptions{}.warmup << " warm-ups, " << TimingOptions{}.min_repetitions << " to "
        << TimingOptions{}.max_repetitions << " repetitions until a spread of "
        << TimingOptions{}.target_spread << ", L2 flushed (" << (b.flush->bytes() >> 20)

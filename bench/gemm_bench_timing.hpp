@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "engine/nvml.hpp"
-#include "engine/timing.hpp"
+#include "measure/nvml.hpp"
+#include "measure/timing.hpp"
 
 namespace ktune::gemm_bench {
 
@@ -79,7 +79,7 @@ inline cudaError_t wait_stream(cudaStream_t s, const char* what) {
 }
 
 /// Median milliseconds of each launch, timed as `ktune tune` times
-/// (engine/timing.hpp: the L2 flushed before every run, warm-up, rounds until
+/// (measure/timing.hpp: the L2 flushed before every run, warm-up, rounds until
 /// the spread target or the cap). Within a round the launches take turns, so
 /// a drift of clocks or temperature affects them alike and the ratio between
 /// them stays fair. `noisy`, when given, says whether any missed the target.

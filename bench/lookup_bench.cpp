@@ -18,8 +18,8 @@
 #include "compile/compiler.hpp"
 #include "db/lookup.hpp"
 #include "db/store.hpp"
-#include "engine/lookup_predictor.hpp"
-#include "engine/lookup_validity.hpp"
+#include "lookup/lookup_predictor.hpp"
+#include "lookup/lookup_validity.hpp"
 
 using namespace ktune;
 using Clock = std::chrono::steady_clock;

@@ -30,13 +30,13 @@
 #include <CLI/CLI.hpp>
 
 #include "compile/compiler.hpp"
+#include "compile/version.hpp"
 #include "emit/splitter.hpp"
-#include "engine/timing.hpp"
-#include "engine/version.hpp"
 #include "kernels_templated/family.hpp"
 #include "kernels_templated/harness.hpp"
 #include "kernels_templated/rowwise/gpu/cubin_runner.hpp"
 #include "kernels_templated/rowwise/rowwise_family.hpp"
+#include "measure/timing.hpp"
 #include "space/space.hpp"
 
 namespace fs = std::filesystem;
@@ -143,7 +143,7 @@ class Bench {
       } else if (!check.verification.passed) {
         m.failure = "wrong_result: " + check.verification.detail;
       } else {
-        // Timed as `ktune tune` times (engine/timing.hpp).
+        // Timed as `ktune tune` times (measure/timing.hpp).
         const LaunchFn launch = [&](cudaStream_t s) {
           return h.launch(configs[i], cubin.kernels(), s);
         };
@@ -592,7 +592,7 @@ int main(int argc, char** argv) {
                                         : ", and the bests of a previous run (--warm " +
                                               warm.filename().string() + ")"))
      << "; every configuration verified (random and edge inputs), then timed as ktune tune times "
-        "(engine/timing.hpp: "
+        "(measure/timing.hpp: "
      << bench.flush_bytes() / (1 << 20)
      << " MiB L2 flush before each launch, warm-up, repetitions to a spread of "
      << TimingOptions{}.target_spread << " or the cap; (noisy) where it was missed).\n\n"

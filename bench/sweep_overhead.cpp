@@ -20,10 +20,10 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "compile/version.hpp"
 #include "engine/distributed_evaluator.hpp"
 #include "engine/local_workers.hpp"
 #include "engine/mpi_sweep.hpp"
-#include "engine/version.hpp"
 
 using namespace ktune;
 using Clock = std::chrono::steady_clock;

@@ -24,7 +24,7 @@ start=$(now)
 hand_s=$(awk "BEGIN {print $(now) - $start}")
 start=$(now)
 "$bin/ktune" tune --spec "$example/transpose.json" --problem rows=4096,cols=4096 \
-  --strategy exhaustive --batch 8 --no-warm-start --db "$out/user.db" | tee "$out/ktune.txt"
+  --strategy exhaustive --budget 64 --batch 8 --no-warm-start --db "$out/user.db" | tee "$out/ktune.txt"
 ktune_s=$(awk "BEGIN {print $(now) - $start}")
 "$bin/ktune" db export --db "$out/user.db" -o "$out/user.csv"
 

@@ -13,7 +13,7 @@
 #include "db/merge.hpp"
 #include "db/partial_file.hpp"
 #include "db/query.hpp"
-#include "engine/import_family_check.hpp"
+#include "lookup/import_family_check.hpp"
 
 namespace ktune::capi {
 namespace {

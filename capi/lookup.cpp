@@ -1,5 +1,5 @@
 // The C ABI's lookup: the request `ktune lookup --device D --json` builds
-// (engine/cli/lookup_command.cpp), answered as the same JSON. The device is
+// (cli/lookup_command.cpp), answered as the same JSON. The device is
 // given, never queried, so no GPU and no driver are needed.
 #include <filesystem>
 #include <string>
@@ -10,9 +10,9 @@
 #include "capi/capi_status.hpp"
 #include "compile/compiler.hpp"
 #include "db/lookup.hpp"
-#include "engine/lookup_predictor.hpp"
-#include "engine/lookup_validity.hpp"
 #include "kernels_templated/family.hpp"
+#include "lookup/lookup_predictor.hpp"
+#include "lookup/lookup_validity.hpp"
 
 namespace ktune::capi {
 namespace {

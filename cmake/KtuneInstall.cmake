@@ -20,8 +20,8 @@ install(DIRECTORY db/ DESTINATION ${KTUNE_INSTALL_HEADERS}/db
 
 if(TARGET ktune)
   install(TARGETS ktune RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-  # Where an installed ktune looks: share/ktune beside bin/ (engine/cli/db_paths.hpp,
-  # engine/compiler.cpp).
+  # Where an installed ktune looks: share/ktune beside bin/ (cli/db_paths.hpp,
+  # compile/compiler.cpp).
   install(FILES ${PROJECT_SOURCE_DIR}/tuning_db/ktune.db DESTINATION ${CMAKE_INSTALL_DATADIR}/ktune)
   install(DIRECTORY kernels_templated/ DESTINATION ${CMAKE_INSTALL_DATADIR}/ktune/kernels_templated
           FILES_MATCHING PATTERN "*.cuh" PATTERN "*.h" PATTERN "*.hpp")

@@ -1,5 +1,5 @@
 # Writes the source revision into a header for provenance; run at every build
-# (engine/CMakeLists.txt) so the revision follows the checkout, not the last
+# (compile/CMakeLists.txt) so the revision follows the checkout, not the last
 # configure. The header is rewritten only when the text changes, so an
 # unchanged revision recompiles nothing. A tree with uncommitted changes to
 # tracked files gets "-dirty": its binary is not exactly that commit.

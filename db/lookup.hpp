@@ -84,7 +84,7 @@ struct LookupRequest {
   std::optional<Config> default_config;
   /// Whether a configuration runs correctly for this problem on this device:
   /// the family's space for them accepts it (engine: space_validator in
-  /// engine/lookup_validity.hpp). Measured answers it refuses are stepped
+  /// lookup/lookup_validity.hpp). Measured answers it refuses are stepped
   /// over (the next candidate of the same entry, then the next entry). It
   /// must depend on (family, problem, device) only: answers are cached per
   /// request. Unset: every measured configuration is taken to fit, which is
@@ -159,7 +159,7 @@ struct PredictedChoice {
 };
 
 /// A model for shapes never measured, installed by the caller (the engine's
-/// cost-model predictor, engine/lookup_predictor.hpp, which needs the kernel
+/// cost-model predictor, lookup/lookup_predictor.hpp, which needs the kernel
 /// families: libktune_db itself holds no model). Must be thread-safe and
 /// deterministic: its answers are cached per request.
 class LookupPredictor {

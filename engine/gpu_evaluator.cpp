@@ -15,11 +15,11 @@
 #include <cuda_runtime_api.h>
 #include <tbb/task_group.h>
 
-#include "engine/device_query.hpp"
-#include "engine/nvml.hpp"
-#include "engine/profiler.hpp"
 #include "kernels_templated/harness.hpp"
 #include "kernels_templated/verify/report.hpp"
+#include "measure/device_query.hpp"
+#include "measure/nvml.hpp"
+#include "measure/profiler.hpp"
 #include "space/space.hpp"
 
 namespace ktune {
@@ -431,7 +431,7 @@ struct GpuEvaluator::Impl {
       r.metrics["profile"]["error"] = outcome.error + lost_suffix();
   }
 
-  // Times `kernels` into r.time (engine/timing.hpp) and r.metrics["timing"]; a Result on failure.
+  // Times `kernels` into r.time (measure/timing.hpp) and r.metrics["timing"]; a Result on failure.
   std::optional<Result> time_config(const Config& c, std::span<const cudaKernel_t> kernels,
                                     Result& r) {
     // Not per configuration: a split-K workspace that grows during a run must
@@ -450,7 +450,7 @@ struct GpuEvaluator::Impl {
     return measure_energy_of(c, launch, r);
   }
 
-  // Energy per launch and mean power into r.metrics (engine/energy.hpp), or
+  // Energy per launch and mean power into r.metrics (measure/energy.hpp), or
   // why there is none; a Result when the launches themselves failed.
   std::optional<Result> measure_energy_of(const Config& c, const LaunchFn& launch, Result& r) {
     if (!options.energy.enabled) {

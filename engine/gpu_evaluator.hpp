@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "compile/compiler.hpp"
-#include "engine/energy.hpp"
 #include "engine/evaluator.hpp"
-#include "engine/timing.hpp"
 #include "kernels_templated/family.hpp"
+#include "measure/energy.hpp"
+#include "measure/timing.hpp"
 
 namespace ktune {
 
@@ -23,12 +23,12 @@ struct GpuEvaluatorOptions {
   /// Compiler settings; an empty arch means the device's own ("sm_90"; sources
   /// that need arch-specific features get "sm_90a" from the Compiler).
   CompilerOptions compiler{.arch = "", .cache_dir = "", .extra = {}};
-  /// engine/timing.hpp. The L2 flush is decided once per evaluator, so every
+  /// measure/timing.hpp. The L2 flush is decided once per evaluator, so every
   /// configuration of a problem is timed under the same condition
   /// (metrics.l2_flushed records it).
   TimingOptions timing;
   /// After timing, energy per launch and mean board power over a window of
-  /// back-to-back launches (engine/energy.hpp): metrics.energy_j,
+  /// back-to-back launches (measure/energy.hpp): metrics.energy_j,
   /// metrics.power_w, metrics.energy; or metrics.energy.unavailable saying
   /// why not (no NVML, no counter). Whatever the run's objective.
   EnergyOptions energy;
@@ -42,7 +42,7 @@ struct GpuEvaluatorOptions {
   /// this one is measured); 0: twice the hardware threads.
   int compile_chunk = 0;
   /// After a verified configuration is timed, profile one more launch with
-  /// CUPTI (engine/profiler.hpp): metrics.profile, metrics.bottleneck and
+  /// CUPTI (measure/profiler.hpp): metrics.profile, metrics.bottleneck and
   /// metrics.bound, or metrics.profile.error saying why not. The timed
   /// figures never include it; it costs a replay of each kernel per pass.
   bool profile = false;

@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/device_query.hpp"
+#include "measure/device_query.hpp"
 #endif
 
 namespace ktune {

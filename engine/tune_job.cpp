@@ -9,12 +9,12 @@
 #include <filesystem>
 
 #include "compile/compiler.hpp"
+#include "compile/version.hpp"
 #include "engine/cost_context.hpp"
-#include "engine/device_query.hpp"
 #include "engine/isolated_evaluator.hpp"
-#include "engine/nvml.hpp"
 #include "engine/replay_evaluator.hpp"
-#include "engine/version.hpp"
+#include "measure/device_query.hpp"
+#include "measure/nvml.hpp"
 #include "search/cost_model.hpp"
 
 namespace ktune {

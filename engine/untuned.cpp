@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "engine/lookup_predictor.hpp"
-#include "engine/lookup_validity.hpp"
 #include "engine/tune_job.hpp"
+#include "lookup/lookup_predictor.hpp"
+#include "lookup/lookup_validity.hpp"
 
 namespace ktune {
 namespace {

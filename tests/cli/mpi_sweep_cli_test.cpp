@@ -11,10 +11,10 @@
 #include <string>
 
 #include "db/store.hpp"
-#include "engine/device_query.hpp"
 #include "engine/mpi_sweep.hpp"
-#include "tests/ktune_process.hpp"
 #include "ktune_test_paths.hpp"
+#include "measure/device_query.hpp"
+#include "tests/ktune_process.hpp"
 
 namespace ktune {
 namespace {

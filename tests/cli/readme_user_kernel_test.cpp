@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/device_query.hpp"
+#include "measure/device_query.hpp"
 #include "tests/db/db_test_support.hpp"
 #include "tests/ktune_process.hpp"
 #include "tests/user/user_test_support.hpp"

@@ -8,9 +8,9 @@
 #include <sstream>
 #include <string>
 
-#include "engine/device_query.hpp"
-#include "tests/ktune_process.hpp"
+#include "measure/device_query.hpp"
 #include "search/recorded_space.hpp"
+#include "tests/ktune_process.hpp"
 
 namespace ktune {
 namespace {

@@ -7,11 +7,11 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/device_query.hpp"
-#include "engine/profiler.hpp"
-#include "engine/profiler_metrics.hpp"
 #include "engine/progress.hpp"
 #include "engine/worker_protocol.hpp"
+#include "measure/device_query.hpp"
+#include "measure/profiler.hpp"
+#include "measure/profiler_metrics.hpp"
 
 using namespace ktune;
 

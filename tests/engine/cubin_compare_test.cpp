@@ -1,4 +1,4 @@
-// same_machine_code (engine/cubin_compare): two NVRTC compilations of the same
+// same_machine_code (compile/cubin_compare): two NVRTC compilations of the same
 // code compare equal even though NVRTC names their internal-linkage objects
 // after the compilation (program name, include folders, process); a code
 // change, a malformed file or a truncated one compares unequal. Runs NVRTC,
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "compile/compiler.hpp"
-#include "engine/cubin_compare.hpp"
+#include "compile/cubin_compare.hpp"
 
 namespace ktune {
 namespace {

@@ -8,11 +8,11 @@
 #include <cuda_runtime_api.h>
 
 #include "compile/compiler.hpp"
-#include "engine/device_query.hpp"
 #include "engine/gpu_evaluator.hpp"
 #include "engine/isolated_evaluator.hpp"
 #include "engine/worker_protocol.hpp"
 #include "ktune_test_paths.hpp"
+#include "measure/device_query.hpp"
 
 namespace fs = std::filesystem;
 using namespace ktune;

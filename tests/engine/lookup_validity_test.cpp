@@ -20,10 +20,10 @@
 #include "db/lookup.hpp"
 #include "db/query.hpp"
 #include "db/store.hpp"
-#include "engine/lookup_predictor.hpp"
-#include "engine/lookup_validity.hpp"
 #include "kernels_templated/family.hpp"
 #include "ktune_test_paths.hpp"
+#include "lookup/lookup_predictor.hpp"
+#include "lookup/lookup_validity.hpp"
 
 namespace ktune {
 namespace {

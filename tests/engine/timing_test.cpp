@@ -1,10 +1,10 @@
-// The shared timing method's pure parts (engine/timing.hpp): statistics of
+// The shared timing method's pure parts (measure/timing.hpp): statistics of
 // the samples, the stopping rule and the noisy mark, and the metrics record.
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "engine/timing.hpp"
+#include "measure/timing.hpp"
 
 namespace ktune {
 namespace {

@@ -14,10 +14,10 @@
 #include <cuda_runtime_api.h>
 
 #include "db/store.hpp"
-#include "engine/device_query.hpp"
 #include "engine/gpu_evaluator.hpp"
 #include "engine/isolated_evaluator.hpp"
 #include "kernels_templated/family.hpp"
+#include "measure/device_query.hpp"
 
 namespace fs = std::filesystem;
 using namespace ktune;

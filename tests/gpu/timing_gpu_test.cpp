@@ -1,4 +1,4 @@
-// GPU test of the shared timing method (engine/timing.hpp): a launch whose
+// GPU test of the shared timing method (measure/timing.hpp): a launch whose
 // first call synchronises the device (as a launcher growing its workspace
 // does when it frees the old one) must not wait for the stream gate that
 // holds the timed rounds.
@@ -8,8 +8,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "engine/device_query.hpp"
-#include "engine/timing.hpp"
+#include "measure/device_query.hpp"
+#include "measure/timing.hpp"
 
 using namespace ktune;
 

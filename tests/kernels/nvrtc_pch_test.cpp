@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "compile/compiler.hpp"
-#include "engine/cubin_compare.hpp"
+#include "compile/cubin_compare.hpp"
 #include "engine/tune_job.hpp"
 #include "kernels_templated/gemm/gemm_family.hpp"
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace ktune {
 namespace {
@@ -20,14 +21,23 @@ void check_lt(cublasStatus_t s, const char* what) {
 /// cuBLAS's fp8 kernels take up to this much workspace.
 constexpr std::size_t kWorkspaceBytes = 32u << 20;
 
+/// The two scales lie this many floats apart, each as aligned as cudaMalloc's
+/// pointers: with B's scale 4 bytes after A's, cuBLASLt 13.1 chose an
+/// algorithm and then refused the matmul (CUBLAS_STATUS_NOT_SUPPORTED, H100).
+constexpr std::size_t kScaleStride = 64;
+
+/// Algorithms asked of the heuristic: the first that runs is kept.
+constexpr int kCandidateAlgos = 8;
+
 }  // namespace
 
 struct Fp8Baseline::Plan {
   cublasLtHandle_t lt = nullptr;
   cublasLtMatmulDesc_t op = nullptr;
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
-  cublasLtMatmulAlgo_t algo{};
-  float* scales = nullptr;  ///< device: scale of cuBLAS's A (our B), of cuBLAS's B (our A)
+  std::vector<cublasLtMatmulAlgo_t> algos;  ///< the heuristic's, best first
+  std::size_t algo = 0;                     ///< the one in use
+  float* scales = nullptr;  ///< device: scale of cuBLAS's A (our B), then of cuBLAS's B (our A)
   void* workspace = nullptr;
   float alpha = 1, beta = 0;
 
@@ -66,13 +76,16 @@ Fp8Baseline::Fp8Baseline(const GemmProblem& p) : plan_(std::make_unique<Plan>())
   check_lt(
       cublasLtMatmulDescSetAttribute(q.op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof(fast)),
       "FAST_ACCUM");
-  if (cudaMalloc(reinterpret_cast<void**>(&q.scales), 2 * sizeof(float)) != cudaSuccess)
+  if (cudaMalloc(reinterpret_cast<void**>(&q.scales), 2 * kScaleStride * sizeof(float)) !=
+      cudaSuccess)
     throw std::runtime_error("fp8 baseline: allocating the scales");
-  const float host_scales[2] = {static_cast<float>(p.scale_b), static_cast<float>(p.scale_a)};
+  float host_scales[2 * kScaleStride] = {};
+  host_scales[0] = static_cast<float>(p.scale_b);
+  host_scales[kScaleStride] = static_cast<float>(p.scale_a);
   if (cudaMemcpy(q.scales, host_scales, sizeof(host_scales), cudaMemcpyHostToDevice) != cudaSuccess)
     throw std::runtime_error("fp8 baseline: copying the scales");
-  const float* scale_a = q.scales;      // cuBLAS's A: our B
-  const float* scale_b = q.scales + 1;  // cuBLAS's B: our A
+  const float* scale_a = q.scales;                 // cuBLAS's A: our B
+  const float* scale_b = q.scales + kScaleStride;  // cuBLAS's B: our A
   check_lt(cublasLtMatmulDescSetAttribute(q.op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &scale_a,
                                           sizeof(scale_a)),
            "A_SCALE_POINTER");
@@ -90,28 +103,42 @@ Fp8Baseline::Fp8Baseline(const GemmProblem& p) : plan_(std::make_unique<Plan>())
   cublasLtMatmulPreference_t pref = nullptr;
   check_lt(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
   const std::size_t ws = kWorkspaceBytes;
-  cublasLtMatmulHeuristicResult_t result{};
+  cublasLtMatmulHeuristicResult_t results[kCandidateAlgos] = {};
   int found = 0;
   const cublasStatus_t s = cublasLtMatmulPreferenceSetAttribute(
       pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws));
-  const cublasStatus_t h =
-      s == CUBLAS_STATUS_SUCCESS
-          ? cublasLtMatmulAlgoGetHeuristic(q.lt, q.op, q.a, q.b, q.c, q.c, pref, 1, &result, &found)
-          : s;
+  const cublasStatus_t h = s == CUBLAS_STATUS_SUCCESS ? cublasLtMatmulAlgoGetHeuristic(
+                                                            q.lt, q.op, q.a, q.b, q.c, q.c, pref,
+                                                            kCandidateAlgos, results, &found)
+                                                      : s;
   cublasLtMatmulPreferenceDestroy(pref);
   check_lt(h, "cublasLtMatmulAlgoGetHeuristic");
   if (found == 0)
     throw std::runtime_error("fp8 baseline: cuBLASLt has no algorithm for this problem");
-  q.algo = result.algo;
+  for (int i = 0; i < found; ++i) q.algos.push_back(results[i].algo);
 }
 
 Fp8Baseline::~Fp8Baseline() = default;
 
 cudaError_t Fp8Baseline::run(const void* a, const void* b, void* c, cudaStream_t stream) {
-  const Plan& q = *plan_;
-  const cublasStatus_t s = cublasLtMatmul(q.lt, q.op, &q.alpha, b, q.a, a, q.b, &q.beta, c, q.c, c,
-                                          q.c, &q.algo, q.workspace, kWorkspaceBytes, stream);
-  if (s == CUBLAS_STATUS_SUCCESS) return cudaGetLastError();
+  Plan& q = *plan_;
+  // An algorithm the heuristic offered may still be refused at the call:
+  // the next one is tried, and the first that runs serves every later call.
+  cublasStatus_t s = CUBLAS_STATUS_NOT_SUPPORTED;
+  for (; q.algo < q.algos.size(); ++q.algo) {
+    s = cublasLtMatmul(q.lt, q.op, &q.alpha, b, q.a, a, q.b, &q.beta, c, q.c, c, q.c,
+                       &q.algos[q.algo], q.workspace, kWorkspaceBytes, stream);
+    if (s != CUBLAS_STATUS_NOT_SUPPORTED) break;
+  }
+  if (s == CUBLAS_STATUS_SUCCESS) {
+    if (q.algo > 0 && !fallback_reported_) {
+      fallback_reported_ = true;
+      std::fprintf(stderr,
+                   "fp8 baseline: cuBLASLt's algorithm %zu of %zu runs (the first refused)\n",
+                   q.algo + 1, q.algos.size());
+    }
+    return cudaGetLastError();
+  }
   if (!refusal_reported_) {
     refusal_reported_ = true;
     std::fprintf(stderr, "fp8 baseline: cublasLtMatmul refused: %s (status %d)\n",

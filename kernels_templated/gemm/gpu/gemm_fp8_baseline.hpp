@@ -27,6 +27,7 @@ class Fp8Baseline {
   struct Plan;
   std::unique_ptr<Plan> plan_;
   bool refusal_reported_ = false;
+  bool fallback_reported_ = false;
 };
 
 }  // namespace ktune

@@ -1,0 +1,45 @@
+// `ktune db export`: every measurement as JSON Lines, CSV or T4 JSON.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "cli/command.hpp"
+#include "cli/db_shared.hpp"
+#include "db/exchange.hpp"
+#include "db/partial_file.hpp"
+#include "db/store.hpp"
+
+namespace ktune::cli {
+namespace {
+
+int run_export(const std::string& path, const std::string& file, const std::string& format) {
+  Store store = Store::open_read_only(path);
+  ExchangeFormat f = pick_format(format, file);
+  std::int64_t n = 0;
+  if (file == "-") {
+    n = export_measurements(store, std::cout, f);
+  } else {
+    // A failed or killed export leaves the previous file (or none), never half of one.
+    write_file_whole(file, [&](std::ostream& out) { n = export_measurements(store, out, f); });
+  }
+  std::fprintf(stderr, "exported %lld measurements (%s)\n", (long long)n,
+               std::string(to_string(f)).c_str());
+  return 0;
+}
+
+const CommandRegistrar registrar(kDbExport, [](CLI::App& app) {
+  struct Options {
+    std::string db = default_db_path(), file, format;
+  };
+  auto o = std::make_shared<Options>();
+  auto* exp = app.get_subcommand("db")->add_subcommand(
+      "export", "Write every measurement as JSON Lines, CSV or T4 JSON");
+  add_db_option(exp, o->db);
+  exp->add_option("-o,--output", o->file, "Output file ('-' for standard output)")->required();
+  exp->add_option("--format", o->format,
+                  "jsonl, csv or t4 (default: from the file name; '-' is jsonl)");
+  exp->callback([o] { set_exit_code(run_export(o->db, o->file, o->format)); });
+});
+
+}  // namespace
+}  // namespace ktune::cli
