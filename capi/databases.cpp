@@ -8,6 +8,7 @@
 
 #include "capi/capi_status.hpp"
 #include "compile/family_hash.hpp"
+#include "db/current_hash.hpp"
 #include "db/exchange.hpp"
 #include "db/merge.hpp"
 #include "db/partial_file.hpp"
@@ -28,21 +29,6 @@ ExchangeFormat format_for(const char* format, const std::string& file) {
   return exchange_format_for_path(file);
 }
 
-// Where a stored row's template text cannot be read (no templates beside the
-// library), its family's newest-measured version counts as current, as in
-// `ktune db query`.
-CurrentHash lenient_current_hash() {
-  auto strict = current_hash_resolver();
-  return [strict](const std::string& family, const Problem& problem, const std::string& device,
-                  const std::string& arch) -> std::string {
-    try {
-      return strict(family, problem, device, arch);
-    } catch (const std::runtime_error&) {
-      return "";
-    }
-  };
-}
-
 }  // namespace
 }  // namespace ktune::capi
 
@@ -58,7 +44,11 @@ ktune_status ktune_db_query(const char* path, const char* family, const char* de
     if (!json_out) throw std::invalid_argument("json_out is null");
     if (top < 1) throw std::invalid_argument("top must be at least 1");
     Store store = Store::open_read_only(path);
-    BestQuery query{text_or_empty(family), text_or_empty(device), "", lenient_current_hash()};
+    // Where a stored row's template text cannot be read (no templates beside
+    // the library), its family's newest-measured version counts as current,
+    // as in `ktune db query`.
+    BestQuery query{text_or_empty(family), text_or_empty(device), "",
+                    lenient_current_hash(current_hash_resolver())};
     query.top = top;
     nlohmann::json rows = nlohmann::json::array();
     for (const BestRow& r : best_per_problem(store, query)) rows.push_back(best_row_json(r));

@@ -2,8 +2,6 @@
 #include "cli/db_shared.hpp"
 
 #include <cstdio>
-#include <memory>
-#include <stdexcept>
 
 #include "cli/db_paths.hpp"
 #include "compile/family_hash.hpp"
@@ -27,20 +25,10 @@ std::string format_time(double seconds) {
 }
 
 CurrentHash lenient_current_hash() {
-  auto strict = current_hash_resolver();
-  auto noted = std::make_shared<bool>(false);
-  return [strict, noted](const std::string& family, const Problem& problem,
-                         const std::string& device, const std::string& arch) -> std::string {
-    try {
-      return strict(family, problem, device, arch);
-    } catch (const std::runtime_error& e) {
-      if (!*noted)
-        std::fprintf(stderr, "note: %s; the newest-measured template version counts as current\n",
-                     e.what());
-      *noted = true;
-      return "";
-    }
-  };
+  return ktune::lenient_current_hash(current_hash_resolver(), [](const std::string& why) {
+    std::fprintf(stderr, "note: %s; the newest-measured template version counts as current\n",
+                 why.c_str());
+  });
 }
 
 ExchangeFormat pick_format(const std::string& format, const std::string& file) {

@@ -4,6 +4,8 @@
 #include "db/current_hash.hpp"
 
 #include <map>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <tuple>
 #include <unordered_map>
@@ -85,6 +87,10 @@ std::vector<RowGroup> stale_groups(SQLite::Database& db, const std::string& fami
 }
 
 }  // namespace
+
+std::unordered_map<std::string, std::string> newest_measured_hashes(const Store& store) {
+  return newest_hashes(store.impl().db);
+}
 
 std::vector<StaleSummary> stale_results(const Store& store, const std::string& family, const CurrentHash& current) {
   std::map<std::pair<std::string, std::string>, std::int64_t> counts;
@@ -244,6 +250,21 @@ RehashSummary rehash_results(Store& store, const std::string& family, const std:
   s.by_new_hash.assign(moved.begin(), moved.end());
   s.left_alone.assign(others.begin(), others.end());
   return s;
+}
+
+CurrentHash lenient_current_hash(CurrentHash strict,
+                                 std::function<void(const std::string& why)> on_first_failure) {
+  auto first = std::make_shared<std::once_flag>();
+  return [strict = std::move(strict), note = std::move(on_first_failure), first](
+             const std::string& family, const Problem& problem, const std::string& device,
+             const std::string& arch) -> std::string {
+    try {
+      return strict(family, problem, device, arch);
+    } catch (const std::runtime_error& e) {
+      if (note) std::call_once(*first, [&] { note(e.what()); });
+      return "";
+    }
+  };
 }
 
 }  // namespace ktune

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "db/store.hpp"
@@ -18,6 +19,18 @@ namespace ktune {
 /// judged by the old rule, the family's newest-measured hash is current.
 using CurrentHash = std::function<std::string(const std::string& family, const Problem& problem,
                                               const std::string& device, const std::string& arch)>;
+
+/// `strict`, except where it throws std::runtime_error (a template file that
+/// cannot be read, as in a binary installed without its templates): there the
+/// answer is "" (unknown), so the family's newest-measured version counts as
+/// current. `on_first_failure`, if set, is told the first failure's message,
+/// once across every copy of the returned resolver (the CLI prints it as a note).
+CurrentHash lenient_current_hash(CurrentHash strict,
+                                 std::function<void(const std::string& why)> on_first_failure = {});
+
+/// Per family name, the hash with the newest measurement: the current one for
+/// rows whose CurrentHash answer is empty (unknown).
+std::unordered_map<std::string, std::string> newest_measured_hashes(const Store& store);
 
 /// Results, per (family, hash), whose hash is not the current one of their
 /// row. `family` empty: every family. Ordered by family, hash.

@@ -67,14 +67,9 @@ ORDER BY f.name, ok.dname, p.key, ok.rn)sql");
   const bool per_row = query.family_hash.empty() && query.current;
   q.bind(3, per_row ? std::string("*") : query.family_hash);
   q.bind(4, query.top);
-  std::map<std::string, std::string> newest;  // family -> newest-measured hash, for unknown rows
-  if (per_row) {
-    SQLite::Statement n(
-        db,
-        "SELECT f.name, f.source_hash FROM families f JOIN results r ON r.family_id = f.id "
-        "GROUP BY f.id ORDER BY max(r.measured_at)");
-    while (n.executeStep()) newest[n.getColumn(0).getString()] = n.getColumn(1).getString();
-  }
+  // family -> newest-measured hash, for rows whose current hash is unknown
+  auto newest =
+      per_row ? newest_measured_hashes(store) : std::unordered_map<std::string, std::string>{};
   std::vector<BestRow> out;
   while (q.executeStep()) {
     BestRow row;

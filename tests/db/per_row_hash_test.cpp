@@ -195,5 +195,47 @@ TEST(PerRowHash, RequestsWithoutAHashSeeEachPathsNewestRows) {
   EXPECT_EQ(near->config, f.a);
 }
 
+// The one lenient resolver (`ktune db` and the C ABI's query): where the
+// strict one cannot read a template it answers "" and says why once; what the
+// strict one answers passes through; other errors are not swallowed.
+TEST(PerRowHash, TheLenientResolverAnswersUnknownWhereTemplatesCannotBeRead) {
+  const Problem bf16 = gemm_problem(512, 512, 512, "bf16"),
+                fp32 = gemm_problem(512, 512, 512, "fp32");
+  auto unreadable_fp32 = [](const std::string& family, const Problem& p, const std::string& d,
+                            const std::string& a) -> std::string {
+    if (p.text("dtype") == "fp32") throw std::runtime_error("cannot read 'gemm/fp32.cuh'");
+    return synthetic_current()(family, p, d, a);
+  };
+  std::vector<std::string> notes;
+  CurrentHash lenient = lenient_current_hash(
+      unreadable_fp32, [&notes](const std::string& why) { notes.push_back(why); });
+  CurrentHash copy = lenient;
+  EXPECT_EQ(lenient("gemm", bf16, "Synthetic GPU A", "sm_90"), "hash-path-a");
+  EXPECT_TRUE(notes.empty());
+  EXPECT_EQ(lenient("gemm", fp32, "Synthetic GPU A", "sm_90"), "");
+  EXPECT_EQ(copy("gemm", fp32, "Synthetic GPU A", "sm_90"), "");
+  EXPECT_EQ(lenient("gemm", fp32, "Synthetic GPU B", "sm_90"), "");
+  EXPECT_EQ(notes, std::vector<std::string>{"cannot read 'gemm/fp32.cuh'"})
+      << "one note, shared by copies";
+
+  CurrentHash silent = lenient_current_hash(unreadable_fp32);
+  EXPECT_EQ(silent("gemm", fp32, "Synthetic GPU A", "sm_90"), "");
+
+  CurrentHash broken =
+      lenient_current_hash([](const std::string&, const Problem&, const std::string&,
+                              const std::string&) -> std::string {
+        throw std::logic_error("a bug, not a missing template");
+      });
+  EXPECT_THROW(broken("gemm", bf16, "Synthetic GPU A", "sm_90"), std::logic_error);
+
+  // The best view then judges path B's rows by the newest-measured hash, as before per-row hashes.
+  Fixture f;
+  Store store = Store::open(f.path);
+  f.fill(store);
+  auto rows = best_per_problem(store, {"gemm", "", "", lenient_current_hash(unreadable_fp32)});
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& r : rows) EXPECT_EQ(r.family_hash, path_hash(r.problem)) << r.problem_key;
+}
+
 }  // namespace
 }  // namespace ktune
