@@ -60,6 +60,9 @@ class KernelFamily {
   /// ... and the class that must match for a configuration to transfer
   /// (dtype, layout, alignment class).
   virtual std::string shape_class(const Problem& p) const = 0;
+  /// The group an emitted library keys a (normalized) problem by: the shapes
+  /// of one group share a specialized configuration. Default: the shape class.
+  virtual std::string shape_group(const Problem& p) const { return shape_class(p); }
 
   /// The space for a (normalized) problem on a device, constraints included.
   virtual Space space(const Problem& p, const DeviceSpec& d) const = 0;

@@ -13,9 +13,8 @@ namespace ktune::rt {
 /// same kernels (the runtime's kernel cache and the emitted kernel table use it).
 std::string kernel_source_key(const KernelSource& source);
 
-/// The shape group: for row-wise families rowwise::group_key, the splitter's
-/// key too (dtype, axis, row alignment, length class); for gemm the shape class and
-/// the floor(log2) bucket of M, N and K.
+/// The shape group, as the family defines it (KernelFamily::shape_group): for
+/// row-wise families the splitter's key too (rowwise::group_key).
 std::string emit_group_key(const KernelFamily& family, const Problem& normalized);
 
 }  // namespace ktune::rt

@@ -241,6 +241,16 @@ std::string GemmFamily::shape_class(const Problem& raw) const {
          ",align=" + std::to_string(align) + path;
 }
 
+std::string GemmFamily::shape_group(const Problem& p) const {
+  const auto floor_log2 = [](long long v) {
+    int l = 0;
+    while (v > 1) v >>= 1, ++l;
+    return std::to_string(l);
+  };
+  return shape_class(p) + ".m" + floor_log2(p.integer("m")) + ".n" + floor_log2(p.integer("n")) +
+         ".k" + floor_log2(p.integer("k"));
+}
+
 std::vector<Problem> GemmFamily::class_probes(const Problem& raw) const {
   const Problem norm = normalize(raw);
   const GemmProblem p = GemmProblem::from(norm);

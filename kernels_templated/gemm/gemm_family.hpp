@@ -127,6 +127,8 @@ class GemmFamily final : public KernelFamily {
   std::string_view problem_help() const override;
   std::vector<std::string> shape_keys() const override { return {"m", "n", "k"}; }
   std::string shape_class(const Problem& p) const override;
+  /// The shape class and the floor(log2) bucket of M, N and K.
+  std::string shape_group(const Problem& p) const override;
   Space space(const Problem& p, const DeviceSpec& d) const override;
   Config default_config(const Problem& p, const DeviceSpec& d) const override;
   /// Below 16-byte alignment the class mixes problems whose A, B or C alone is

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "kernels_templated/rowwise/shape_group.hpp"
 #include "space/space.hpp"
 
 namespace ktune::rowwise {
@@ -144,6 +145,8 @@ std::string RowwiseFamily::shape_class(const Problem& p) const {
     if (!param.choices.empty()) c += "." + p.text(param.key);
   return c;
 }
+
+std::string RowwiseFamily::shape_group(const Problem& p) const { return group_key(p); }
 
 Space RowwiseFamily::space(const Problem& raw, const DeviceSpec& d) const {
   const Problem p = normalize(raw);

@@ -39,6 +39,8 @@ class RowwiseFamily final : public KernelFamily {
   std::string_view problem_help() const override;
   std::vector<std::string> shape_keys() const override;
   std::string shape_class(const Problem& p) const override;
+  /// rowwise::group_key: dtype, reduce axis, row alignment, length class.
+  std::string shape_group(const Problem& p) const override;
   Space space(const Problem& p, const DeviceSpec& d) const override;
   Config default_config(const Problem& p, const DeviceSpec& d) const override;
   double flops(const Problem& p) const override;
