@@ -137,6 +137,7 @@ SweepFile parse_sweep(const json& j, const std::filesystem::path& base_dir, cons
 
   TuneSpec defaults;
   defaults.options.warm_start = true;
+  defaults.options.budget_counts_stored = true;
   if (j.contains("defaults")) {
     check.only_keys(j["defaults"], "defaults", kOptionKeys);
     check.apply_options(j["defaults"], "defaults", defaults);

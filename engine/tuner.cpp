@@ -132,7 +132,8 @@ TuneReport Tuner::run() {
   std::size_t next_start = 0;  // start configurations go first
   int empty_rounds = 0;
   for (;;) {
-    const std::size_t evaluated = report.measured.size();
+    const std::size_t evaluated =
+        report.measured.size() + (opt_.budget_counts_stored ? report.reused.size() : 0);
     if (opt_.budget > 0 && evaluated >= opt_.budget) {
       report.stop = StopReason::budget;
       break;

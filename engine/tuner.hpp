@@ -60,6 +60,10 @@ class StoreLog final : public ResultLog {
 
 struct TuneOptions {
   std::size_t budget = 0;       ///< evaluations in this run (failures count); 0 = no budget
+  /// The budget counts the stored results that resume reuses as well: a
+  /// problem that holds `budget` results is done. Sweeps set it, so that a
+  /// rerun goes on with the problems a cut-off run did not finish.
+  bool budget_counts_stored = false;
   double time_limit_s = 0;      ///< wall-clock seconds; 0 = none. The batch in flight finishes.
   std::size_t batch_size = 8;   ///< configurations proposed and evaluated together (>= 1)
   std::size_t patience = 0;     ///< stop after this many evaluations without a new best; 0 = off
