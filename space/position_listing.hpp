@@ -29,9 +29,11 @@ class PositionListing {
 
   std::size_t size() const { return count_; }
   bool empty() const { return count_ == 0; }
-  /// Positions per row: the number of parameters.
+  /// Positions per row: the number of parameters (also when empty).
   std::size_t width() const { return width_; }
+  /// The value positions of configuration r (r < size()).
   std::span<const ValueIndex> row(std::size_t r) const {
+    if (width_ == 0) return {};  // no storage to point into
     return {positions_.data() + r * width_, width_};
   }
 
