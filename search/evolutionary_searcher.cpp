@@ -14,7 +14,6 @@
 #include <cmath>
 #include <deque>
 #include <limits>
-#include <numeric>
 #include <span>
 #include <unordered_map>
 #include <unordered_set>
@@ -275,16 +274,12 @@ class EvolutionarySearcher final : public SearcherBase {
   bool listed() {
     if (!listed_tried_) {
       listed_tried_ = true;
-      if (const auto* all = enumerated(); all && all->size() <= kNearestScanLimit) {
-        // Features and row codes from each configuration's value positions:
-        // no key strings (about 30 ms of CPU with them on 18k
-        // configurations, at the first child).
+      if (const auto* all = listing(); all && all->size() <= kNearestScanLimit) {
         features_.resize(static_cast<Eigen::Index>(all->size()), space().encoded_size());
-        const std::vector<std::size_t> by_name = parameters_by_name();
         for (std::size_t i = 0; i < all->size(); ++i) {
-          const std::vector<ValueIndex> idx = listed_positions((*all)[i], by_name);
-          features_.row(static_cast<Eigen::Index>(i)) = space().encode_indices(idx).transpose();
-          row_of_.emplace(position_code(idx), i);
+          features_.row(static_cast<Eigen::Index>(i)) =
+              space().encode_indices(all->row(i)).transpose();
+          row_of_.emplace(position_code(all->row(i)), i);
         }
         row_seen_.assign(all->size(), false);
         for (const auto& r : history()) mark_seen(r.config);
@@ -292,35 +287,6 @@ class EvolutionarySearcher final : public SearcherBase {
       }
     }
     return !row_seen_.empty();
-  }
-
-  /// Parameter indices in the order of their names (a Config's order).
-  std::vector<std::size_t> parameters_by_name() const {
-    const auto& params = space().parameters();
-    std::vector<std::size_t> order(params.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(),
-              [&](std::size_t a, std::size_t b) { return params[a].name() < params[b].name(); });
-    return order;
-  }
-
-  /// Value positions of a listed configuration (declaration order): its
-  /// names walked beside the parameters in name order. Space::indices_of
-  /// looks each name up and checks the configuration for unknown names,
-  /// about 15 ms of CPU over the 18k gemm listing, at the first child.
-  std::vector<ValueIndex> listed_positions(const Config& c,
-                                           const std::vector<std::size_t>& by_name) const {
-    const auto& params = space().parameters();
-    std::vector<ValueIndex> idx(params.size());
-    auto it = c.begin();
-    for (std::size_t k : by_name) {
-      if (c.size() != params.size() || it->first != params[k].name()) return space().indices_of(c);
-      const auto at = params[k].index_of(it->second);
-      if (!at) return space().indices_of(c);  // throws, naming the value
-      idx[k] = static_cast<ValueIndex>(*at);
-      ++it;
-    }
-    return idx;
   }
 
   void mark_seen(const Config& c) {
@@ -363,7 +329,7 @@ class EvolutionarySearcher final : public SearcherBase {
     if (ties.empty()) return std::nullopt;
     const std::size_t pick =
         ties[std::uniform_int_distribution<std::size_t>(0, ties.size() - 1)(rng_)];
-    return (*enumerated())[pick];
+    return space().config_at(listing()->row(pick));
   }
 
   std::size_t population_;

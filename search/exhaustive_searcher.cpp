@@ -17,7 +17,7 @@ namespace {
 class ExhaustiveSearcher final : public SearcherBase {
  public:
   explicit ExhaustiveSearcher(const SearchContext& context) : SearcherBase(context) {
-    all_ = space().enumerate();
+    all_ = space().list_positions();
     order_.resize(all_.size());
     std::iota(order_.begin(), order_.end(), 0);
     if (!context.predicted_time) {
@@ -25,7 +25,7 @@ class ExhaustiveSearcher final : public SearcherBase {
     } else {
       std::vector<double> predicted(all_.size());
       for (std::size_t i = 0; i < all_.size(); ++i) {
-        const double p = context.predicted_time(all_[i]);
+        const double p = context.predicted_time(space().config_at(all_.row(i)));
         predicted[i] = std::isfinite(p) ? p : std::numeric_limits<double>::infinity();
       }
       std::stable_sort(order_.begin(), order_.end(),
@@ -37,14 +37,14 @@ class ExhaustiveSearcher final : public SearcherBase {
   std::vector<Config> propose(std::size_t count) override {
     std::vector<Config> out;
     while (out.size() < count && cursor_ < order_.size()) {
-      const Config& c = all_[order_[cursor_++]];
-      if (take(c)) out.push_back(c);
+      Config c = space().config_at(all_.row(order_[cursor_++]));
+      if (take(c)) out.push_back(std::move(c));
     }
     return out;
   }
 
  private:
-  std::vector<Config> all_;
+  PositionListing all_;
   std::vector<std::size_t> order_;
   std::size_t cursor_ = 0;
 };

@@ -37,9 +37,11 @@ class ModelSearcher final : public SearcherBase {
     // Candidates: the whole space when it can be listed, else a large pool
     // plus neighbours of the best measured ones.
     std::vector<Config> cand;
-    if (const auto* all = enumerated()) {
-      for (const auto& c : *all)
-        if (!seen(c)) cand.push_back(c);
+    if (const auto* all = listing()) {
+      for (std::size_t i = 0; i < all->size(); ++i) {
+        Config c = space().config_at(all->row(i));
+        if (!seen(c)) cand.push_back(std::move(c));
+      }
     } else {
       cand = sample_unseen(2000);
       std::unordered_set<std::string> keys;

@@ -13,7 +13,7 @@ class RandomSearcher final : public SearcherBase {
 
   std::vector<Config> propose(std::size_t count) override {
     std::vector<Config> out;
-    if (const auto* all = enumerated()) {
+    if (const auto* all = listing()) {
       // A seeded permutation of the enumeration: each draw is uniform among
       // the configurations not drawn yet.
       if (order_.empty() && !all->empty()) {
@@ -22,8 +22,8 @@ class RandomSearcher final : public SearcherBase {
         std::shuffle(order_.begin(), order_.end(), rng_);
       }
       while (out.size() < count && cursor_ < order_.size()) {
-        const Config& c = (*all)[order_[cursor_++]];
-        if (take(c)) out.push_back(c);
+        Config c = space().config_at(all->row(order_[cursor_++]));
+        if (take(c)) out.push_back(std::move(c));
       }
       return out;
     }

@@ -122,52 +122,79 @@ std::map<std::string, std::size_t> RecordedSpace::status_counts() const {
 
 namespace {
 
+/// Value positions of c, one per parameter of `params`. Throws
+/// std::logic_error for a value that is not among its parameter's values.
+std::vector<ValueIndex> recorded_positions(const std::vector<Parameter>& params, const Config& c) {
+  std::vector<ValueIndex> row(params.size());
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const auto at = params[i].index_of(c.at(params[i].name()));
+    if (!at)
+      throw std::logic_error("recorded space: a recorded value of '" + params[i].name() +
+                             "' is not among its values");
+    row[i] = static_cast<ValueIndex>(*at);
+  }
+  return row;
+}
+
 /// The recorded configurations as a trie of value positions, for the
-/// membership constraints of a rebuilt space: level i maps (the node of a
-/// recorded prefix of names[0..i-1], the position of names[i]'s value) to
-/// the node of the prefix one longer. A check walks it from the root with
-/// integer lookups; text keys cost an allocation and a formatted number per
-/// knob, and listing the 18k-configuration gemm spaces ran these checks
-/// some 10^5 times.
+/// membership constraints of a rebuilt space. Level i holds one node per
+/// recorded prefix names[0..i], in lexicographic order, so the children of
+/// a node are contiguous and sorted by position: a check walks down from
+/// the root by binary search in small sorted runs. Listing the
+/// 18k-configuration gemm spaces runs these checks some 10^5 times, each
+/// walking up to 15 levels: text keys cost an allocation and a formatted
+/// number per knob, hash maps a hashed lookup per knob (most of the first
+/// proposal's listing of the space).
 class RecordedPrefixes {
  public:
-  explicit RecordedPrefixes(std::vector<Parameter> params)
-      : params_(std::move(params)), levels_(params_.size()) {}
-
-  void insert(const Config& c) {
-    std::uint64_t node = 0;
-    for (std::size_t i = 0; i < params_.size(); ++i) {
-      auto& level = levels_[i];
-      const std::uint64_t key = node * params_[i].size() + position(i, c.at(params_[i].name()));
-      const std::uint64_t next = level.size();  // the id of a new node
-      node = level.emplace(key, next).first->second;
+  /// `rows` are the value positions of the recorded configurations (one per
+  /// parameter, in `params` order); repeats are harmless.
+  RecordedPrefixes(std::vector<Parameter> params, std::vector<std::vector<ValueIndex>> rows)
+      : params_(std::move(params)), first_(params_.size()), position_(params_.size()) {
+    std::sort(rows.begin(), rows.end());
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    if (!first_.empty()) first_[0].push_back(0);  // the root's children start at 0
+    const std::vector<ValueIndex>* previous = nullptr;
+    for (const auto& row : rows) {
+      // The first level where this row leaves the previous one's path.
+      std::size_t d = 0;
+      if (previous)
+        while ((*previous)[d] == row[d]) ++d;
+      for (std::size_t i = d; i < row.size(); ++i) {
+        // A node made at level i - 1 by this row has its first child here.
+        if (i > d) first_[i].push_back(static_cast<std::uint32_t>(position_[i].size()));
+        position_[i].push_back(row[i]);
+      }
+      previous = &row;
     }
+    for (std::size_t i = 0; i < first_.size(); ++i)
+      first_[i].push_back(static_cast<std::uint32_t>(position_[i].size()));
   }
 
-  /// Whether the values `a` binds to names[0..level] begin a recorded configuration.
+  /// Whether the values `a` binds to names[0..level] begin a recorded
+  /// configuration (the constraint declares names[0..level], in order).
   bool contains(const Assignment& a, std::size_t level) const {
-    std::uint64_t node = 0;
+    std::size_t node = 0;  // the root, then the node of the prefix so far
     for (std::size_t i = 0; i <= level; ++i) {
-      const auto at = params_[i].index_of(a.get(params_[i].name()));
+      std::optional<std::size_t> at = a.declared_position(i);
+      if (!at) at = params_[i].index_of(a.get(params_[i].name()));
       if (!at) return false;
-      const auto it = levels_[i].find(node * params_[i].size() + *at);
-      if (it == levels_[i].end()) return false;
-      node = it->second;
+      const auto begin = position_[i].begin() + first_[i][node];
+      const auto end = position_[i].begin() + first_[i][node + 1];
+      const auto it = std::lower_bound(begin, end, *at);
+      if (it == end || *it != *at) return false;
+      node = static_cast<std::size_t>(it - position_[i].begin());
     }
     return true;
   }
 
  private:
-  std::uint64_t position(std::size_t i, const Value& v) const {
-    const auto at = params_[i].index_of(v);
-    if (!at)
-      throw std::logic_error("recorded space: a recorded value of '" + params_[i].name() +
-                             "' is not among its values");
-    return *at;
-  }
-
   std::vector<Parameter> params_;
-  std::vector<std::unordered_map<std::uint64_t, std::uint64_t>> levels_;
+  /// Per level i, the children of node n of level i - 1 (the root for i = 0)
+  /// are nodes first_[i][n] .. first_[i][n + 1] - 1 of level i.
+  std::vector<std::vector<std::uint32_t>> first_;
+  /// Per level i, the value position of names[i] at each node.
+  std::vector<std::vector<ValueIndex>> position_;
 };
 
 }  // namespace
@@ -251,9 +278,10 @@ Space space_from_recorded(std::vector<Result>& results, const std::vector<std::s
   // space prunes as soon as a prefix was never recorded.
   std::vector<Parameter> params;
   for (const auto& name : names) params.push_back(space.parameter(name));
-  auto prefixes = std::make_shared<RecordedPrefixes>(std::move(params));
+  std::vector<std::vector<ValueIndex>> rows;
   for (const auto& r : results)
-    if (r.status != Status::invalid_config) prefixes->insert(r.config);
+    if (r.status != Status::invalid_config) rows.push_back(recorded_positions(params, r.config));
+  auto prefixes = std::make_shared<const RecordedPrefixes>(std::move(params), std::move(rows));
   for (std::size_t level = 0; level < names.size(); ++level) {
     std::vector<std::string> used(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(level) + 1);
     const bool full = level + 1 == names.size();

@@ -21,8 +21,8 @@ namespace ktune {
 /// The valid configurations of a space, listed at most once (see
 /// SearchContext::listing).
 struct SpaceListing {
-  bool tried = false;                          ///< listing was attempted
-  std::optional<std::vector<Config>> configs;  ///< empty when too large to list
+  bool tried = false;                        ///< listing was attempted
+  std::optional<PositionListing> positions;  ///< empty when too large to list
 };
 
 /// What a strategy may see: the space, an optional cost prior and a seed. It

@@ -46,34 +46,35 @@ void SearcherBase::observe(std::span<const Result> results) {
   }
 }
 
-const std::vector<Config>* SearcherBase::enumerated() {
+const PositionListing* SearcherBase::listing() {
   if (!listing_->tried) {
     listing_->tried = true;
-    if (space().cartesian_size() <= kEnumerateLimit) listing_->configs = space().enumerate();
+    if (space().cartesian_size() <= kEnumerateLimit) listing_->positions = space().list_positions();
   }
-  return listing_->configs ? &*listing_->configs : nullptr;
+  return listing_->positions ? &*listing_->positions : nullptr;
 }
 
 std::vector<Config> SearcherBase::sample_unseen(std::size_t n) {
   std::vector<Config> out;
   std::unordered_set<std::string> picked;
-  if (const auto* all = enumerated()) {
+  if (const auto* all = listing()) {
     if (all->empty()) return out;
     // Rejection first (cheap while most is unseen), then a scan of the rest.
     std::uniform_int_distribution<std::size_t> pick(0, all->size() - 1);
     for (std::size_t tries = 0; out.size() < n && tries < 4 * n + 32; ++tries) {
-      const Config& c = (*all)[pick(rng_)];
+      Config c = space().config_at(all->row(pick(rng_)));
       const std::string key = c.key();
-      if (!seen_.count(key) && picked.insert(key).second) out.push_back(c);
+      if (!seen_.count(key) && picked.insert(key).second) out.push_back(std::move(c));
     }
     if (out.size() < n) {
       std::vector<std::size_t> rest;
       for (std::size_t i = 0; i < all->size(); ++i) {
-        const std::string key = (*all)[i].key();
+        const std::string key = space().config_at(all->row(i)).key();
         if (!seen_.count(key) && !picked.count(key)) rest.push_back(i);
       }
       std::shuffle(rest.begin(), rest.end(), rng_);
-      for (std::size_t i = 0; i < rest.size() && out.size() < n; ++i) out.push_back((*all)[rest[i]]);
+      for (std::size_t i = 0; i < rest.size() && out.size() < n; ++i)
+        out.push_back(space().config_at(all->row(rest[i])));
     }
     return out;
   }

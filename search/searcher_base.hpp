@@ -28,9 +28,10 @@ class SearcherBase : public Searcher {
   /// Marks c as proposed; false if it was already proposed or observed.
   bool take(const Config& c) { return seen_.insert(c.key()).second; }
 
-  /// Every valid configuration in enumeration order when the space is small
-  /// enough to list (cartesian size up to kEnumerateLimit), else nullptr.
-  const std::vector<Config>* enumerated();
+  /// Every valid configuration as value positions, in enumeration order,
+  /// when the space is small enough to list (cartesian size up to
+  /// kEnumerateLimit), else nullptr. space().config_at(row) builds a Config.
+  const PositionListing* listing();
   /// Up to n distinct valid configurations not seen yet, drawn uniformly
   /// (from the enumeration when there is one, else from Space::sample).
   std::vector<Config> sample_unseen(std::size_t n);

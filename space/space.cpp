@@ -70,6 +70,11 @@ class IndexAssignment final : public Assignment {
                      "', which is not among the names it declares");
   }
 
+  std::optional<ValueIndex> declared_position(std::size_t k) const override {
+    if (k >= cc_.bindings.size() || cc_.bindings[k].second < 0) return std::nullopt;
+    return idx_[cc_.bindings[k].second];
+  }
+
  private:
   const Space::Impl& impl_;
   const detail::CompiledConstraint& cc_;

@@ -15,6 +15,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "space/parameter.hpp"
+#include "space/position_listing.hpp"
 #include "space/value_map.hpp"
 
 namespace ktune {
@@ -32,14 +33,18 @@ class Assignment {
   double f(std::string_view name) const;
   bool b(std::string_view name) const;
   const std::string& s(std::string_view name) const;
+  /// The value position of the k-th name in the constraint's `names` when
+  /// that name is a parameter and this assignment holds positions (as
+  /// enumeration, sampling and validity checks do); nullopt otherwise (a
+  /// constant, or an assignment of values). Spares a constraint over many
+  /// knobs a lookup by name and by value per knob.
+  virtual std::optional<ValueIndex> declared_position(std::size_t k) const {
+    (void)k;
+    return std::nullopt;
+  }
 };
 
 using ConstraintFn = std::function<bool(const Assignment&)>;
-
-/// Position of a value in its parameter's list. Configurations are handled as
-/// vectors of positions (one per parameter, in declaration order) wherever
-/// speed matters: enumeration, sampling, index-based searchers.
-using ValueIndex = std::uint32_t;
 
 /// One constraint: a description a user reads ("warp tile divides block
 /// tile"), the names it reads (parameters and constants), and the test.
@@ -86,6 +91,10 @@ class Space {
   /// parameter value positions). Prunes each constraint as soon as its names
   /// are bound and runs independent groups in parallel.
   std::vector<Config> enumerate() const;
+  /// The same configurations in the same order as value positions, without
+  /// building a Config each (config_at(listing.row(r)) is enumerate()[r]).
+  /// Throws SpaceError past the same limit as enumerate.
+  PositionListing list_positions() const;
   /// Number of valid configurations, without materialising them.
   std::uint64_t count_valid() const;
 

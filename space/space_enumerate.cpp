@@ -248,11 +248,11 @@ void Space::for_each_valid(const std::function<void(std::span<const ValueIndex>)
   }
 }
 
-std::vector<Config> Space::enumerate() const {
+PositionListing Space::list_positions() const {
   auto plan = impl_->plan_ptr();
   const std::size_t width = impl_->params.size();
-  if (!plan->constants_ok()) return {};
-  if (width == 0) return {Config{}};
+  if (!plan->constants_ok()) return PositionListing(width, 0, {});
+  if (width == 0) return PositionListing(0, 1, {});
   const std::size_t n_groups = plan->groups.size();
   std::vector<std::shared_ptr<const GroupTable>> tables;
   double total_d = 1;
@@ -266,7 +266,7 @@ std::vector<Config> Space::enumerate() const {
                      " valid configurations, too many to materialise (use for_each_valid, "
                      "count_valid or sample)");
   const auto total = static_cast<std::size_t>(total_d);
-  if (total == 0) return {};
+  if (total == 0) return PositionListing(width, 0, {});
 
   // Rows in declaration order: row r is the mixed-radix number r over the
   // groups' tables (last group fastest).
@@ -296,17 +296,21 @@ std::vector<Config> Space::enumerate() const {
   };
   bool sorted = true;
   for (std::size_t r = 1; r < total && sorted; ++r) sorted = !less(order[r], order[r - 1]);
-  if (!sorted) tbb::parallel_sort(order.begin(), order.end(), less);
+  if (sorted) return PositionListing(width, total, std::move(rows));
+  tbb::parallel_sort(order.begin(), order.end(), less);
+  std::vector<ValueIndex> sorted_rows(total * width);
+  for (std::size_t k = 0; k < total; ++k)
+    std::copy_n(rows.data() + std::size_t{order[k]} * width, width, sorted_rows.data() + k * width);
+  return PositionListing(width, total, std::move(sorted_rows));
+}
 
-  std::vector<Config> out(total);
-  const auto& params = impl_->params;
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, total, 1024),
+std::vector<Config> Space::enumerate() const {
+  const PositionListing listing = list_positions();
+  std::vector<Config> out(listing.size());
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, listing.size(), 1024),
                     [&](const tbb::blocked_range<std::size_t>& range) {
-                      for (std::size_t k = range.begin(); k != range.end(); ++k) {
-                        const ValueIndex* r = rows.data() + std::size_t{order[k]} * width;
-                        Config& c = out[k];
-                        for (std::size_t p = 0; p < width; ++p) c.set(params[p].name(), params[p].values()[r[p]]);
-                      }
+                      for (std::size_t k = range.begin(); k != range.end(); ++k)
+                        out[k] = config_at(listing.row(k));
                     });
   return out;
 }

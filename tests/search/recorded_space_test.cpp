@@ -1,8 +1,10 @@
 // Tests of the recorded-space readers (Kernel Tuner cache, T4, ktune), the
 // writer's round trip, the space rebuilt from recorded values, and the
 // ReplayOracle. All fixtures in tests/data/recorded are SYNTHETIC.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -88,6 +90,64 @@ TEST(RecordedSpaceRebuilt, AConfigurationIsValidOnlyWhenRecordedThoughEveryShort
   for (const auto& c : space.enumerate()) listed.insert(c.key());
   EXPECT_EQ(listed, (std::set<std::string>{cfg3(1, 0.5, "a").key(), cfg3(1, 0.25, "b").key(),
                                            cfg3(2, 0.5, "b").key()}));
+}
+
+TEST(RecordedSpaceRebuilt, MembershipMatchesTheRecordingOnEveryPrefix) {
+  // Random recordings over four knobs (repeats included): every point of the
+  // Cartesian product is valid exactly when recorded, and the constraint of
+  // each prefix length holds exactly for recorded prefixes, whether it reads
+  // positions (enumeration, is_valid) or values by name.
+  std::mt19937_64 rng(20261206);
+  const std::vector<std::string> names = {"w", "x", "y", "z"};
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<Result> results;
+    std::set<std::vector<std::int64_t>> recorded;
+    const std::size_t count = 1 + rng() % 40;
+    for (std::size_t i = 0; i < count; ++i) {
+      std::vector<std::int64_t> v;
+      for (std::size_t k = 0; k < names.size(); ++k)
+        v.push_back(static_cast<std::int64_t>(rng() % 3));
+      Result r;
+      for (std::size_t k = 0; k < names.size(); ++k) r.config.set(names[k], v[k]);
+      r.status = Status::ok;
+      r.time.median_s = 1e-3;
+      results.push_back(r);
+      recorded.insert(v);
+    }
+    const Space space = space_from_recorded(results, names);
+    std::size_t listed = 0;
+    for (const auto& c : space.enumerate()) {
+      std::vector<std::int64_t> v;
+      for (const auto& name : names) v.push_back(c.integer(name));
+      EXPECT_TRUE(recorded.count(v)) << c.key();
+      ++listed;
+    }
+    EXPECT_EQ(listed, recorded.size()) << "trial " << trial;
+    struct ByName final : Assignment {
+      const Value& get(std::string_view name) const override { return values.at(name); }
+      Config values;
+    } by_name;
+    for (std::int64_t p = 0; p < 81; ++p) {
+      const std::vector<std::int64_t> v = {p / 27, p / 9 % 3, p / 3 % 3, p % 3};
+      Config c;
+      for (std::size_t k = 0; k < names.size(); ++k) c.set(names[k], v[k]);
+      // A knob never recorded at some value has no such value in the space.
+      bool listed_values = true;
+      for (std::size_t k = 0; k < names.size(); ++k)
+        listed_values &= space.parameter(names[k]).index_of(v[k]).has_value();
+      if (!listed_values) continue;
+      EXPECT_EQ(space.is_valid(c), recorded.count(v) > 0) << c.key();
+      by_name.values = c;
+      for (std::size_t level = 0; level < names.size(); ++level) {
+        const auto in = std::find_if(recorded.begin(), recorded.end(), [&](const auto& r) {
+          return std::equal(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(level) + 1,
+                            r.begin());
+        });
+        EXPECT_EQ(space.constraints()[level].test(by_name), in != recorded.end())
+            << c.key() << " level " << level;
+      }
+    }
+  }
 }
 
 TEST(T4Results, ReadsEveryInvalidity) {
