@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <string>
+#include <variant>
 #include <vector>
 
 #include "kernels_templated/family.hpp"
@@ -62,6 +64,15 @@ inline DefaultRecording write_default_recording(const std::filesystem::path& pat
   for (const Result& r : results) rec.results[r.config.key()] = r;
   write_recorded_space(rec, path);
   return out;
+}
+
+/// A --require expression the default breaks and the first other recorded
+/// configuration keeps: an integer knob on which the two differ ("" if none).
+inline std::string requirement_excluding_the_default(const DefaultRecording& rec) {
+  for (const auto& [name, value] : rec.others[0])
+    if (std::holds_alternative<std::int64_t>(value) && !(rec.default_config.at(name) == value))
+      return name + " == " + to_text(value);
+  return "";
 }
 
 }  // namespace ktune::testing
