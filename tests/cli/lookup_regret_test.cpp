@@ -13,6 +13,7 @@
 #include "db/store.hpp"
 #include "lookup/lookup_predictor.hpp"
 #include "tests/lookup/synthetic_gemm.hpp"
+#include "tests/support/recording.hpp"
 
 namespace ktune {
 namespace {
@@ -59,11 +60,8 @@ class LookupRegret : public ::testing::Test {
       r.time.repetitions = 1;
       results.push_back(r);
     }
-    rec.space = space_from_recorded(results);
-    rec.restricted_to_recorded = true;
-    for (const Result& r : results) rec.results[r.config.key()] = r;
     const std::string path = (dir_ / name).string();
-    write_recorded_space(rec, path);
+    testing::write_recording(rec, std::move(results), path);
     return path;
   }
 

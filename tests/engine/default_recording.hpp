@@ -11,6 +11,7 @@
 
 #include "kernels_templated/family.hpp"
 #include "search/recorded_space.hpp"
+#include "tests/support/recording.hpp"
 
 namespace ktune::testing {
 
@@ -59,10 +60,7 @@ inline DefaultRecording write_default_recording(const std::filesystem::path& pat
   for (std::size_t i = 0; i < out.others.size(); ++i)
     add(out.others[i], i < faster ? 0.5e-3 + 0.05e-3 * static_cast<double>(i)
                                   : 1.5e-3 + 0.1e-3 * static_cast<double>(i));
-  rec.space = space_from_recorded(results);
-  rec.restricted_to_recorded = true;
-  for (const Result& r : results) rec.results[r.config.key()] = r;
-  write_recorded_space(rec, path);
+  write_recording(rec, std::move(results), path);
   return out;
 }
 
