@@ -15,6 +15,7 @@
 #include "kernels_templated/family.hpp"
 #include "space/device_spec.hpp"
 #include "tests/ktune_process.hpp"
+#include "tests/support/ranked_results.hpp"
 
 namespace ktune {
 namespace {
@@ -59,20 +60,7 @@ TEST(FamilyTemplateCli, LookupAndEmitLibraryServeItsResults) {
   const Problem p = parse_problem(f, kProblem);
   const std::vector<Config> configs = f.space(p, d).sample(2, 5);
   ASSERT_EQ(configs.size(), 2u);
-  {
-    Store store = Store::open((dir / "t.db").string());
-    std::vector<Result> results;
-    for (std::size_t i = 0; i < configs.size(); ++i) {
-      Result r;
-      r.config = configs[i];
-      r.status = Status::ok;
-      r.time.median_s = i == 0 ? 1e-5 : 2e-5;  // the first is the best
-      results.push_back(r);
-    }
-    store.record(
-        {d, "test_center", family_source_hash(f, p, d), p, f.shape_keys(), f.shape_class(p)},
-        results, Provenance{});
-  }
+  testing::store_ranked_results((dir / "t.db").string(), f, p, d, configs, /*best=*/0);
   auto lookup =
       ktune("lookup --db " + quote((dir / "t.db").string()) + " --kernel test_center --problem " +
             kProblem + " --device h200 --no-predict --json");

@@ -11,6 +11,7 @@
 #include "measure/device_query.hpp"
 #include "search/recorded_space.hpp"
 #include "tests/ktune_process.hpp"
+#include "tests/support/recording.hpp"
 
 namespace ktune {
 namespace {
@@ -67,10 +68,7 @@ class TuneCli : public ::testing::Test {
       }
       results.push_back(r);
     }
-    rec.space = space_from_recorded(results);
-    rec.restricted_to_recorded = true;
-    for (const Result& r : results) rec.results[r.config.key()] = r;
-    write_recorded_space(rec, path);
+    testing::write_recording(rec, std::move(results), path);
   }
 
   std::string replay() const { return "--replay " + quote((dir_ / "line.json").string()); }

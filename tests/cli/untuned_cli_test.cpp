@@ -75,12 +75,7 @@ TEST_F(UntunedCli, TuneEvaluatesTheDefaultFirstAndPrintsTheBestsRatioOverIt) {
 
 TEST_F(UntunedCli, ADefaultOutsideTheSubSpaceIsNamedInOneLine) {
   const testing::DefaultRecording rec = testing::write_default_recording(recording_, /*faster=*/0);
-  std::string require;
-  for (const auto& [name, value] : rec.others[0])
-    if (std::holds_alternative<std::int64_t>(value) && !(rec.default_config.at(name) == value)) {
-      require = name + " == " + to_text(value);
-      break;
-    }
+  const std::string require = testing::requirement_excluding_the_default(rec);
   ASSERT_FALSE(require.empty());
   const test::ProcessRun r = ktune(tune(2) + " --require " + quote(require));
   ASSERT_EQ(r.code, 0) << r.output;

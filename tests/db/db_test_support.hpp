@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
+#include "db/lookup.hpp"
 #include "db/store.hpp"
 
 namespace ktune::testing {
@@ -83,6 +86,11 @@ inline DeviceSpec synthetic_ceilings() {
   return c;
 }
 
+/// The shape class gemm_key stores a gemm_problem under (its dtype and layout).
+inline std::string gemm_class(const Problem& p) {
+  return "dtype=" + p.text("dtype") + ",layout=" + p.text("layout");
+}
+
 inline RunKey gemm_key(const Problem& p, const DeviceSpec& d = synthetic_device(),
                        const std::string& hash = "hash-current") {
   RunKey key;
@@ -91,8 +99,22 @@ inline RunKey gemm_key(const Problem& p, const DeviceSpec& d = synthetic_device(
   key.family_hash = hash;
   key.problem = p;
   key.shape_keys = {"m", "n", "k"};
-  key.shape_class = "dtype=" + p.text("dtype") + ",layout=" + p.text("layout");
+  key.shape_class = gemm_class(p);
   return key;
+}
+
+/// A lookup request for gemm `p` asked on `device` and/or `arch`, in the shape
+/// keys and class gemm_key stores.
+inline LookupRequest gemm_request(const Problem& p, const std::string& device,
+                                  const std::string& arch = "") {
+  LookupRequest r;
+  r.family = "gemm";
+  r.problem = p;
+  r.device = device;
+  r.arch = arch;
+  r.shape_keys = {"m", "n", "k"};
+  r.shape_class = gemm_class(p);
+  return r;
 }
 
 inline Config tile_config(std::int64_t bm, std::int64_t bn, std::int64_t stages = 3) {
@@ -142,5 +164,29 @@ inline void record_one_result(Store& store, const DeviceSpec& device) {
   store.record(gemm_key(gemm_problem(64, 64, 64), device),
                std::vector<Result>{ok_result(tile_config(64, 64), 1e-3)}, test_provenance());
 }
+
+/// Stores synthetic_ceilings() for `device` in the database at `path`, with
+/// one result of it (ceilings are stored with a device's rows); returns how
+/// many devices took them.
+inline int store_synthetic_ceilings(const std::string& path, const DeviceSpec& device) {
+  Store store = Store::open(path);
+  record_one_result(store, device);
+  return store.set_measured_ceilings(device.name, synthetic_ceilings());
+}
+
+/// A database (db_) holding two synthetic results of gemm 1024^3 on
+/// synthetic_device(): 128x128 tiles at 1 ms and 64x128 at 2 ms.
+class TunedDbTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Store store = Store::open(db_);
+    store.record(gemm_key(gemm_problem(1024, 1024, 1024)),
+                 std::vector<Result>{ok_result(kFast, 1e-3), ok_result(kSlow, 2e-3)},
+                 test_provenance());
+  }
+  static inline const Config kFast = tile_config(128, 128), kSlow = tile_config(64, 128);
+  TempDir dir_;
+  std::string db_ = dir_.file("tuned.db");
+};
 
 }  // namespace ktune::testing

@@ -25,17 +25,7 @@ namespace {
 using namespace ktune::testing;
 namespace fs = std::filesystem;
 
-const Config kFast = tile_config(128, 128), kSlow = tile_config(64, 128);
-
-LookupRequest request(const Problem& p) {
-  LookupRequest r;
-  r.family = "gemm";
-  r.problem = p;
-  r.device = "Synthetic GPU A";
-  r.shape_keys = {"m", "n", "k"};
-  r.shape_class = "dtype=" + p.text("dtype") + ",layout=nn";
-  return r;
-}
+LookupRequest request(const Problem& p) { return gemm_request(p, "Synthetic GPU A"); }
 
 /// Writes `metrics` into the stored row of `config`, as another writer could
 /// have; returns the row's id.
@@ -55,17 +45,7 @@ std::int64_t overwrite_metrics(const std::string& path, const Config& config,
   return row;
 }
 
-class HostileDb : public ::testing::Test {
- protected:
-  void SetUp() override {
-    Store store = Store::open(db_);
-    store.record(gemm_key(gemm_problem(1024, 1024, 1024)),
-                 std::vector<Result>{ok_result(kFast, 1e-3), ok_result(kSlow, 2e-3)},
-                 test_provenance());
-  }
-  TempDir dir_;
-  std::string db_ = dir_.file("tuned.db");
-};
+class HostileDb : public TunedDbTest {};
 
 // Past SQLite's JSON depth limit (1000 or 2000 levels, by version), json_extract
 // fails the whole statement: one such row made every lookup fail.

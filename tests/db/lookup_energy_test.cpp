@@ -24,12 +24,7 @@ Result with_energy(Result r, double joules) {
 }
 
 LookupRequest request(const Problem& p, Objective objective) {
-  LookupRequest r;
-  r.family = "gemm";
-  r.problem = p;
-  r.device = kA.name;
-  r.shape_keys = {"m", "n", "k"};
-  r.shape_class = "dtype=" + p.text("dtype") + ",layout=nn";
+  LookupRequest r = gemm_request(p, kA.name);
   r.objective = objective;
   return r;
 }

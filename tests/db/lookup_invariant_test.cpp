@@ -22,21 +22,11 @@ const DeviceSpec kA = synthetic_device("Synthetic GPU A", 9, 0);
 const DeviceSpec kB = synthetic_device("Synthetic GPU B", 9, 0);
 const Config kFast = tile_config(128, 128), kSlow = tile_config(64, 128);
 
-LookupRequest request(const Problem& p, const std::string& device, const std::string& arch = "") {
-  LookupRequest r;
-  r.family = "gemm";
-  r.problem = p;
-  r.device = device;
-  r.arch = arch;
-  r.shape_keys = {"m", "n", "k"};
-  r.shape_class = "dtype=" + p.text("dtype") + ",layout=nn";
-  return r;
-}
-
 // Every device form a caller can ask with: the GPU that failed, another GPU
 // of its arch, and the arch alone.
 std::vector<LookupRequest> every_form(const Problem& p) {
-  return {request(p, "Synthetic GPU A"), request(p, "Synthetic GPU B"), request(p, "", "sm_90")};
+  return {gemm_request(p, "Synthetic GPU A"), gemm_request(p, "Synthetic GPU B"),
+          gemm_request(p, "", "sm_90")};
 }
 
 TEST(LookupInvariant, AFailureOnOneGpuRulesTheConfigurationOutForItsArchInEveryForm) {
@@ -58,7 +48,7 @@ TEST(LookupInvariant, AFailureOnOneGpuRulesTheConfigurationOutForItsArchInEveryF
     EXPECT_EQ(a->config, kSlow) << "device '" << r.device << "' arch '" << r.arch << "'";
   }
   // A nearby shape may still borrow kFast: it failed only on 4096^3.
-  auto near = lookup.best(request(gemm_problem(4000, 4096, 4096), "", "sm_90"));
+  auto near = lookup.best(gemm_request(gemm_problem(4000, 4096, 4096), "", "sm_90"));
   ASSERT_TRUE(near);
   EXPECT_EQ(near->source, LookupSource::nearest);
 }
@@ -77,7 +67,7 @@ TEST(LookupInvariant, EveryFailedStatusCountsNotOnlyWrongResults) {
                test_provenance("second"));
     }
     Lookup lookup = Lookup::open(path);
-    for (const auto& r : {request(p, "Synthetic GPU A"), request(p, "", "sm_90")}) {
+    for (const auto& r : {gemm_request(p, "Synthetic GPU A"), gemm_request(p, "", "sm_90")}) {
       auto a = lookup.best(r);
       ASSERT_TRUE(a) << to_string(failure) << " device '" << r.device << "' arch '" << r.arch
                      << "'";
@@ -131,7 +121,7 @@ TEST(LookupInvariant, TheCallersValidatorStepsToTheNextCandidateThatFits) {
              std::vector<Result>{ok_result(kFast, 1e-2)}, test_provenance());
   }
   Lookup lookup = Lookup::open(path);
-  LookupRequest r = request(gemm_problem(4000, 4096, 4096), "Synthetic GPU A");
+  LookupRequest r = gemm_request(gemm_problem(4000, 4096, 4096), "Synthetic GPU A");
   EXPECT_EQ(lookup.best(r)->config, kFast);
   r.fits = [](const Config& c) { return c != kFast; };
   auto a = lookup.best(r);
@@ -172,8 +162,8 @@ TEST(DeterministicBest, EqualMediansRankByMinThenSpreadThenKeyAndSurviveARoundTr
   }
   for (const std::string& path : {a_path, b_path}) {
     Lookup lookup = Lookup::open(path);
-    EXPECT_EQ(lookup.best(request(p, "Synthetic GPU A"))->config, kFast) << path;
-    EXPECT_EQ(lookup.best(request(p, "", "sm_90"))->config, kFast) << path;
+    EXPECT_EQ(lookup.best(gemm_request(p, "Synthetic GPU A"))->config, kFast) << path;
+    EXPECT_EQ(lookup.best(gemm_request(p, "", "sm_90"))->config, kFast) << path;
     Store store = Store::open_read_only(path);
     auto rows = best_per_problem(store, {"gemm", "sm_90", "", {}, 1});
     ASSERT_EQ(rows.size(), 1u);
@@ -204,7 +194,7 @@ TEST(DeterministicBest, EqualMediansAndMinsRankBySpreadThenByConfigurationKey) {
   }
   const Config expected = k1.key() < k2.key() ? k1 : k2;
   Lookup lookup = Lookup::open(path);
-  EXPECT_EQ(lookup.best(request(p, "Synthetic GPU A"))->config, expected);
+  EXPECT_EQ(lookup.best(gemm_request(p, "Synthetic GPU A"))->config, expected);
   auto rows = best_per_problem(Store::open_read_only(path), {"gemm", "sm_90", "", {}, 3});
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0].config, expected);
@@ -229,7 +219,7 @@ TEST(LookupDeterministic, ServesOnlyResultsVerifiedRepeatable) {
              test_provenance());
   }
   Lookup lookup = Lookup::open(path);
-  LookupRequest any = request(p, "Synthetic GPU A");
+  LookupRequest any = gemm_request(p, "Synthetic GPU A");
   auto a = lookup.best(any);
   ASSERT_TRUE(a);
   EXPECT_EQ(a->config, kFast);

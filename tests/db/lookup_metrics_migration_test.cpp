@@ -12,6 +12,7 @@
 #include "db/schema.hpp"
 #include "db/store.hpp"
 #include "db_test_support.hpp"
+#include "old_schema_rows.hpp"
 
 namespace ktune {
 namespace {
@@ -28,11 +29,7 @@ const char* const kUnreadable = "BLOCK_M=32,BLOCK_N=64,STAGES=3";
 void write_version_two_file(const std::string& path) {
   create_database_at_version(path, 2);
   SQLite::Database db(path, SQLite::OPEN_READWRITE);
-  db.exec(
-      "INSERT INTO devices VALUES (1, 'Synthetic GPU A', 'sm_90', 132, '580.00', '13.0', "
-      "'{\"name\":\"Synthetic GPU "
-      "A\",\"cc\":\"9.0\",\"sm_count\":132,\"driver\":\"580.00\",\"cuda_runtime\":\"13.0\"}')");
-  db.exec("INSERT INTO families VALUES (1, 'gemm', 'hash-current')");
+  insert_device_and_family_rows(db);
   db.exec(
       "INSERT INTO problems VALUES (1, 'gemm', 'dtype=bf16,k=64,layout=nn,m=64,n=64', "
       "'{\"dtype\":\"bf16\",\"k\":64,\"layout\":\"nn\",\"m\":64,\"n\":64}', "
@@ -57,12 +54,7 @@ void write_version_two_file(const std::string& path) {
 }
 
 LookupRequest request(Objective objective) {
-  LookupRequest r;
-  r.family = "gemm";
-  r.problem = gemm_problem(64, 64, 64);
-  r.device = "Synthetic GPU A";
-  r.shape_keys = {"m", "n", "k"};
-  r.shape_class = "dtype=bf16,layout=nn";
+  LookupRequest r = gemm_request(gemm_problem(64, 64, 64), "Synthetic GPU A");
   r.objective = objective;
   return r;
 }

@@ -19,15 +19,7 @@ const DeviceSpec kA = synthetic_device("Synthetic GPU A", 9, 0);
 const Config kX = tile_config(128, 128), kY = tile_config(64, 128), kZ = tile_config(256, 128),
              kW = tile_config(64, 64), kGeneral = tile_config(32, 32, 2);
 
-LookupRequest request(const Problem& p) {
-  LookupRequest r;
-  r.family = "gemm";
-  r.problem = p;
-  r.device = kA.name;
-  r.shape_keys = {"m", "n", "k"};
-  r.shape_class = "dtype=bf16,layout=nn";
-  return r;
-}
+LookupRequest request(const Problem& p) { return gemm_request(p, kA.name); }
 
 /// Picks the candidate named `pick` (else declines) and remembers what it was asked.
 class FakePredictor final : public LookupPredictor {

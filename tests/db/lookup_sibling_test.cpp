@@ -25,14 +25,7 @@ const Config kX = tile_config(128, 128), kY = tile_config(64, 128), kZ = tile_co
              kW = tile_config(64, 64), kV = tile_config(128, 64);
 
 LookupRequest request(const Problem& p, const std::string& device) {
-  LookupRequest r;
-  r.family = "gemm";
-  r.problem = p;
-  r.device = device;
-  r.arch = "sm_90";
-  r.shape_keys = {"m", "n", "k"};
-  r.shape_class = "dtype=bf16,layout=nn";
-  return r;
+  return gemm_request(p, device, "sm_90");
 }
 
 /// Picks the first candidate and remembers what it was asked.

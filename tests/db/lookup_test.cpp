@@ -21,17 +21,6 @@ const DeviceSpec kD = synthetic_device("Synthetic GPU D", 8, 9);
 
 const Config kX = tile_config(128, 128), kY = tile_config(64, 128), kZ = tile_config(256, 128);
 
-LookupRequest request(const Problem& p, const std::string& device, const std::string& arch = "") {
-  LookupRequest r;
-  r.family = "gemm";
-  r.problem = p;
-  r.device = device;
-  r.arch = arch;
-  r.shape_keys = {"m", "n", "k"};
-  r.shape_class = "dtype=" + p.text("dtype") + ",layout=nn";
-  return r;
-}
-
 class LookupTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -51,7 +40,7 @@ class LookupTest : public ::testing::Test {
 
 TEST_F(LookupTest, ExactHitOnTheSameDevice) {
   Lookup lookup = Lookup::open(path_);
-  auto a = lookup.best(request(gemm_problem(1024, 1024, 1024), "Synthetic GPU A"));
+  auto a = lookup.best(gemm_request(gemm_problem(1024, 1024, 1024), "Synthetic GPU A"));
   ASSERT_TRUE(a);
   EXPECT_EQ(a->source, LookupSource::exact);
   EXPECT_EQ(a->config, kX);
@@ -63,7 +52,7 @@ TEST_F(LookupTest, ExactHitOnTheSameDevice) {
   EXPECT_EQ(a->measured_device, "Synthetic GPU A");
   EXPECT_EQ(a->database, path_);
   // Asked by arch only, the same problem on any device of the arch is exact.
-  auto by_arch = lookup.best(request(gemm_problem(1024, 1024, 1024), "", "sm_90"));
+  auto by_arch = lookup.best(gemm_request(gemm_problem(1024, 1024, 1024), "", "sm_90"));
   ASSERT_TRUE(by_arch);
   EXPECT_EQ(by_arch->source, LookupSource::exact);
   EXPECT_EQ(by_arch->config, kX);
@@ -71,19 +60,19 @@ TEST_F(LookupTest, ExactHitOnTheSameDevice) {
 
 TEST_F(LookupTest, NearestShapeOfTheSameClassReportsItsDistance) {
   Lookup lookup = Lookup::open(path_);
-  auto a = lookup.best(request(gemm_problem(1000, 1024, 1024), "Synthetic GPU A"));
+  auto a = lookup.best(gemm_request(gemm_problem(1000, 1024, 1024), "Synthetic GPU A"));
   ASSERT_TRUE(a);
   EXPECT_EQ(a->source, LookupSource::nearest);
   EXPECT_EQ(a->config, kX);
   EXPECT_EQ(a->measured_problem, gemm_problem(1024, 1024, 1024));
   EXPECT_NEAR(a->distance, std::abs(std::log2(1000.0 / 1024.0)), 1e-12);
 
-  auto big = lookup.best(request(gemm_problem(3000, 4096, 4096), "Synthetic GPU A"));
+  auto big = lookup.best(gemm_request(gemm_problem(3000, 4096, 4096), "Synthetic GPU A"));
   ASSERT_TRUE(big);
   EXPECT_EQ(big->source, LookupSource::nearest);
   EXPECT_EQ(big->config, kZ);
   // Without explicit shape keys and class, those stored with the problems are used.
-  LookupRequest implicit = request(gemm_problem(3000, 4096, 4096), "Synthetic GPU A");
+  LookupRequest implicit = gemm_request(gemm_problem(3000, 4096, 4096), "Synthetic GPU A");
   implicit.shape_keys.clear();
   implicit.shape_class.clear();
   // The stored class was given by the caller ("dtype=bf16,layout=nn") and the
@@ -97,14 +86,15 @@ TEST_F(LookupTest, NearestShapeOfTheSameClassReportsItsDistance) {
 TEST_F(LookupTest, AnotherDeviceOfTheSameArchThenTheClosestArch) {
   Lookup lookup = Lookup::open(path_);
   // fp16 2048^3 was measured only on GPU B (same arch as A): B's exact answer.
-  auto same_arch = lookup.best(request(gemm_problem(2048, 2048, 2048, "fp16"), "Synthetic GPU A"));
+  auto same_arch =
+      lookup.best(gemm_request(gemm_problem(2048, 2048, 2048, "fp16"), "Synthetic GPU A"));
   ASSERT_TRUE(same_arch);
   EXPECT_EQ(same_arch->source, LookupSource::exact);
   EXPECT_EQ(same_arch->reach, LookupReach::sibling);
   EXPECT_EQ(same_arch->measured_device, "Synthetic GPU B");
   EXPECT_EQ(same_arch->config, kY);
   // fp32 512^3 was measured on sm_80 and sm_89: sm_89 is closer to sm_90.
-  auto closest = lookup.best(request(gemm_problem(512, 512, 512, "fp32"), "Synthetic GPU A"));
+  auto closest = lookup.best(gemm_request(gemm_problem(512, 512, 512, "fp32"), "Synthetic GPU A"));
   ASSERT_TRUE(closest);
   EXPECT_EQ(closest->source, LookupSource::arch_fallback);
   EXPECT_EQ(closest->reach, LookupReach::other_arch);
@@ -114,7 +104,7 @@ TEST_F(LookupTest, AnotherDeviceOfTheSameArchThenTheClosestArch) {
 
 TEST_F(LookupTest, DefaultWhenNothingFitsAndNoAnswerWithoutOne) {
   Lookup lookup = Lookup::open(path_);
-  LookupRequest r = request(gemm_problem(100, 100, 100, "tf32"), "Synthetic GPU A");
+  LookupRequest r = gemm_request(gemm_problem(100, 100, 100, "tf32"), "Synthetic GPU A");
   EXPECT_EQ(lookup.best(r), nullptr);
   r.default_config = tile_config(64, 64, 2);
   auto a = lookup.best(r);
@@ -135,19 +125,19 @@ TEST_F(LookupTest, NeverServesAConfigurationThatFailedVerificationOnThatDevice) 
                  std::vector<Result>{failed_result(kX, Status::wrong_result)}, test_provenance("team-b"));
   }
   Lookup lookup = Lookup::open(path_);
-  auto exact = lookup.best(request(gemm_problem(1024, 1024, 1024), "Synthetic GPU A"));
+  auto exact = lookup.best(gemm_request(gemm_problem(1024, 1024, 1024), "Synthetic GPU A"));
   ASSERT_TRUE(exact);
   EXPECT_EQ(exact->source, LookupSource::exact);
   EXPECT_EQ(exact->config, kY);
   // Nearest would lend X from 4096^3 or 1024^3; X failed on this very problem.
-  auto near = lookup.best(request(gemm_problem(1000, 1024, 1024), "Synthetic GPU A"));
+  auto near = lookup.best(gemm_request(gemm_problem(1000, 1024, 1024), "Synthetic GPU A"));
   ASSERT_TRUE(near);
   EXPECT_NE(near->config, kX);
 }
 
 TEST_F(LookupTest, RepeatedLookupsShareTheCachedAnswer) {
   Lookup lookup = Lookup::open(path_);
-  auto r = request(gemm_problem(1000, 1024, 1024), "Synthetic GPU A");
+  auto r = gemm_request(gemm_problem(1000, 1024, 1024), "Synthetic GPU A");
   auto first = lookup.best(r);
   auto second = lookup.best(r);
   EXPECT_EQ(first.get(), second.get());
@@ -158,7 +148,7 @@ TEST_F(LookupTest, ConcurrentLookupsAgreeWithSerialOnes) {
   std::vector<LookupRequest> requests;
   for (std::int64_t m : {512, 1000, 1024, 2048, 3000, 4096})
     for (const char* dev : {"Synthetic GPU A", "Synthetic GPU B"})
-      requests.push_back(request(gemm_problem(m, 1024, 1024), dev));
+      requests.push_back(gemm_request(gemm_problem(m, 1024, 1024), dev));
   std::vector<std::string> serial;
   {
     Lookup fresh = Lookup::open(path_);
@@ -202,20 +192,20 @@ TEST(LookupOverlay, UserResultsWinAndTheSystemDatabaseFillsGaps) {
              test_provenance("me"));
   }
   Lookup lookup = Lookup::open_overlay(user, system);
-  auto a1 = lookup.best(request(p1, "Synthetic GPU A"));
+  auto a1 = lookup.best(gemm_request(p1, "Synthetic GPU A"));
   ASSERT_TRUE(a1);
   EXPECT_EQ(a1->config, kX);  // the user's own measurement wins, though slower
   EXPECT_EQ(a1->database, user);
-  auto a2 = lookup.best(request(p2, "Synthetic GPU A"));
+  auto a2 = lookup.best(gemm_request(p2, "Synthetic GPU A"));
   ASSERT_TRUE(a2);
   EXPECT_EQ(a2->source, LookupSource::exact);  // an exact system answer beats a user nearest one
   EXPECT_EQ(a2->database, system);
-  auto a5 = lookup.best(request(p5, "Synthetic GPU A"));
+  auto a5 = lookup.best(gemm_request(p5, "Synthetic GPU A"));
   ASSERT_TRUE(a5);
   EXPECT_EQ(a5->config, kY);  // Z failed verification in the user's layer
   // A missing user database is simply absent.
   Lookup system_only = Lookup::open_overlay(dir.file("absent.db"), system);
-  EXPECT_EQ(system_only.best(request(p1, "Synthetic GPU A"))->config, kZ);
+  EXPECT_EQ(system_only.best(gemm_request(p1, "Synthetic GPU A"))->config, kZ);
 }
 
 }  // namespace

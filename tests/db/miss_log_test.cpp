@@ -18,12 +18,7 @@ namespace {
 using namespace ktune::testing;
 
 LookupRequest request(const Problem& p) {
-  LookupRequest r;
-  r.family = "gemm";
-  r.problem = p;
-  r.device = "Synthetic GPU A";
-  r.shape_keys = {"m", "n", "k"};
-  r.shape_class = "dtype=" + p.text("dtype") + ",layout=nn";
+  LookupRequest r = gemm_request(p, "Synthetic GPU A");
   r.default_config = tile_config(64, 64);
   return r;
 }
@@ -35,15 +30,9 @@ std::vector<nlohmann::json> lines_of(const std::string& path) {
   return out;
 }
 
-class MissLog : public ::testing::Test {
+class MissLog : public TunedDbTest {
  protected:
-  void SetUp() override {
-    Store s = Store::open(db_);
-    s.record(gemm_key(gemm_problem(1024, 1024, 1024)),
-             std::vector<Result>{ok_result(tile_config(128, 128), 1e-3)}, test_provenance());
-  }
-  TempDir dir_;
-  std::string db_ = dir_.file("tuned.db"), log_ = dir_.file("misses.jsonl");
+  std::string log_ = dir_.file("misses.jsonl");
 };
 
 TEST_F(MissLog, LogsEachProblemWithoutAnExactMeasurementOnce) {

@@ -14,6 +14,7 @@
 #include "db/schema.hpp"
 #include "db/store.hpp"
 #include "db_test_support.hpp"
+#include "old_schema_rows.hpp"
 
 namespace ktune {
 namespace {
@@ -45,11 +46,7 @@ TEST(Schema, MigratesAVersionOneFileForwardKeepingItsRows) {
   {
     // Rows as a version-1 build wrote them (no shape columns yet).
     SQLite::Database db(path, SQLite::OPEN_READWRITE);
-    db.exec(
-        "INSERT INTO devices VALUES (1, 'Synthetic GPU A', 'sm_90', 132, '580.00', '13.0', "
-        "'{\"name\":\"Synthetic GPU "
-        "A\",\"cc\":\"9.0\",\"sm_count\":132,\"driver\":\"580.00\",\"cuda_runtime\":\"13.0\"}')");
-    db.exec("INSERT INTO families VALUES (1, 'gemm', 'hash-current')");
+    insert_device_and_family_rows(db);
     db.exec(
         "INSERT INTO problems VALUES (1, 'gemm', 'dtype=bf16,k=64,layout=nn,m=64,n=64', "
         "'{\"dtype\":\"bf16\",\"k\":64,\"layout\":\"nn\",\"m\":64,\"n\":64}')");

@@ -126,11 +126,16 @@ __global__ void k(__half* y) { y[0] = __float2half(1.0f + (cuda::std::int32_t)0)
   EXPECT_TRUE(out.ok) << out.log;
 }
 
-TEST(Compiler, SecondCompileIsCacheHit) {
-  TempDir dir;
+/// Options whose cubin cache is the folder `dir`.
+CompilerOptions caching_in(const TempDir& dir) {
   CompilerOptions opts;
   opts.cache_dir = dir.path.string();
-  Compiler compiler(opts);
+  return opts;
+}
+
+TEST(Compiler, SecondCompileIsCacheHit) {
+  TempDir dir;
+  Compiler compiler(caching_in(dir));
   CompileOutput first = compiler.compile(saxpy_source());
   ASSERT_TRUE(first.ok) << first.log;
   EXPECT_FALSE(first.cache_hit);
@@ -160,9 +165,7 @@ TEST(Compiler, SecondCompileIsCacheHit) {
 
 TEST(Compiler, CorruptCacheEntryIsRecompiled) {
   TempDir dir;
-  CompilerOptions opts;
-  opts.cache_dir = dir.path.string();
-  Compiler compiler(opts);
+  Compiler compiler(caching_in(dir));
   CompileOutput first = compiler.compile(saxpy_source());
   ASSERT_TRUE(first.ok) << first.log;
   fs::path entry = dir.path / (first.cache_key + ".cubin");

@@ -5,10 +5,13 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <string>
+#include <variant>
 #include <vector>
 
 #include "kernels_templated/family.hpp"
 #include "search/recorded_space.hpp"
+#include "tests/support/recording.hpp"
 
 namespace ktune::testing {
 
@@ -57,11 +60,17 @@ inline DefaultRecording write_default_recording(const std::filesystem::path& pat
   for (std::size_t i = 0; i < out.others.size(); ++i)
     add(out.others[i], i < faster ? 0.5e-3 + 0.05e-3 * static_cast<double>(i)
                                   : 1.5e-3 + 0.1e-3 * static_cast<double>(i));
-  rec.space = space_from_recorded(results);
-  rec.restricted_to_recorded = true;
-  for (const Result& r : results) rec.results[r.config.key()] = r;
-  write_recorded_space(rec, path);
+  write_recording(rec, std::move(results), path);
   return out;
+}
+
+/// A --require expression the default breaks and the first other recorded
+/// configuration keeps: an integer knob on which the two differ ("" if none).
+inline std::string requirement_excluding_the_default(const DefaultRecording& rec) {
+  for (const auto& [name, value] : rec.others[0])
+    if (std::holds_alternative<std::int64_t>(value) && !(rec.default_config.at(name) == value))
+      return name + " == " + to_text(value);
+  return "";
 }
 
 }  // namespace ktune::testing

@@ -116,11 +116,7 @@ TEST(EnergyObjective, StoredResultsWithoutEnergyAreMeasuredAgain) {
   EnergyEvaluator evaluator;
   testing::MemoryLog log;
   log.preloaded = {testing::ok_at(3, 1e-3), testing::ok_at(7, 1e-4)};  // from a run without energy
-  TuneInputs in;
-  in.space = &space;
-  in.searcher = &searcher;
-  in.evaluator = &evaluator;
-  in.log = &log;
+  TuneInputs in = testing::inputs(space, searcher, evaluator, log);
   TuneOptions options = testing::options(8, 4);
   options.objective = Objective::energy;
   const TuneReport report = Tuner(in, options).run();
@@ -140,11 +136,7 @@ TEST(EnergyObjective, ResultsWithoutEnergyReachTheSearcherAsFailures) {
   auto searcher = make_searcher("random", context);
   EnergyEvaluator evaluator;
   testing::MemoryLog log;
-  TuneInputs in;
-  in.space = &space;
-  in.searcher = searcher.get();
-  in.evaluator = &evaluator;
-  in.log = &log;
+  TuneInputs in = testing::inputs(space, *searcher, evaluator, log);
   TuneOptions options = testing::options(8, 2);
   options.objective = Objective::energy;
   options.patience = 0;
@@ -165,11 +157,7 @@ TEST(EnergyObjective, PatienceCountsImprovementsOfTheObjective) {
   testing::ListSearcher searcher({0, 1, 2, 3, 4, 5, 6, 7});
   EnergyEvaluator evaluator;
   testing::MemoryLog log;
-  TuneInputs in;
-  in.space = &space;
-  in.searcher = &searcher;
-  in.evaluator = &evaluator;
-  in.log = &log;
+  TuneInputs in = testing::inputs(space, searcher, evaluator, log);
   TuneOptions options = testing::options(0, 1);
   options.patience = 2;
   options.objective = Objective::energy;

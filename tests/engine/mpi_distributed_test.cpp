@@ -127,11 +127,7 @@ TEST(DistributedSweep, AFailedWorkersConfigurationIsRequeuedAndNothingIsLost) {
   for (int x = 0; x < 20; ++x) order.push_back(x);
   testing::ListSearcher searcher(order);
   testing::MemoryLog log;
-  TuneInputs in;
-  in.space = &space;
-  in.searcher = &searcher;
-  in.evaluator = &evaluator;
-  in.log = &log;
+  TuneInputs in = testing::inputs(space, searcher, evaluator, log);
   TuneReport report = Tuner(in, testing::options(20, 4)).run();
 
   EXPECT_EQ(report.measured.size(), 20u);

@@ -72,11 +72,7 @@ TEST(ReplayEvaluator, TheLoopFindsTheRecordedOptimumWithoutCountingUnrecorded) {
   ReplayEvaluator replay(rec);
   testing::ListSearcher searcher({9, 8, 7, 6, 5, 4, 3, 2, 1, 0});
   testing::MemoryLog log;
-  TuneInputs in;
-  in.space = &rec->space;
-  in.searcher = &searcher;
-  in.evaluator = &replay;
-  in.log = &log;
+  TuneInputs in = testing::inputs(rec->space, searcher, replay, log);
   TuneReport report = Tuner(in, testing::options(9, 3)).run();
   ASSERT_TRUE(report.best);
   EXPECT_EQ(x_of(report.best->config), 6);

@@ -7,6 +7,7 @@
 
 #include "compile/compiler.hpp"
 #include "engine/tune_job.hpp"
+#include "tests/support/recording.hpp"
 
 namespace ktune {
 namespace {
@@ -51,10 +52,7 @@ TEST_F(ReplayFamily, AKnownFamilyGetsThroughputAndRooflineFractions) {
     r.time.repetitions = 1;
     results.push_back(r);
   }
-  rec.space = space_from_recorded(results);
-  rec.restricted_to_recorded = true;
-  for (const Result& r : results) rec.results[r.config.key()] = r;
-  write_recorded_space(rec, dir_ / "gemm_synthetic.json");
+  testing::write_recording(rec, std::move(results), dir_ / "gemm_synthetic.json");
 
   TuneSpec spec;
   spec.replay = (dir_ / "gemm_synthetic.json").string();

@@ -8,19 +8,11 @@
 namespace ktune {
 namespace {
 
-using testing::TempDir;
-using testing::datasheet_device;
-using testing::synthetic_ceilings;
-
 TEST(StoredCeilings, TuneJobAdoptsThemForItsGpuOnly) {
-  TempDir dir;
+  testing::TempDir dir;
   const std::string path = dir.file("c.db");
-  const DeviceSpec device = datasheet_device();
-  {
-    Store store = Store::open(path);
-    testing::record_one_result(store, device);
-    store.set_measured_ceilings(device.name, synthetic_ceilings());
-  }
+  const DeviceSpec device = testing::datasheet_device();
+  ASSERT_EQ(testing::store_synthetic_ceilings(path, device), 1);
   DeviceSpec live = device;
   apply_stored_ceilings(path, live);
   EXPECT_TRUE(live.measured_ceilings);

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/sweep.hpp"
+#include "tests/support/recording.hpp"
 #include "tuner_fakes.hpp"
 
 namespace ktune {
@@ -41,10 +42,7 @@ class SweepFixture : public ::testing::Test {
       r.time.repetitions = 1;
       results.push_back(r);
     }
-    rec.space = space_from_recorded(results);
-    rec.restricted_to_recorded = true;
-    for (const Result& r : results) rec.results[r.config.key()] = r;
-    write_recorded_space(rec, dir_ / "line.json");
+    testing::write_recording(rec, std::move(results), dir_ / "line.json");
   }
   void TearDown() override {
     std::error_code ec;

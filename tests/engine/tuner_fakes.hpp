@@ -32,6 +32,17 @@ inline TuneOptions options(std::size_t budget, std::size_t batch_size) {
   return o;
 }
 
+/// The tuner's inputs from these four: no family, no progress output, the steady clock.
+inline TuneInputs inputs(const Space& space, Searcher& searcher, Evaluator& evaluator,
+                         ResultLog& log) {
+  TuneInputs in;
+  in.space = &space;
+  in.searcher = &searcher;
+  in.evaluator = &evaluator;
+  in.log = &log;
+  return in;
+}
+
 inline Config cfg(int x) { return Config{{"x", std::int64_t{x}}}; }
 /// A verified result of x taking `seconds` (synthetic).
 inline Result ok_at(int x, double seconds) {

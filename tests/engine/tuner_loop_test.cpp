@@ -32,11 +32,7 @@ struct Rig {
   double now = 0;
 
   TuneReport run(TuneOptions options) {
-    TuneInputs in;
-    in.space = &space;
-    in.searcher = &searcher;
-    in.evaluator = &evaluator;
-    in.log = &log;
+    TuneInputs in = testing::inputs(space, searcher, evaluator, log);
     in.clock = [this] { return now; };
     return Tuner(in, options).run();
   }

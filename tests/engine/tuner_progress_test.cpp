@@ -11,6 +11,16 @@
 namespace ktune {
 namespace {
 
+/// What was written to the temporary file `f`, which is closed.
+std::string read_and_close(std::FILE* f) {
+  std::rewind(f);
+  std::string text;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, f)) text += buf;
+  std::fclose(f);
+  return text;
+}
+
 Result ok_result(double seconds, double tflops) {
   Result r;
   r.config = Config{{"x", std::int64_t{3}}};
@@ -65,11 +75,7 @@ TEST(TunerProgress, PlainOutputHasNoControlCharactersAndIsThrottled) {
     }
     progress.finished(s);
   }
-  std::rewind(f);
-  std::string text;
-  char buf[512];
-  while (std::fgets(buf, sizeof buf, f)) text += buf;
-  std::fclose(f);
+  const std::string text = read_and_close(f);
   EXPECT_EQ(text.find('\r'), std::string::npos);
   EXPECT_EQ(text.find('\033'), std::string::npos);
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2) << text;  // start and end
@@ -84,11 +90,7 @@ TEST(TunerProgress, TerminalOutputRewritesOneLine) {
   progress.started(s);
   progress.batch_done(s);
   progress.finished(s);
-  std::rewind(f);
-  std::string text;
-  char buf[512];
-  while (std::fgets(buf, sizeof buf, f)) text += buf;
-  std::fclose(f);
+  const std::string text = read_and_close(f);
   EXPECT_EQ(std::count(text.begin(), text.end(), '\r'), 3);
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1);
 }

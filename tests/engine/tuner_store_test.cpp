@@ -49,11 +49,7 @@ class TunerStore : public ::testing::Test {
       return v;
     }());
     StoreLog log(store, key, provenance());
-    TuneInputs in;
-    in.space = &space;
-    in.searcher = &searcher;
-    in.evaluator = &evaluator;
-    in.log = &log;
+    TuneInputs in = testing::inputs(space, searcher, evaluator, log);
     return Tuner(in, options).run();
   }
 
@@ -134,11 +130,7 @@ TEST_F(TunerStore, TheLoopHandsTheStoresPriorsToTheSearcher) {
   testing::ListSearcher searcher({0, 1, 2, 3});
   testing::ScriptedEvaluator evaluator;
   StoreLog log(store, key_for(128), provenance());
-  TuneInputs in;
-  in.space = &space;
-  in.searcher = &searcher;
-  in.evaluator = &evaluator;
-  in.log = &log;
+  TuneInputs in = testing::inputs(space, searcher, evaluator, log);
   TuneOptions options = testing::options(2, 2);
   options.warm_start = true;
   TuneReport report = Tuner(in, options).run();

@@ -155,13 +155,7 @@ TEST_F(Untuned, TheLookupsAnswerIsEvaluatedFirst) {
 
 TEST_F(Untuned, ADefaultOutsideTheSubSpaceIsNamedAndTheRunGoesOn) {
   const testing::DefaultRecording rec = testing::write_default_recording(recording_, /*faster=*/0);
-  // A knob on which the first other configuration differs from the default.
-  std::string require;
-  for (const auto& [name, value] : rec.others[0])
-    if (std::holds_alternative<std::int64_t>(value) && !(rec.default_config.at(name) == value)) {
-      require = name + " == " + to_text(value);
-      break;
-    }
+  const std::string require = testing::requirement_excluding_the_default(rec);
   ASSERT_FALSE(require.empty());
   std::unique_ptr<PreparedTune> job = prepare_tune(replay(3, {require}));
   EXPECT_TRUE(job->untuned.empty());

@@ -11,6 +11,7 @@
 #include "db/store.hpp"
 #include "runtime/call_key.hpp"
 #include "runtime_fakes.hpp"
+#include "tests/support/ranked_results.hpp"
 
 namespace ktune {
 namespace {
@@ -72,20 +73,7 @@ TEST(FamilyTemplateRuntime, TheTestFamilysMeasuredConfigurationIsLookedUp) {
   const Problem p = parse_problem(f, "rows=64,cols=4096,dtype=bf16");
   const std::vector<Config> configs = f.space(p, h200()).sample(2, 3);
   ASSERT_EQ(configs.size(), 2u);
-  {
-    Store store = Store::open(path.string());
-    std::vector<Result> results;
-    for (std::size_t i = 0; i < configs.size(); ++i) {
-      Result r;
-      r.config = configs[i];
-      r.status = Status::ok;
-      r.time.median_s = i == 1 ? 1e-5 : 2e-5;  // the second is the best
-      results.push_back(r);
-    }
-    store.record({h200(), "test_center", family_source_hash(f, p, h200()), p, f.shape_keys(),
-                  f.shape_class(p)},
-                 results, Provenance{});
-  }
+  testing::store_ranked_results(path.string(), f, p, h200(), configs, /*best=*/1);
   auto lookup = std::make_shared<const Lookup>(Lookup::open(path.string()));
   auto rt = fake_runtime(std::make_unique<FakeCompiler>(std::make_shared<CompilerCounts>()),
                          std::make_shared<LaunchLog>(), lookup);

@@ -13,18 +13,6 @@ namespace {
 
 using namespace testing_rt;
 
-/// Hands out fake handles for any source (the router filters what is compiled).
-class AnySupplier final : public rt::KernelSupplier {
- public:
-  CallStatus kernels(const KernelFamily&, const Problem&, const Config&,
-                     std::shared_ptr<const rt::KernelSet>* out) override {
-    auto set = std::make_shared<rt::KernelSet>();
-    set->kernels.push_back(reinterpret_cast<cudaKernel_t>(std::uintptr_t{0x100}));
-    *out = std::move(set);
-    return CallStatus::success();
-  }
-};
-
 /// Tables routing rmsnorm bf16 problems: an exact route for 64 x 4096, a
 /// group route for the medium-row group, a general and a default per class.
 class RouterTest : public ::testing::Test {

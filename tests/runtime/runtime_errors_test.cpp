@@ -76,18 +76,6 @@ class CountingChooser final : public rt::ConfigChooser {
   std::shared_ptr<std::atomic<int>> asked_;
 };
 
-/// Hands out one fake kernel handle for any configuration.
-class AnySupplier final : public rt::KernelSupplier {
- public:
-  CallStatus kernels(const KernelFamily&, const Problem&, const Config&,
-                     std::shared_ptr<const rt::KernelSet>* out) override {
-    auto set = std::make_shared<rt::KernelSet>();
-    set->kernels.push_back(reinterpret_cast<cudaKernel_t>(std::uintptr_t{0x100}));
-    *out = std::move(set);
-    return CallStatus::success();
-  }
-};
-
 TEST(RuntimeErrors, AnUnknownFamilyIsAnErrorNotADefault) {
   auto asked = std::make_shared<std::atomic<int>>(0);
   auto log = std::make_shared<LaunchLog>();

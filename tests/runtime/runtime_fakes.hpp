@@ -103,6 +103,19 @@ inline std::unique_ptr<Runtime> fake_runtime(std::unique_ptr<rt::CubinCompiler> 
                                       std::make_unique<FakeLauncher>(std::move(log))));
 }
 
+/// Hands out one fake kernel handle for any source and configuration (the
+/// router filters what is compiled; never dereferenced).
+class AnySupplier final : public rt::KernelSupplier {
+ public:
+  CallStatus kernels(const KernelFamily&, const Problem&, const Config&,
+                     std::shared_ptr<const rt::KernelSet>* out) override {
+    auto set = std::make_shared<rt::KernelSet>();
+    set->kernels.push_back(reinterpret_cast<cudaKernel_t>(std::uintptr_t{0x100}));
+    *out = std::move(set);
+    return CallStatus::success();
+  }
+};
+
 /// Distinct non-null device-pointer stand-ins (the fakes never dereference them).
 inline void* fake_ptr(int i) {
   return reinterpret_cast<void*>(static_cast<std::uintptr_t>(0x10000 * (i + 1)));

@@ -1,14 +1,11 @@
-// Tests of the profiler's CPU side: bottleneck classification from
-// hand-made (synthetic) speed-of-light figures, how an outcome lands in a
-// Result's metrics and in the results table, the worker's profile option,
-// and a profiler asked to run without a GPU.
+// Tests of the profiler's CPU side (measure/profiler_metrics.hpp,
+// measure/profiler.hpp): bottleneck classification from hand-made (synthetic)
+// speed-of-light figures, how an outcome lands in a Result's metrics, the
+// metric plan, and a profiler asked to run without a GPU.
 #include <cmath>
-#include <sstream>
 
 #include <gtest/gtest.h>
 
-#include "engine/progress.hpp"
-#include "engine/worker_protocol.hpp"
 #include "measure/device_query.hpp"
 #include "measure/profiler.hpp"
 #include "measure/profiler_metrics.hpp"
@@ -148,37 +145,10 @@ TEST(StoreProfile, UnclassifiableOutcomeKeepsItsMetrics) {
   EXPECT_FALSE(metrics.contains("bottleneck"));
 }
 
-TEST(ResultsTable, BoundColumnOnlyWhenProfiled) {
-  Result plain;
-  plain.status = Status::ok;
-  plain.time.median_s = 1e-3;
-  plain.config = Config{{"x", std::int64_t(1)}};
-  std::ostringstream without;
-  print_results_table(without, {ResultRow{plain, std::nullopt}}, Throughput::tflops);
-  EXPECT_EQ(without.str().find("bound"), std::string::npos) << without.str();
-
-  Result profiled = plain;
-  profiled.config = Config{{"x", std::int64_t(2)}};
-  profiled.metrics["bottleneck"] = bottleneck_to_json(classify_bottleneck(sol(88, 20)));
-  std::ostringstream with;
-  print_results_table(with, {ResultRow{profiled, std::nullopt}, ResultRow{plain, std::nullopt}}, Throughput::tflops);
-  EXPECT_NE(with.str().find("bound"), std::string::npos) << with.str();
-  EXPECT_NE(with.str().find("compute"), std::string::npos) << with.str();
-}
-
-TEST(ProfileOption, TravelsToTheWorker) {
-  GpuEvaluatorOptions o;
-  EXPECT_FALSE(o.profile);
-  EXPECT_FALSE(gpu_options_from_json(gpu_options_to_json(o)).profile);
-  o.profile = true;
-  EXPECT_TRUE(gpu_options_from_json(gpu_options_to_json(o)).profile);
-  // Options written before the field existed read as off.
-  EXPECT_FALSE(gpu_options_from_json(nlohmann::json{{"device", 0}}).profile);
-}
-
 TEST(KernelProfilerNoGpu, ReportsWhyInsteadOfThrowing) {
   DeviceQuery q = query_devices();
-  if (!q.devices.empty()) GTEST_SKIP() << "a GPU is present: tests/gpu/profiler_test.cpp covers this case";
+  if (!q.devices.empty())
+    GTEST_SKIP() << "a GPU is present: tests/gpu/profiler_test.cpp covers this case";
   KernelProfiler profiler(0);
   bool launched = false;
   ProfileOutcome o = profiler.profile(
@@ -211,22 +181,14 @@ TEST(KernelProfilerPlan, UnknownChipIsAnErrorNotACrash) {
 }
 
 TEST(KernelProfilerPlan, AnUnknownMetricIsLeftOutNotFatal) {
-  MetricPlan plan = plan_profiler_metrics("GH100", {"dram__bytes_read.sum", "no_such__metric.sum", "lts__t_sector_hit_rate.pct"});
+  MetricPlan plan = plan_profiler_metrics(
+      "GH100", {"dram__bytes_read.sum", "no_such__metric.sum", "lts__t_sector_hit_rate.pct"});
   if (plan.error.find("could not be loaded") != std::string::npos) GTEST_SKIP() << plan.error;
   ASSERT_TRUE(plan.error.empty()) << plan.error;
-  EXPECT_EQ(plan.metrics, (std::vector<std::string>{"dram__bytes_read.sum", "lts__t_sector_hit_rate.pct"}));
+  EXPECT_EQ(plan.metrics,
+            (std::vector<std::string>{"dram__bytes_read.sum", "lts__t_sector_hit_rate.pct"}));
   ASSERT_EQ(plan.notes.size(), 1u);
-  EXPECT_NE(plan.notes.front().find("no_such__metric.sum"), std::string::npos) << plan.notes.front();
+  EXPECT_NE(plan.notes.front().find("no_such__metric.sum"), std::string::npos)
+      << plan.notes.front();
   EXPECT_GT(plan.passes, 0u);
-}
-
-TEST(EnergyOption, OffByDefaultAndTravelsToTheWorker) {
-  GpuEvaluatorOptions o;
-  EXPECT_FALSE(o.energy.enabled);  // the window costs GPU time the timing does not need
-  EXPECT_FALSE(gpu_options_from_json(gpu_options_to_json(o)).energy.enabled);
-  o.energy.enabled = true;
-  o.energy.min_window_s = 0.3;
-  const GpuEvaluatorOptions back = gpu_options_from_json(gpu_options_to_json(o));
-  EXPECT_TRUE(back.energy.enabled);
-  EXPECT_DOUBLE_EQ(back.energy.min_window_s, 0.3);
 }

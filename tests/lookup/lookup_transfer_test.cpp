@@ -1,8 +1,8 @@
 // A database travels across GPUs of one arch: the shipped H200 database
 // answers an H100 SXM, an H100 PCIe and a card only the driver names, from
-// the H200's measurements and saying so, valid for the asked GPU; the GPU a
-// lookup is asked about, by name, arch or driver; the predictor's roofline
-// evaluated for the asked GPU; its calibration kept per database content.
+// the H200's measurements and saying so, valid for the asked GPU; the
+// predictor's roofline evaluated for the asked GPU; its calibration kept per
+// database content.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -11,38 +11,22 @@
 
 #include <unistd.h>
 
-#include "cli/asked_device.hpp"
 #include "compile/family_hash.hpp"
 #include "db/lookup.hpp"
 #include "db/store.hpp"
 #include "kernels_templated/family.hpp"
-#include "ktune_test_paths.hpp"
 #include "lookup/lookup_predictor.hpp"
 #include "lookup/lookup_predictor_cache.hpp"
 #include "lookup/lookup_validity.hpp"
+#include "tests/lookup/shipped_database.hpp"
 
 namespace ktune {
 namespace {
 
+using testing::driver_only_card;
+using testing::kShippedDb;
+
 namespace fs = std::filesystem;
-
-const std::string kShippedDb = std::string(KTUNE_TEST_DATA_DIR) + "/../../tuning_db/ktune.db";
-
-/// A PCIe-class sm_90 card the device table lacks, as a driver would report it.
-DeviceSpec driver_only_card() {
-  DeviceSpec d = *find_builtin_device("NVIDIA H100 PCIe");
-  d.name = "NVIDIA H100 NVL";
-  d.sm_count = 132;
-  d.global_memory_bytes = 94LL * 1000 * 1000 * 1000;
-  return d;
-}
-
-DeviceQuery one_gpu(const DeviceSpec& spec) {
-  DeviceQuery q;
-  q.devices.push_back(LiveDevice{0, "0000:01:00.0", spec, 0, 0});
-  return q;
-}
-DeviceQuery no_gpu() { return DeviceQuery{{}, "no CUDA driver on this machine"}; }
 
 /// As `ktune lookup` asks: validity, default and template hash for the asked GPU.
 LookupRequest request_for(const std::string& problem_text, const DeviceSpec& device) {
@@ -74,43 +58,6 @@ class TempFolder {
  private:
   fs::path path_;
 };
-
-TEST(AskedDevice, ByTableNameFragmentArchDriverAndDatabase) {
-  Lookup lookup = Lookup::open(kShippedDb);
-  const AskedDevice pcie = resolve_asked_device("h100 pcie", lookup, no_gpu);
-  EXPECT_EQ(pcie.name, "NVIDIA H100 PCIe");
-  EXPECT_EQ(pcie.arch, "sm_90");
-  EXPECT_EQ(pcie.spec.sm_count, 114);
-  const AskedDevice arch = resolve_asked_device("sm_90", lookup, no_gpu);
-  EXPECT_TRUE(arch.name.empty());
-  EXPECT_EQ(arch.arch, "sm_90");
-  // A card the table lacks, reported by the driver: its arch, its specs.
-  const AskedDevice nvl =
-      resolve_asked_device("NVIDIA H100 NVL", lookup, [] { return one_gpu(driver_only_card()); });
-  EXPECT_EQ(nvl.arch, "sm_90");
-  EXPECT_TRUE(nvl.from_driver);
-  EXPECT_EQ(nvl.spec.sm_count, 132);
-  // No --device: this machine's GPU 0 as the driver reports it.
-  EXPECT_EQ(resolve_asked_device("", lookup, [] { return one_gpu(driver_only_card()); }).name,
-            "NVIDIA H100 NVL");
-}
-
-TEST(AskedDevice, AnUnknownNameWithoutADriverIsOneLineNamingTheKnownOnes) {
-  Lookup lookup = Lookup::open(kShippedDb);
-  for (const char* name : {"NVIDIA H100 NVL", "voodoo 5"}) {
-    try {
-      resolve_asked_device(name, lookup, no_gpu);
-      ADD_FAILURE() << name << " was accepted";
-    } catch (const std::invalid_argument& e) {
-      const std::string line = e.what();
-      EXPECT_EQ(line.find('\n'), std::string::npos) << line;
-      EXPECT_NE(line.find(name), std::string::npos) << line;
-      EXPECT_NE(line.find("NVIDIA H100 PCIe"), std::string::npos) << line;
-      EXPECT_NE(line.find("sm_90"), std::string::npos) << line;
-    }
-  }
-  EXPECT_THROW(resolve_asked_device("", lookup, no_gpu), std::invalid_argument);
-}
 
 TEST(LookupTransfer, TheShippedH200DatabaseAnswersOtherHopperGpusFromTheH200) {
   ASSERT_TRUE(fs::exists(kShippedDb)) << kShippedDb;

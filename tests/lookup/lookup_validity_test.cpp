@@ -21,14 +21,14 @@
 #include "db/query.hpp"
 #include "db/store.hpp"
 #include "kernels_templated/family.hpp"
-#include "ktune_test_paths.hpp"
 #include "lookup/lookup_predictor.hpp"
 #include "lookup/lookup_validity.hpp"
+#include "tests/lookup/shipped_database.hpp"
 
 namespace ktune {
 namespace {
 
-const std::string kShippedDb = std::string(KTUNE_TEST_DATA_DIR) + "/../../tuning_db/ktune.db";
+using testing::kShippedDb;
 
 // Log-uniform in [1, 65536], with the round sizes the database measured common.
 std::int64_t random_size(std::mt19937_64& rng) {
