@@ -43,8 +43,9 @@ TEST(EnergyGpu, AVerifiedConfigurationCarriesEnergyAndPower) {
   // Mean power over a busy window cannot exceed the board's limit by more
   // than the limiter's overshoot: a figure above it counted more than the
   // launches (idle time after them, or another window's energy).
-  if (const auto limit_mw = Nvml::instance().power_limit_mw(q.devices.front().pci_bus_id))
+  if (const auto limit_mw = Nvml::instance().power_limit_mw(q.devices.front().pci_bus_id)) {
     EXPECT_LE(watts, 1.1 * *limit_mw * 1e-3) << "board power limit " << *limit_mw * 1e-3 << " W";
+  }
   EXPECT_LT(watts, 1500.0);  // no board draws this much
   EXPECT_GE(energy.at("counted_s").get<double>(), options.energy.min_window_s);
   // All launches ran longer than the counter's window, which lies inside them.
