@@ -52,13 +52,11 @@ int run_lookup(LookupOptions o) {
   req.deterministic_only = o.deterministic;
   req.objective = objective_from_string(o.objective);
   const KernelFamily* family = nullptr;
+  std::string not_built_in;  ///< find_family's refusal, for a family that is not built in
   try {
     family = &find_family(o.kernel);
-  } catch (const std::invalid_argument&) {
-    std::fprintf(stderr,
-                 "note: family '%s' is not registered in this build: the problem is used as given, "
-                 "without a default configuration\n",
-                 o.kernel.c_str());
+  } catch (const std::invalid_argument& e) {
+    not_built_in = e.what();
   }
   req.problem = family ? parse_problem(*family, o.problem) : ValueMap::parse(o.problem);
   if (family) {
@@ -81,6 +79,17 @@ int run_lookup(LookupOptions o) {
   auto step = std::chrono::steady_clock::now();
   Lookup lookup = Lookup::open_layers(layers);
   for (const std::string& w : lookup.warnings()) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  if (!family && o.spec.empty()) {
+    // A family this build does not register is served as a database stores it
+    // (a replayed recording's, a user kernel's); one that no database holds
+    // either is a wrong name, not a miss.
+    if (!lookup.holds_family(o.kernel))
+      throw UsageError(not_built_in + ", and no database given holds it");
+    std::fprintf(stderr,
+                 "note: family '%s' is not registered in this build: the problem is used as given, "
+                 "without a default configuration\n",
+                 o.kernel.c_str());
+  }
   if (o.verbose)
     std::fprintf(stderr, "lookup: indexed %zu measured entries of %zu database(s) in %.1f ms\n",
                  lookup.indexed_entries(), layers.size(), seconds_since(step) * 1e3);

@@ -148,4 +148,8 @@ std::string Lookup::arch_of(const std::string& device_name) const {
   return impl_->arch_of(device_name);
 }
 
+bool Lookup::holds_family(const std::string& family) const {
+  return impl_->newest_time.count(family) > 0;
+}
+
 }  // namespace ktune

@@ -235,6 +235,8 @@ class Lookup {
   std::size_t indexed_entries() const;
   /// Arch of a GPU name known to the open databases or the built-in table ("" if unknown).
   std::string arch_of(const std::string& device_name) const;
+  /// Whether any open database stores a version of this kernel family.
+  bool holds_family(const std::string& family) const;
 
   struct Impl;
 

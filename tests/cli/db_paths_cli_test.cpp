@@ -77,6 +77,30 @@ TEST_F(DbPathsCli, TuneThenLookupWithoutDbFindTheSameDatabase) {
   EXPECT_NE(stats.output.find("synthetic_gemm_like"), std::string::npos) << stats.output;
 }
 
+// A family that is neither built in nor stored in a database given is a wrong
+// name: exit 2 and one line, where a stored one is served as stored.
+TEST_F(DbPathsCli, ALookupOfAFamilyNoDatabaseHoldsIsBadInput) {
+  ASSERT_EQ(run(tune_args()).code, 0);
+  const std::string typo =
+      "lookup --kernel synthetic_gemm_lik --problem m=2048,n=2048,k=2048 --device 'none "
+      "(synthetic)' --system-db ''";
+  for (const std::string& args : {typo, typo + " --json"}) {
+    const auto r = run(args);
+    EXPECT_EQ(r.code, 2) << r.output;
+    // One line; the built-in families it lists depend on the build (tests add theirs).
+    EXPECT_EQ(r.output.rfind("ktune: unknown kernel family 'synthetic_gemm_lik' (known: ", 0), 0u)
+        << r.output;
+    EXPECT_NE(r.output.find("gemm"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find('\n'), r.output.size() - 1) << r.output;
+    EXPECT_NE(r.output.find("), and no database given holds it\n"), std::string::npos) << r.output;
+  }
+  const auto stored = run(kLookup + " --system-db ''");
+  EXPECT_EQ(stored.code, 0) << stored.output;
+  EXPECT_NE(stored.output.find("note: family 'synthetic_gemm_like' is not registered"),
+            std::string::npos)
+      << stored.output;
+}
+
 TEST_F(DbPathsCli, KtuneDbNamesTheDefaultOfEveryCommand) {
   const std::string db = (dir_ / "elsewhere.db").string();
   auto tune = run(tune_args(), "KTUNE_DB=" + quote(db));
@@ -96,10 +120,10 @@ TEST_F(DbPathsCli, KtuneSystemDbIsTheSystemDatabase) {
   ASSERT_EQ(lookup.code, 0) << lookup.output;
   EXPECT_NE(lookup.output.find(system), std::string::npos) << lookup.output;
   // Without it, the shipped database beside the binary knows nothing of this
-  // family, nor of the fixture's GPU: a name no table, database or driver holds.
+  // family (nor of the fixture's GPU): the family is named first.
   auto shipped = run(kLookup);
   EXPECT_EQ(shipped.code, 2) << shipped.output;
-  EXPECT_NE(shipped.output.find("unknown GPU 'none (synthetic)'"), std::string::npos)
+  EXPECT_NE(shipped.output.find("unknown kernel family 'synthetic_gemm_like'"), std::string::npos)
       << shipped.output;
 }
 
