@@ -58,7 +58,8 @@ struct Lookup::Impl {
   // ---- The index of every layer (lookup_load.cpp) ----------------------------------
   std::vector<Layer> layers;
   std::unordered_map<std::string, std::string> current_hash;  // family -> hash
-  std::unordered_map<std::string, std::string> newest_time;   // family -> measured_at of current; every stored family
+  // Every stored family -> measured_at of its current version ("" without results).
+  std::unordered_map<std::string, std::string> newest_time;
   // For requests without a hash: per family, shape class and arch, the hash
   // of the newest measurement (measured_at, hash), so that each kernel path
   // of a family versioned per path keeps its own current hash; and the
