@@ -1,4 +1,5 @@
 // `ktune db diff`: compare the best configurations of two databases.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -15,8 +16,19 @@ namespace {
 
 int run_diff(const std::string& a, const std::string& b, const std::string& kernel,
              const std::string& device, bool as_json) {
-  BestDiff d = diff_best(Store::open_read_only(a), Store::open_read_only(b),
-                         {kernel, device, "", lenient_current_hash()});
+  const Store store_a = Store::open_read_only(a), store_b = Store::open_read_only(b);
+  // A name either database stores is a filter, not a typo.
+  StoredNames stored = stored_names(store_a);
+  const StoredNames in_b = stored_names(store_b);
+  stored.devices.insert(stored.devices.end(), in_b.devices.begin(), in_b.devices.end());
+  stored.families.insert(stored.families.end(), in_b.families.begin(), in_b.families.end());
+  for (auto* names : {&stored.devices, &stored.families}) {
+    std::sort(names->begin(), names->end());
+    names->erase(std::unique(names->begin(), names->end()), names->end());
+  }
+  check_family_filter(kernel, stored);
+  BestDiff d = diff_best(store_a, store_b,
+                         {kernel, device_filter(device, stored), "", lenient_current_hash()});
   if (as_json) {
     nlohmann::json j{{"same", d.same},
                      {"only_a", nlohmann::json::array()},

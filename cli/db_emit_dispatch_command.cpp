@@ -23,9 +23,11 @@ int run_emit(const std::string& path, const std::string& kernel, const std::stri
   if (kernel.empty() || device.empty())
     throw UsageError("emit-dispatch needs --kernel and --device");
   Store store = Store::open_read_only(path);
+  const StoredNames stored = stored_names(store);
+  check_family_filter(kernel, stored);
   DispatchOptions o;
   o.family = kernel;
-  o.device = device;
+  o.device = device_filter(device, stored);
   if (!default_text.empty()) o.default_config = ValueMap::parse(default_text);
   if (!shape_keys.empty()) o.shape_keys = split_names(shape_keys);
   if (o.shape_keys.empty()) {

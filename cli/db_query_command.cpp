@@ -41,7 +41,9 @@ void print_best_keys(const std::vector<BestRow>& rows) {
 int run_query(const std::string& path, const std::string& kernel, const std::string& device,
               int top, bool as_json, bool keys) {
   Store store = Store::open_read_only(path);
-  BestQuery query{kernel, device, "", lenient_current_hash()};
+  const StoredNames stored = stored_names(store);
+  check_family_filter(kernel, stored);
+  BestQuery query{kernel, device_filter(device, stored), "", lenient_current_hash()};
   query.top = top;
   auto rows = best_per_problem(store, query);
   if (keys) {

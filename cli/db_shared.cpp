@@ -1,10 +1,14 @@
 // What several `ktune db` subcommands share (see db_shared.hpp).
 #include "cli/db_shared.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
+#include "cli/command.hpp"
 #include "cli/db_paths.hpp"
 #include "compile/family_hash.hpp"
+#include "kernels_templated/family.hpp"
+#include "space/device_spec.hpp"
 
 namespace ktune::cli {
 
@@ -29,6 +33,36 @@ CurrentHash lenient_current_hash() {
     std::fprintf(stderr, "note: %s; the newest-measured template version counts as current\n",
                  why.c_str());
   });
+}
+
+namespace {
+
+bool holds(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::string listed(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? "none" : out;
+}
+
+}  // namespace
+
+std::string device_filter(const std::string& device, const StoredNames& stored) {
+  if (device.empty() || device.rfind("sm_", 0) == 0 || holds(stored.devices, device)) return device;
+  if (auto known = find_builtin_device(device)) return known->name;
+  throw UsageError("unknown GPU '" + device +
+                   "': neither in the device table nor in the database (it stores: " +
+                   listed(stored.devices) + "); pass one of them or an arch, e.g. sm_90");
+}
+
+void check_family_filter(const std::string& family, const StoredNames& stored) {
+  if (family.empty() || holds(stored.families, family)) return;
+  const std::vector<std::string> built_in = family_names();
+  if (holds(built_in, family)) return;
+  throw UsageError("unknown kernel family '" + family + "': not built in (" + listed(built_in) +
+                   ") and not in the database (it stores: " + listed(stored.families) + ")");
 }
 
 ExchangeFormat pick_format(const std::string& format, const std::string& file) {

@@ -4,6 +4,8 @@
 #include <memory>
 
 #include "cli/command.hpp"
+#include "cli/db_shared.hpp"
+#include "db/store.hpp"
 #include "emit/emit_library.hpp"
 #include "kernels_templated/family.hpp"
 
@@ -20,7 +22,7 @@ struct EmitLibraryArgs {
 int run_emit_library(const EmitLibraryArgs& a) {
   EmitLibraryOptions o;
   o.database = a.db.empty() ? default_db_path() : a.db;
-  o.device = a.device;
+  o.device = device_filter(a.device, stored_names(Store::open_read_only(o.database)));
   o.families = a.kernels;
   o.out_dir = a.out;
   EmitLibrarySummary s;

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/command.hpp"
+#include "cli/db_shared.hpp"
 #include "cli/recording_export.hpp"
 #include "compile/family_hash.hpp"
 #include "kernels_templated/family.hpp"
@@ -23,9 +24,9 @@ struct RecordOptions {
 int run_record(const RecordOptions& o) {
   const KernelFamily& family = find_family(o.kernel);
   // Only measurements of the current text of the kernel path each device takes.
-  RecordingSelection sel{o.kernel, parse_problem(family, o.problem), o.device, "",
-                         current_hash_resolver()};
   Store store = Store::open_read_only(o.db);
+  RecordingSelection sel{o.kernel, parse_problem(family, o.problem),
+                         device_filter(o.device, stored_names(store)), "", current_hash_resolver()};
   RecordedSpace r = recording_from_store(store, sel);
   if (!o.note.empty()) r.provenance["note"] = o.note;
   write_recorded_space(r, o.output);

@@ -105,6 +105,16 @@ ORDER BY f.name, ok.dname, p.key, ok.rn)sql");
   return out;
 }
 
+StoredNames stored_names(const Store& store) {
+  SQLite::Database& db = store.impl().db;
+  StoredNames names;
+  SQLite::Statement devices(db, "SELECT DISTINCT name FROM devices ORDER BY name");
+  while (devices.executeStep()) names.devices.push_back(devices.getColumn(0).getString());
+  SQLite::Statement families(db, "SELECT DISTINCT name FROM families ORDER BY name");
+  while (families.executeStep()) names.families.push_back(families.getColumn(0).getString());
+  return names;
+}
+
 BestDiff diff_best(const Store& a, const Store& b, const BestQuery& query) {
   using Key = std::tuple<std::string, std::string, std::string>;
   auto index = [&](const Store& s) {

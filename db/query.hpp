@@ -58,6 +58,13 @@ std::vector<BestRow> best_per_problem(const Store& store, const BestQuery& query
 /// ABI's query (Python's `Database.query`) print.
 nlohmann::json best_row_json(const BestRow& r);
 
+/// What a database stores by name, for checking a command's filters.
+struct StoredNames {
+  std::vector<std::string> devices;   ///< GPU names, as measured
+  std::vector<std::string> families;  ///< kernel family names (any version)
+};
+StoredNames stored_names(const Store& store);
+
 /// Differences between two databases' best views, keyed by (family, device, problem).
 struct BestDiff {
   std::vector<BestRow> only_a, only_b;
