@@ -73,6 +73,14 @@ class Searcher {
 std::unique_ptr<Searcher> make_searcher(std::string_view name, const SearchContext& context);
 std::vector<std::string> searcher_names();
 
+/// The SearchContext::options a strategy may read (search/README.md lists
+/// them); a strategy ignores the others. Throws as make_searcher for an
+/// unknown strategy.
+std::vector<std::string> search_option_names(std::string_view strategy);
+/// Throws std::invalid_argument, one line, for an option that none of
+/// `strategies` reads: a typo would otherwise be ignored in silence.
+void check_search_options(const std::vector<std::string>& strategies, const ValueMap& options);
+
 /// Seeds a searcher with prior results from other shapes or architectures
 /// (already mapped to this space's parameters by the caller) through
 /// observe_prior(). Keeps ok results whose configuration is valid in

@@ -1,4 +1,5 @@
-// make_searcher and searcher_names: the strategies by name.
+// make_searcher and searcher_names: the strategies by name, and the options each reads.
+#include <algorithm>
 #include <stdexcept>
 
 #include "search/strategies.hpp"
@@ -48,6 +49,53 @@ std::unique_ptr<Searcher> make_named(std::string_view name, const SearchContext&
 
 std::unique_ptr<Searcher> make_searcher(std::string_view name, const SearchContext& context) {
   return detail::with_objective(make_named(name, context), context);
+}
+
+std::vector<std::string> search_option_names(std::string_view strategy) {
+  // Read by every strategy (SearcherBase, with_objective).
+  std::vector<std::string> names = {"objective", "design"};
+  auto add = [&names](std::initializer_list<const char*> more) {
+    names.insert(names.end(), more.begin(), more.end());
+  };
+  auto add_gp = [&add] {
+    add({"initial", "pool", "max_train", "fit_points", "fit_slice", "batch", "feasibility",
+         "divisibility"});
+  };
+  auto add_evolutionary = [&add] {
+    add({"population", "tournament", "screen", "patience", "knn"});
+  };
+  if (strategy == "bayes" || strategy == "model") {  // model without a cost model: bayes
+    add({"acquisition"});
+    add_gp();
+  }
+  if (strategy == "bayes-lcb") add_gp();  // its acquisition is fixed
+  if (strategy == "evolutionary") add_evolutionary();
+  if (strategy == "auto") {
+    add({"acquisition", "stall", "gp_min", "gp_share", "gp_regain"});
+    add_gp();
+    add_evolutionary();
+  }
+  const auto known = searcher_names();
+  if (std::find(known.begin(), known.end(), strategy) == known.end())
+    make_named(strategy, SearchContext{});  // throws, naming the known strategies
+  return names;
+}
+
+void check_search_options(const std::vector<std::string>& strategies, const ValueMap& options) {
+  std::vector<std::string> read;
+  for (const std::string& s : strategies)
+    for (std::string& n : search_option_names(s)) read.push_back(std::move(n));
+  for (const auto& [name, value] : options) {
+    if (std::find(read.begin(), read.end(), name) != read.end()) continue;
+    std::sort(read.begin(), read.end());
+    read.erase(std::unique(read.begin(), read.end()), read.end());
+    std::string strategy_list, known;
+    for (const std::string& s : strategies)
+      strategy_list += (strategy_list.empty() ? "" : ", ") + s;
+    for (const std::string& n : read) known += (known.empty() ? "" : ", ") + n;
+    throw std::invalid_argument("unknown search option '" + name + "' for " + strategy_list +
+                                " (they read: " + known + ")");
+  }
 }
 
 }  // namespace ktune

@@ -166,10 +166,8 @@ StrategyBenchmarkReport run_strategy_benchmark(
     throw std::invalid_argument("strategy benchmark: repeats must be at least 1");
   if (options.batch == 0)
     throw std::invalid_argument("strategy benchmark: batch must be at least 1");
-  const auto known = searcher_names();
-  for (const auto& s : options.strategies)
-    if (std::find(known.begin(), known.end(), s) == known.end())
-      make_searcher(s, SearchContext{});  // throws the factory's message naming the known ones
+  // Throws the factory's message for an unknown strategy, one line for an unread option.
+  check_search_options(options.strategies, options.search_options);
   StrategyBenchmarkReport report;
   report.options = options;
   std::sort(report.options.budgets.begin(), report.options.budgets.end());
