@@ -2,6 +2,7 @@
 #include "cli/db_shared.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 #include "cli/command.hpp"
@@ -50,7 +51,15 @@ std::string listed(const std::vector<std::string>& names) {
 }  // namespace
 
 std::string device_filter(const std::string& device, const StoredNames& stored) {
-  if (device.empty() || device.rfind("sm_", 0) == 0 || holds(stored.devices, device)) return device;
+  if (device.empty() || holds(stored.devices, device)) return device;
+  std::string arch = device;
+  std::transform(arch.begin(), arch.end(), arch.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (arch.rfind("sm_", 0) == 0) {
+    // An arch as devices store it: sm_90a's results are sm_90's.
+    if (arch.size() > 3 && arch.back() == 'a') arch.pop_back();
+    return arch;
+  }
   if (auto known = find_builtin_device(device)) return known->name;
   throw UsageError("unknown GPU '" + device +
                    "': neither in the device table nor in the database (it stores: " +

@@ -41,8 +41,9 @@ std::string format_time(double seconds);
 /// them), "" after one note: the family's newest-measured version is current.
 CurrentHash lenient_current_hash();
 
-/// A `--device` filter over stored results: an arch ("sm_90") or a GPU name
-/// the database stores stays as given; a name of the device table or a
+/// A `--device` filter over stored results: a GPU name the database stores
+/// stays as given, an arch as devices store it ("SM_90a" is "sm_90"); a name
+/// of the device table or a
 /// fragment of one ("h200", "h100 pcie") becomes that GPU's full name, as
 /// `ktune lookup --device` reads it. Anything else is a UsageError naming the
 /// GPUs the database stores. Empty stays empty (every GPU).

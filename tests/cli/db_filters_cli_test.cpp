@@ -43,6 +43,11 @@ TEST(DbFiltersCli, AShortGpuNameSelectsWhatItsFullNameMeasured) {
   EXPECT_EQ(query("--device h200"), full);
   EXPECT_EQ(query("--device 'h100 80gb'"), query("--device 'NVIDIA H100 80GB HBM3'"));
   EXPECT_NE(query("--device h200"), query("--device h100"));
+  // An arch in any case, with or without its 'a' suffix, is every GPU of it.
+  const std::string arch = query("--device sm_90");
+  EXPECT_NE(arch, full);
+  EXPECT_EQ(query("--device SM_90"), arch);
+  EXPECT_EQ(query("--device sm_90a"), arch);
 }
 
 TEST(DbFiltersCli, AKnownGpuOrArchWithNothingMeasuredIsAnEmptyAnswer) {
