@@ -59,8 +59,25 @@ void print_ceilings(const DeviceSpec& d) {
               d.peak_tflops_bf16, d.peak_tflops_fp16, origin.c_str());
 }
 
-int run_ceilings(const std::string& path, const std::string& device, const std::string& set,
+/// The stored GPU that `--device` names (a short name resolves as `ktune
+/// lookup --device` reads it). Ceilings belong to one GPU with results here:
+/// an arch, or a GPU the database does not hold, is a UsageError.
+std::string stored_gpu(const std::string& path, const std::string& device) {
+  const StoredNames stored = stored_names(Store::open_read_only(path));
+  const std::string name = device_filter(device, stored);
+  if (std::find(stored.devices.begin(), stored.devices.end(), name) == stored.devices.end()) {
+    std::string names;
+    for (const std::string& n : stored.devices) names += (names.empty() ? "" : ", ") + n;
+    throw UsageError(path + " holds no GPU named '" + device +
+                     "' (it stores: " + (names.empty() ? "none" : names) +
+                     "; ceilings are stored with a GPU that has results here)");
+  }
+  return name;
+}
+
+int run_ceilings(const std::string& path, const std::string& asked, const std::string& set,
                  const std::string& source, bool as_json) {
+  const std::string device = stored_gpu(path, asked);
   if (set.empty()) {
     Store store = Store::open_read_only(path);
     const auto stored = store.measured_ceilings(device);
@@ -80,15 +97,7 @@ int run_ceilings(const std::string& path, const std::string& device, const std::
   DeviceSpec ceilings = parse_ceilings(set);
   ceilings.ceilings_source = source;
   Store store = Store::open(path);
-  const std::int64_t rows = store.set_measured_ceilings(device, ceilings);
-  if (rows == 0) {
-    std::fprintf(stderr,
-                 "ktune db ceilings: %s holds no device named '%s' (ceilings are stored with a "
-                 "device that has "
-                 "results here)\n",
-                 path.c_str(), device.c_str());
-    return 1;
-  }
+  store.set_measured_ceilings(device, ceilings);
   print_ceilings(*store.measured_ceilings(device));
   return 0;
 }

@@ -77,6 +77,14 @@ TEST(DbFiltersCli, ANameNothingHoldsIsOneLineAndExit2) {
                           "ktune: unknown GPU 'hopper'");
 }
 
+TEST(DbFiltersCli, CeilingsTakeTheShortNameAndRefuseAnArch) {
+  const test::ProcessRun r = ktune("db ceilings --db " + quote(kShippedDb) + " --device h200");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(r.output.rfind("NVIDIA H200: copy 4196 GB/s", 0), 0u) << r.output;
+  expect_one_line_refusal(ktune("db ceilings --db " + quote(kShippedDb) + " --device sm_90"),
+                          "ktune: " + kShippedDb + " holds no GPU named 'sm_90'");
+}
+
 TEST(DbFiltersCli, RecordAndEmitDispatchTakeTheShortName) {
   testing::TempDir dir;
   const std::string problem = "m=4096,n=4096,k=4096,dtype=bf16,layout=nt";

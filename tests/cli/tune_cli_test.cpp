@@ -277,8 +277,9 @@ TEST_F(TuneCli, DbCeilingsAreStoredWithTheDevice) {
   r = ktune(base);  // nothing stored yet
   EXPECT_EQ(r.code, 1) << r.output;
   r = ktune("db ceilings " + db() + " --device " + quote("Other GPU") + " --set dram_gbps=1234 --source test");
-  EXPECT_EQ(r.code, 1) << r.output;
-  EXPECT_NE(r.output.find("holds no device named 'Other GPU'"), std::string::npos) << r.output;
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("unknown GPU 'Other GPU'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("(it stores: Synthetic GPU)"), std::string::npos) << r.output;
   // Synthetic figures for the test, not measurements.
   r = ktune(base + " --set dram_gbps=1234,peak_tflops_bf16=56.5 --source " + quote("synthetic test figures"));
   EXPECT_EQ(r.code, 0) << r.output;
