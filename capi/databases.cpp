@@ -47,7 +47,9 @@ ktune_status ktune_db_query(const char* path, const char* family, const char* de
     // Where a stored row's template text cannot be read (no templates beside
     // the library), its family's newest-measured version counts as current,
     // as in `ktune db query`.
-    BestQuery query{text_or_empty(family), text_or_empty(device), "",
+    // A short GPU name ("h200") selects what its full name measured, as in `ktune db query`.
+    BestQuery query{text_or_empty(family),
+                    device_filter(text_or_empty(device), stored_names(store)), "",
                     lenient_current_hash(current_hash_resolver())};
     query.top = top;
     nlohmann::json rows = nlohmann::json::array();

@@ -35,7 +35,9 @@ void ktune_free(char* text);
 
 /* The best verified configurations per (family, device, problem), as `ktune db
  * query --json` prints them: a JSON array of objects. family/device: null or
- * "" for all; device is a GPU name or an arch ("sm_90"); top >= 1. */
+ * "" for all; device is a GPU name, a short one ("h200") or an arch ("sm_90"),
+ * and a name neither the device table nor the database holds is bad input;
+ * top >= 1. */
 ktune_status ktune_db_query(const char* path, const char* family, const char* device, int top,
                             char** json_out);
 /* Writes every measurement of `path` to `out_path`; format "jsonl", "csv",

@@ -2,14 +2,12 @@
 #include "cli/db_shared.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 
 #include "cli/command.hpp"
 #include "cli/db_paths.hpp"
 #include "compile/family_hash.hpp"
 #include "kernels_templated/family.hpp"
-#include "space/device_spec.hpp"
 
 namespace ktune::cli {
 
@@ -49,22 +47,6 @@ std::string listed(const std::vector<std::string>& names) {
 }
 
 }  // namespace
-
-std::string device_filter(const std::string& device, const StoredNames& stored) {
-  if (device.empty() || holds(stored.devices, device)) return device;
-  std::string arch = device;
-  std::transform(arch.begin(), arch.end(), arch.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (arch.rfind("sm_", 0) == 0) {
-    // An arch as devices store it: sm_90a's results are sm_90's.
-    if (arch.size() > 3 && arch.back() == 'a') arch.pop_back();
-    return arch;
-  }
-  if (auto known = find_builtin_device(device)) return known->name;
-  throw UsageError("unknown GPU '" + device +
-                   "': neither in the device table nor in the database (it stores: " +
-                   listed(stored.devices) + "); pass one of them or an arch, e.g. sm_90");
-}
 
 void check_family_filter(const std::string& family, const StoredNames& stored) {
   if (family.empty() || holds(stored.families, family)) return;

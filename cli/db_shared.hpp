@@ -41,14 +41,6 @@ std::string format_time(double seconds);
 /// them), "" after one note: the family's newest-measured version is current.
 CurrentHash lenient_current_hash();
 
-/// A `--device` filter over stored results: a GPU name the database stores
-/// stays as given, an arch as devices store it ("SM_90a" is "sm_90"); a name
-/// of the device table or a
-/// fragment of one ("h200", "h100 pcie") becomes that GPU's full name, as
-/// `ktune lookup --device` reads it. Anything else is a UsageError naming the
-/// GPUs the database stores. Empty stays empty (every GPU).
-std::string device_filter(const std::string& device, const StoredNames& stored);
-
 /// A `--kernel` filter: a built-in family or one the database stores; else a
 /// UsageError naming both. Empty passes (every family).
 void check_family_filter(const std::string& family, const StoredNames& stored);

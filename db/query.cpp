@@ -1,13 +1,17 @@
 // Query views: best verified configuration per problem, and the diff of two databases.
 #include "db/query.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <map>
+#include <stdexcept>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
 
 #include "db/result_order.hpp"
 #include "db/store_impl.hpp"
+#include "space/device_spec.hpp"
 
 namespace ktune {
 
@@ -113,6 +117,25 @@ StoredNames stored_names(const Store& store) {
   SQLite::Statement families(db, "SELECT DISTINCT name FROM families ORDER BY name");
   while (families.executeStep()) names.families.push_back(families.getColumn(0).getString());
   return names;
+}
+
+std::string device_filter(const std::string& device, const StoredNames& stored) {
+  const auto& names = stored.devices;
+  if (device.empty() || std::find(names.begin(), names.end(), device) != names.end()) return device;
+  std::string arch = device;
+  std::transform(arch.begin(), arch.end(), arch.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (arch.rfind("sm_", 0) == 0) {
+    // An arch as devices store it: sm_90a's results are sm_90's.
+    if (arch.size() > 3 && arch.back() == 'a') arch.pop_back();
+    return arch;
+  }
+  if (auto known = find_builtin_device(device)) return known->name;
+  std::string listed;
+  for (const std::string& n : names) listed += (listed.empty() ? "" : ", ") + n;
+  throw std::invalid_argument(
+      "unknown GPU '" + device + "': neither in the device table nor in the database (it stores: " +
+      (listed.empty() ? "none" : listed) + "); pass one of them or an arch, e.g. sm_90");
 }
 
 BestDiff diff_best(const Store& a, const Store& b, const BestQuery& query) {

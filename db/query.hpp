@@ -65,6 +65,14 @@ struct StoredNames {
 };
 StoredNames stored_names(const Store& store);
 
+/// A device filter over stored results (`--device`, the C ABI's query): a GPU
+/// name the database stores stays as given, an arch as devices store it
+/// ("SM_90a" is "sm_90"); a name of the device table or a fragment of one
+/// ("h200", "h100 pcie") becomes that GPU's full name, as `ktune lookup
+/// --device` reads it. Anything else throws std::invalid_argument naming the
+/// GPUs the database stores. Empty stays empty (every GPU).
+std::string device_filter(const std::string& device, const StoredNames& stored);
+
 /// Differences between two databases' best views, keyed by (family, device, problem).
 struct BestDiff {
   std::vector<BestRow> only_a, only_b;

@@ -42,7 +42,8 @@ class Database:
     def query(self, family=None, device=None, top=1):
         """The best verified configurations per (family, device, problem): a
         list of dicts (pandas.DataFrame(records) makes a table), as `ktune db
-        query --json` prints them. device: a GPU name or an arch ("sm_90")."""
+        query --json` prints them. device: a GPU name, a short one ("h200") or
+        an arch ("sm_90"); a name nothing holds raises InputError."""
         if not isinstance(top, int) or isinstance(top, bool) or top < 1:
             raise InputError("top must be an integer >= 1, got %r" % (top,))
         lib = _lib.lib()

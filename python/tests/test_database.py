@@ -143,6 +143,14 @@ class SmallDatabase(unittest.TestCase):
         with self.assertRaisesRegex(ktune.InputError, "jsonl"):
             self.db.export(os.path.join(self.dir, "x.unknown"))
 
+    def test_query_takes_a_short_gpu_name(self):
+        full = self.db.query(device="NVIDIA H200")
+        self.assertTrue(full)
+        self.assertEqual(self.db.query(device="h200"), full)
+        self.assertEqual(self.db.query(device="SM_90"), full)
+        with self.assertRaisesRegex(ktune.InputError, "unknown GPU 'h2x'"):
+            self.db.query(device="h2x")
+
     def test_bad_input_raises_value_errors(self):
         with self.assertRaises(ValueError):
             ktune.lookup("gemm", "m=abc", device="sm_90", db=self.db)
