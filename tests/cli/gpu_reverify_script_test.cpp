@@ -3,6 +3,8 @@
 // reuse a folder that holds an earlier re-verification.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -24,7 +26,11 @@ test::ProcessRun reverify(const std::string& args) {
 class GpuReverifyScript : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / "ktune_gpu_reverify_test";
+    // One folder per test and process: CTest runs these tests in parallel, and
+    // a shared folder let one test's plan appear in (or vanish from) another's.
+    dir_ = fs::temp_directory_path() /
+           ("ktune_gpu_reverify_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }

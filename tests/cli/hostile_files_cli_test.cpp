@@ -4,6 +4,8 @@
 // is skipped with a warning naming its id; the other rows still answer.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include <algorithm>
@@ -55,7 +57,9 @@ std::string problem_text(const json& problem) {
 // JSON Lines export: the seed of every test's database.
 const std::vector<std::string>& seed_lines() {
   static const std::vector<std::string> lines = [] {
-    const fs::path file = fs::temp_directory_path() / "ktune_hostile_seed.jsonl";
+    // Per process: CTest runs these tests in parallel, each exporting its seed.
+    const fs::path file =
+        fs::temp_directory_path() / ("ktune_hostile_seed_" + std::to_string(::getpid()) + ".jsonl");
     auto run = test::ktune("db export --db " + quote(kShippedDb) + " -o " + quote(file.string()));
     std::map<std::string, std::vector<std::string>> by_problem;
     std::ifstream in(file);
