@@ -1,5 +1,6 @@
 // resolve_asked_device: arch, device table, driver, databases, else one line.
 #include "cli/asked_device.hpp"
+#include "space/name_list.hpp"
 
 #include <set>
 #include <stdexcept>
@@ -8,15 +9,13 @@ namespace ktune {
 namespace {
 
 std::string known_devices_line() {
-  std::string names;
+  std::vector<std::string> names;
   std::set<std::string> archs;
   for (const DeviceSpec& d : builtin_devices()) {
-    names += (names.empty() ? "" : ", ") + d.name;
+    names.push_back(d.name);
     archs.insert(d.arch());
   }
-  std::string arch_list;
-  for (const std::string& a : archs) arch_list += (arch_list.empty() ? "" : ", ") + a;
-  return "known GPUs: " + names + "; archs: " + arch_list;
+  return "known GPUs: " + name_list(names) + "; archs: " + name_list(archs);
 }
 
 }  // namespace

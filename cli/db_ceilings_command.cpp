@@ -10,6 +10,7 @@
 #include "cli/command.hpp"
 #include "cli/db_shared.hpp"
 #include "db/store.hpp"
+#include "space/name_list.hpp"
 #include "space/value_map.hpp"
 
 namespace ktune::cli {
@@ -66,10 +67,8 @@ std::string stored_gpu(const std::string& path, const std::string& device) {
   const StoredNames stored = stored_names(Store::open_read_only(path));
   const std::string name = device_filter(device, stored);
   if (std::find(stored.devices.begin(), stored.devices.end(), name) == stored.devices.end()) {
-    std::string names;
-    for (const std::string& n : stored.devices) names += (names.empty() ? "" : ", ") + n;
     throw UsageError(path + " holds no GPU named '" + device +
-                     "' (it stores: " + (names.empty() ? "none" : names) +
+                     "' (it stores: " + name_list(stored.devices) +
                      "; ceilings are stored with a GPU that has results here)");
   }
   return name;

@@ -1,5 +1,4 @@
 // `ktune db diff`: compare the best configurations of two databases.
-#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -19,13 +18,7 @@ int run_diff(const std::string& a, const std::string& b, const std::string& kern
   const Store store_a = Store::open_read_only(a), store_b = Store::open_read_only(b);
   // A name either database stores is a filter, not a typo.
   StoredNames stored = stored_names(store_a);
-  const StoredNames in_b = stored_names(store_b);
-  stored.devices.insert(stored.devices.end(), in_b.devices.begin(), in_b.devices.end());
-  stored.families.insert(stored.families.end(), in_b.families.begin(), in_b.families.end());
-  for (auto* names : {&stored.devices, &stored.families}) {
-    std::sort(names->begin(), names->end());
-    names->erase(std::unique(names->begin(), names->end()), names->end());
-  }
+  stored.merge(stored_names(store_b));
   check_family_filter(kernel, stored);
   BestDiff d = diff_best(store_a, store_b,
                          {kernel, device_filter(device, stored), "", lenient_current_hash()});

@@ -8,6 +8,7 @@
 #include "cli/db_paths.hpp"
 #include "compile/family_hash.hpp"
 #include "kernels_templated/family.hpp"
+#include "space/name_list.hpp"
 
 namespace ktune::cli {
 
@@ -40,20 +41,14 @@ bool holds(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-std::string listed(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out.empty() ? "none" : out;
-}
-
 }  // namespace
 
 void check_family_filter(const std::string& family, const StoredNames& stored) {
   if (family.empty() || holds(stored.families, family)) return;
   const std::vector<std::string> built_in = family_names();
   if (holds(built_in, family)) return;
-  throw UsageError("unknown kernel family '" + family + "': not built in (" + listed(built_in) +
-                   ") and not in the database (it stores: " + listed(stored.families) + ")");
+  throw UsageError("unknown kernel family '" + family + "': not built in (" + name_list(built_in) +
+                   ") and not in the database (it stores: " + name_list(stored.families) + ")");
 }
 
 ExchangeFormat pick_format(const std::string& format, const std::string& file) {

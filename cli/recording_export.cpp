@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "compile/version.hpp"
+#include "space/name_list.hpp"
 
 namespace ktune {
 namespace {
@@ -46,9 +47,7 @@ RecordedSpace recording_from_store(const Store& store, const RecordingSelection&
     throw std::invalid_argument("the database holds no current measurement of " + what +
                                 (sel.device.empty() ? "" : " on " + sel.device));
   if (devices.size() > 1) {
-    std::string names;
-    for (const auto& n : devices) names += (names.empty() ? "" : ", ") + n;
-    throw std::invalid_argument(what + " was measured on several GPUs (" + names +
+    throw std::invalid_argument(what + " was measured on several GPUs (" + name_list(devices) +
                                 "): choose one with --device");
   }
 

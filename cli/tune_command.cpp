@@ -9,15 +9,10 @@
 #include "cli/user_kernel_option.hpp"
 #include "db/store.hpp"
 #include "engine/tune_job.hpp"
+#include "space/name_list.hpp"
 
 namespace ktune::cli {
 namespace {
-
-std::string join_names(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
 
 struct TuneArgs {
   TuneSpec spec;
@@ -146,7 +141,7 @@ const CommandRegistrar registrar(20, [](CLI::App& app) {
       "GPU (or answer them from a recording with --replay), storing every result in the database. "
       "Resumes from what the database already holds.");
   cmd->add_option("--kernel", args->spec.kernel,
-                  "Kernel family (" + join_names(family_names()) +
+                  "Kernel family (" + name_list(family_names()) +
                       "); optional with --replay of a file that defines its space");
   cmd->add_option(
       "--spec", args->spec_file,
@@ -154,7 +149,7 @@ const CommandRegistrar registrar(20, [](CLI::App& app) {
   cmd->add_option("--problem", args->spec.problem,
                   "Problem keys, e.g. \"m=4096,n=4096,k=4096,dtype=bf16,layout=nt\"");
   cmd->add_option("--strategy", args->spec.strategy,
-                  "Search strategy: " + join_names(searcher_names()))
+                  "Search strategy: " + name_list(searcher_names()))
       ->capture_default_str();
   cmd->add_option("--budget", args->spec.options.budget,
                   "Evaluations in this run (failed ones count; reused stored results do not)");

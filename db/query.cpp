@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <map>
 #include <stdexcept>
 #include <tuple>
@@ -12,6 +13,7 @@
 #include "db/result_order.hpp"
 #include "db/store_impl.hpp"
 #include "space/device_spec.hpp"
+#include "space/name_list.hpp"
 
 namespace ktune {
 
@@ -109,6 +111,16 @@ ORDER BY f.name, ok.dname, p.key, ok.rn)sql");
   return out;
 }
 
+void StoredNames::merge(const StoredNames& other) {
+  for (auto [mine, theirs] :
+       {std::pair{&devices, &other.devices}, std::pair{&families, &other.families}}) {
+    std::vector<std::string> both;
+    std::set_union(mine->begin(), mine->end(), theirs->begin(), theirs->end(),
+                   std::back_inserter(both));
+    *mine = std::move(both);
+  }
+}
+
 StoredNames stored_names(const Store& store) {
   SQLite::Database& db = store.impl().db;
   StoredNames names;
@@ -131,11 +143,9 @@ std::string device_filter(const std::string& device, const StoredNames& stored) 
     return arch;
   }
   if (auto known = find_builtin_device(device)) return known->name;
-  std::string listed;
-  for (const std::string& n : names) listed += (listed.empty() ? "" : ", ") + n;
-  throw std::invalid_argument(
-      "unknown GPU '" + device + "': neither in the device table nor in the database (it stores: " +
-      (listed.empty() ? "none" : listed) + "); pass one of them or an arch, e.g. sm_90");
+  throw std::invalid_argument("unknown GPU '" + device +
+                              "': neither in the device table nor in the database (it stores: " +
+                              name_list(names) + "); pass one of them or an arch, e.g. sm_90");
 }
 
 BestDiff diff_best(const Store& a, const Store& b, const BestQuery& query) {

@@ -60,8 +60,11 @@ nlohmann::json best_row_json(const BestRow& r);
 
 /// What a database stores by name, for checking a command's filters.
 struct StoredNames {
-  std::vector<std::string> devices;   ///< GPU names, as measured
-  std::vector<std::string> families;  ///< kernel family names (any version)
+  std::vector<std::string> devices;   ///< GPU names, as measured, sorted
+  std::vector<std::string> families;  ///< kernel family names (any version), sorted
+
+  /// Adds the names `other` holds that this does not; both stay sorted.
+  void merge(const StoredNames& other);
 };
 StoredNames stored_names(const Store& store);
 

@@ -14,6 +14,7 @@
 #include "kernels_templated/family.hpp"
 #include "kernels_user/description.hpp"
 #include "kernels_user/user_kernels.hpp"
+#include "space/name_list.hpp"
 
 namespace ktune {
 namespace {
@@ -26,12 +27,6 @@ const std::vector<std::string> kOptionKeys = {
     "source",   "profile", "device", "require", "start",    "objective", "comment"};
 const std::vector<std::string> kRunOnlyKeys = {"kernel", "spec", "problems", "replay"};
 const std::vector<std::string> kTopKeys = {"db", "defaults", "runs", "comment"};
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
 
 class Checker {
  public:
@@ -46,7 +41,7 @@ class Checker {
     for (const auto& [key, value] : obj.items()) {
       (void)value;
       if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-        fail(where, "unknown key '" + key + "' (accepted: " + join(allowed) + ")");
+        fail(where, "unknown key '" + key + "' (accepted: " + name_list(allowed) + ")");
     }
   }
 

@@ -16,20 +16,16 @@
 #include "measure/device_query.hpp"
 #include "measure/nvml.hpp"
 #include "search/cost_model.hpp"
+#include "space/name_list.hpp"
 
 namespace ktune {
 namespace {
 
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
-
 void check_strategy(const std::string& name) {
   std::vector<std::string> known = searcher_names();
   if (std::find(known.begin(), known.end(), name) == known.end())
-    throw std::invalid_argument("unknown strategy '" + name + "' (known: " + join(known) + ")");
+    throw std::invalid_argument("unknown strategy '" + name + "' (known: " + name_list(known) +
+                                ")");
 }
 
 /// A known family's name, or nullptr when the recording's family is foreign.
@@ -239,8 +235,9 @@ void validate_tune_spec(const TuneSpec& spec) {
     }
     return;
   }
-  if (spec.kernel.empty()) throw std::invalid_argument("no kernel family given (--kernel; known: " +
-                                                       join(family_names()) + ")");
+  if (spec.kernel.empty())
+    throw std::invalid_argument(
+        "no kernel family given (--kernel; known: " + name_list(family_names()) + ")");
   const KernelFamily& family = find_family(spec.kernel);
   if (spec.problem.empty())
     throw std::invalid_argument("no problem given for family '" + spec.kernel + "' (expected " +

@@ -11,6 +11,7 @@
 #include "kernels_templated/problem_check.hpp"
 #include "kernels_templated/rowwise/rowwise_family.hpp"
 #include "kernels_templated/runtime_registry.hpp"
+#include "space/name_list.hpp"
 
 namespace ktune {
 
@@ -80,10 +81,8 @@ void register_family(const KernelFamily& family) {
 const KernelFamily& find_family(std::string_view name) {
   for (const KernelFamily* f : families())
     if (f->name() == name) return *f;
-  std::string known;
-  for (const KernelFamily* f : families()) known += (known.empty() ? "" : ", ") + std::string(f->name());
-  throw std::invalid_argument("unknown kernel family '" + std::string(name) + "' (known: " +
-                              (known.empty() ? "none" : known) + ")");
+  throw std::invalid_argument("unknown kernel family '" + std::string(name) +
+                              "' (known: " + family_names_text() + ")");
 }
 
 std::vector<std::string> family_names() {
@@ -92,11 +91,7 @@ std::vector<std::string> family_names() {
   return names;
 }
 
-std::string family_names_text() {
-  std::string text;
-  for (const std::string& name : family_names()) text += (text.empty() ? "" : ", ") + name;
-  return text;
-}
+std::string family_names_text() { return name_list(family_names()); }
 
 void check_problem_values(const KernelFamily& family, const Problem& raw) {
   const std::vector<std::string> shape_keys = family.shape_keys();

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "kernels_user/t1_format.hpp"
+#include "space/name_list.hpp"
 
 namespace ktune::user {
 namespace {
@@ -28,9 +29,8 @@ struct Reader {
                  const std::set<std::string>& known) const {
     for (const auto& [key, value] : j.items())
       if (!known.count(key)) {
-        std::string list;
-        for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-        fail(field.empty() ? key : field + "." + key, "unknown field (known: " + list + ")");
+        fail(field.empty() ? key : field + "." + key,
+             "unknown field (known: " + name_list(known) + ")");
       }
   }
 

@@ -24,6 +24,7 @@
 #include <stdexcept>
 
 #include "kernels_user/user_family.hpp"
+#include "space/name_list.hpp"
 
 namespace ktune::user {
 namespace {
@@ -84,12 +85,6 @@ struct Target {
   std::string role;                              ///< "the kernel", "the reference kernel"
 };
 
-std::string list(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
-
 /// What most often makes a source fail under its description's defaults: a
 /// #define parameter that is also a template parameter's name (the macro
 /// breaks the template's declaration), or a name the description lacks.
@@ -142,10 +137,11 @@ std::vector<std::string> probe_signature(const KernelDescription& d, const Targe
     address.kernels.clear();
     if (!read_errors(front_end(address).log).region.count("plain"))
       fail(d, t.field,
-           "'" + t.name + "' is not a template, yet the parameters " + list(t.template_parameters) +
+           "'" + t.name + "' is not a template, yet the parameters " +
+               name_list(t.template_parameters) +
                " pass as template arguments: give them \"pass\": \"define\"");
     fail(d, t.field,
-         "'" + t.instance + "' (the parameters " + list(t.template_parameters) +
+         "'" + t.instance + "' (the parameters " + name_list(t.template_parameters) +
              " at their defaults) instantiates no '" + t.name + "' of " + file +
              " (NVRTC: " + it->second + "): list every template parameter of '" + t.name +
              "' in \"parameters\", in order, with \"pass\": \"template\", and no other");
@@ -239,7 +235,7 @@ void compare_arguments(const KernelDescription& d, const Target& t,
   if (params.size() != d.arguments.size())
     fail(d, "arguments",
          "'" + t.name + "' (" + t.role + ") takes " + std::to_string(params.size()) +
-             " parameters (" + list(params) + "), the description lists " +
+             " parameters (" + name_list(params) + "), the description lists " +
              std::to_string(d.arguments.size()) + " arguments: give one per parameter, in order");
   for (std::size_t i = 0; i < params.size(); ++i) {
     const Argument& a = d.arguments[i];

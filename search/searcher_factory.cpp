@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "search/strategies.hpp"
+#include "space/name_list.hpp"
 
 namespace ktune {
 namespace detail {
@@ -39,10 +40,8 @@ std::unique_ptr<Searcher> make_named(std::string_view name, const SearchContext&
     return detail::make_bayes_searcher(context, detail::option_text(context, "acquisition", "ei"));
   if (name == "bayes-lcb") return detail::make_bayes_searcher(context, "lcb");
   if (name == "model") return detail::make_model_searcher(context);
-  std::string known;
-  for (const auto& n : searcher_names()) known += (known.empty() ? "" : ", ") + n;
   throw std::invalid_argument("unknown search strategy '" + std::string(name) +
-                              "' (known: " + known + ")");
+                              "' (known: " + name_list(searcher_names()) + ")");
 }
 
 }  // namespace
@@ -89,12 +88,8 @@ void check_search_options(const std::vector<std::string>& strategies, const Valu
     if (std::find(read.begin(), read.end(), name) != read.end()) continue;
     std::sort(read.begin(), read.end());
     read.erase(std::unique(read.begin(), read.end()), read.end());
-    std::string strategy_list, known;
-    for (const std::string& s : strategies)
-      strategy_list += (strategy_list.empty() ? "" : ", ") + s;
-    for (const std::string& n : read) known += (known.empty() ? "" : ", ") + n;
-    throw std::invalid_argument("unknown search option '" + name + "' for " + strategy_list +
-                                " (they read: " + known + ")");
+    throw std::invalid_argument("unknown search option '" + name + "' for " +
+                                name_list(strategies) + " (they read: " + name_list(read) + ")");
   }
 }
 

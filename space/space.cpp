@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "space/name_list.hpp"
 #include "space/space_impl.hpp"
 
 namespace ktune {
@@ -81,12 +82,6 @@ class IndexAssignment final : public Assignment {
   const Constraint& c_;
   const ValueIndex* idx_;
 };
-
-std::string join_names(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
 
 }  // namespace
 
@@ -335,7 +330,7 @@ Space& Space::require(std::string expression, std::string description) {
       for (const auto& p : impl.params) known.push_back(p.name());
       for (const auto& [k, v] : impl.constants) known.push_back(k);
       message += known.empty() ? " (the space has no parameter or constant yet)"
-                               : " (known: " + join_names(known) + ")";
+                               : " (known: " + name_list(known) + ")";
     }
     throw ExpressionError(message, 0);
   }

@@ -6,6 +6,7 @@
 #include <random>
 #include <unordered_set>
 
+#include "space/name_list.hpp"
 #include "space/space_impl.hpp"
 
 namespace ktune {
@@ -357,9 +358,7 @@ void Space::require_nonempty() const {
         if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
       }
     }
-    std::string params_text;
-    for (const auto& s : names) params_text += (params_text.empty() ? "" : ", ") + s;
-    throw SpaceError("contradictory constraints: no values of " + params_text + " satisfy " +
+    throw SpaceError("contradictory constraints: no values of " + name_list(names) + " satisfy " +
                      quoted_list(descriptions, " and ") + " together");
   }
 }
