@@ -63,7 +63,9 @@ void CheckStats::merge(const CheckStats& o) {
   ref2 += o.ref2;
   max_abs = std::max(max_abs, o.max_abs);
   max_rel = std::max(max_rel, o.max_rel);
-  if (o.worst_ratio > worst_ratio) {
+  // As Checker::note_ratio: the first part with a worst element names it, a
+  // later part only with a larger ratio.
+  if (o.worst_ratio > worst_ratio || (worst_index < 0 && o.worst_index >= 0)) {
     worst_ratio = o.worst_ratio;
     worst_index = o.worst_index;
   }

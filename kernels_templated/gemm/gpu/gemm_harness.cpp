@@ -2,19 +2,16 @@
 #include "kernels_templated/gemm/gpu/gemm_harness.hpp"
 
 #include <cublas_v2.h>
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
-#include <map>
 #include <sstream>
 #include <stdexcept>
 
 #include "kernels_templated/gemm/gpu/gemm_harness_kernels.hpp"
+#include "kernels_templated/gemm/gpu/gemm_output_check.hpp"
 
 namespace ktune {
 namespace {
@@ -58,29 +55,6 @@ std::uint32_t poison_of(Elem e) {
 }
 int epilogue_code(const std::string& e) {
   return e == "bias" ? 1 : e == "bias_relu" ? 2 : e == "bias_gelu" ? 3 : 0;
-}
-
-float bits_to_float(const unsigned char* p, Elem e, std::uint32_t* bits_out) {
-  if (e == Elem::fp32) {
-    std::uint32_t b;
-    std::memcpy(&b, p, 4);
-    *bits_out = b;
-    float f;
-    std::memcpy(&f, p, 4);
-    return f;
-  }
-  std::uint16_t h;
-  std::memcpy(&h, p, 2);
-  *bits_out = h;
-  if (e == Elem::bf16) {
-    const std::uint32_t b = static_cast<std::uint32_t>(h) << 16;
-    float f;
-    std::memcpy(&f, &b, 4);
-    return f;
-  }
-  __half_raw raw;
-  raw.x = h;
-  return __half2float(__half(raw));
 }
 
 }  // namespace
@@ -295,38 +269,21 @@ Verification GemmHarness::verify(const Config& config, cudaStream_t stream) {
     v.detail = std::string("copying C back failed: ") + cudaGetErrorString(e);
     return v;
   }
-  const std::vector<float>& reference = reference_[active_];
-  const std::vector<float>& magnitude = magnitude_[active_];
-  const std::uint32_t poison = poison_of(out);
-  verify::Checker checker(v.tolerances.element);
-  // Bad elements per 64 x 64 block of C: where errors gather names the cause
-  // (one tile of a cluster pair, one column block of a tile, one edge).
-  std::map<std::pair<long long, long long>, long long> bad_blocks;
-  for (long long m = 0; m < p.m; ++m) {
-    for (long long n = 0; n < p.n; ++n) {
-      std::uint32_t bits = 0;
-      const float got = bits_to_float(host.data() + (m * p.ldc + n) * ob, out, &bits);
-      const long long i = m * p.n + n;
-      const bool unwritten = bits == poison && p.beta == 0;
-      if (unwritten)
-        checker.add_unwritten(i);
-      else
-        checker.add(i, got, reference[i], magnitude[i]);
-      if (unwritten || !std::isfinite(got) ||
-          std::abs(static_cast<double>(got) - reference[i]) >
-              verify::allowed_error(v.tolerances.element, reference[i], magnitude[i]))
-        ++bad_blocks[{m / 64, n / 64}];
-    }
-  }
-  v.stats = checker.finish();
+  const float* reference = reference_[active_].data();
+  const float* magnitude = magnitude_[active_].data();
+  const gemm_gpu::HostOutput c{host.data(), out, p.m, p.n, p.ldc, poison_of(out), p.beta == 0};
+  v.stats = gemm_gpu::check_gemm_output(c, reference, magnitude, v.tolerances.element);
   std::ostringstream detail;
   detail << conclude(v);
-  if (!v.passed && !bad_blocks.empty()) {
-    detail << "; bad per 64x64 block (row, col):";
+  if (!v.passed) {
+    // Where the bad elements gather names the cause (one tile of a cluster
+    // pair, one column block of a tile, one edge).
+    const auto blocks = gemm_gpu::bad_blocks(c, reference, magnitude, v.tolerances.element);
+    if (!blocks.empty()) detail << "; bad per 64x64 block (row, col):";
     int shown = 0;
-    for (const auto& [block, count] : bad_blocks) {
+    for (const auto& [block, count] : blocks) {
       if (++shown > 12) {
-        detail << " ... (" << bad_blocks.size() << " blocks)";
+        detail << " ... (" << blocks.size() << " blocks)";
         break;
       }
       detail << " (" << block.first << "," << block.second << ")x" << count;
@@ -335,7 +292,7 @@ Verification GemmHarness::verify(const Config& config, cudaStream_t stream) {
   if (!v.passed && v.stats.first_bad >= 0) {
     const long long i = v.stats.first_bad, m = i / p.n, n = i % p.n;
     std::uint32_t bits = 0;
-    const float got = bits_to_float(host.data() + (m * p.ldc + n) * ob, out, &bits);
+    const float got = gemm_gpu::output_element(c, m, n, &bits);
     detail << "; first bad C[" << m << "][" << n << "] = " << got << ", want " << reference[i]
            << " (bound " << verify::allowed_error(v.tolerances.element, reference[i], magnitude[i])
            << ")";
