@@ -1,9 +1,11 @@
 // resolve_asked_device: arch, device table, driver, databases, else one line.
 #include "cli/asked_device.hpp"
-#include "space/name_list.hpp"
 
 #include <set>
 #include <stdexcept>
+#include <vector>
+
+#include "space/name_list.hpp"
 
 namespace ktune {
 namespace {
