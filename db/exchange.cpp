@@ -224,7 +224,8 @@ Measurement measurement_from_json(const json& j) {
   return m;
 }
 
-std::int64_t export_measurements(const Store& store, std::ostream& out, ExchangeFormat format) {
+std::int64_t export_measurements(const Store& store, std::ostream& out, ExchangeFormat format,
+                                 const std::function<bool(const Measurement&)>& keep) {
   std::int64_t n = 0;
   if (format == ExchangeFormat::csv) {
     write_csv_header(out);
@@ -232,6 +233,7 @@ std::int64_t export_measurements(const Store& store, std::ostream& out, Exchange
     out << "{\"schema_version\": \"1.0.0\",\n\"results\": [";
   }
   store.for_each([&](const Measurement& m) {
+    if (keep && !keep(m)) return true;
     switch (format) {
       case ExchangeFormat::jsonl:
         out << measurement_to_json(m).dump() << "\n";

@@ -48,8 +48,10 @@ struct ImportOptions {
   MeasurementValidator validate;  ///< optional; run after the built-in checks
 };
 
-/// Writes every measurement of `store`; returns how many.
-std::int64_t export_measurements(const Store& store, std::ostream& out, ExchangeFormat format);
+/// Writes every measurement of `store` that `keep` accepts (all when it is
+/// empty); returns how many.
+std::int64_t export_measurements(const Store& store, std::ostream& out, ExchangeFormat format,
+                                 const std::function<bool(const Measurement&)>& keep = {});
 /// Parses a whole stream; throws ImportError at the first malformed record.
 /// Every record is checked (check_measurement, then `options.validate`), and
 /// duplicate JSON keys, non-finite numbers and integers out of range are
