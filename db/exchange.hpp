@@ -48,6 +48,12 @@ struct ImportOptions {
   MeasurementValidator validate;  ///< optional; run after the built-in checks
 };
 
+/// A UTC time as results store it (measured_at, "2026-12-06T17:58:00.000000Z"),
+/// from "2026-12-06", "2026-12-06T17:58", "2026-12-06 17:58:00" or with
+/// seconds' fractions and a final Z: stored times then compare as text.
+/// Throws std::invalid_argument on anything else (the calendar as imports check it).
+std::string canonical_measurement_time(const std::string& text);
+
 /// Writes every measurement of `store` that `keep` accepts (all when it is
 /// empty); returns how many.
 std::int64_t export_measurements(const Store& store, std::ostream& out, ExchangeFormat format,

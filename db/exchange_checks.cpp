@@ -1,6 +1,8 @@
 // check_measurement: the content checks every imported record passes.
 #include <cmath>
 #include <regex>
+#include <stdexcept>
+#include <string>
 
 #include "db/exchange_detail.hpp"
 
@@ -27,6 +29,28 @@ bool is_iso8601(const std::string& text) {
   if (n(4) > 23 || n(5) > 59 || n(6) > 60) return false;  // 60: a leap second
   return !m[9].matched || (n(9) <= 23 && n(10) <= 59);
 }
+
+}  // namespace
+
+std::string canonical_measurement_time(const std::string& text) {
+  static const std::regex form(
+      R"((\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?Z?)");
+  std::smatch m;
+  std::string canonical;
+  if (std::regex_match(text, m, form)) {
+    std::string fraction = m[5].str();
+    fraction.resize(6, '0');
+    canonical = m[1].str() + "T" + (m[2].matched ? m[2].str() : "00") + ":" +
+                (m[3].matched ? m[3].str() : "00") + ":" + (m[4].matched ? m[4].str() : "00") +
+                "." + fraction + "Z";
+  }
+  if (canonical.empty() || !is_iso8601(canonical))
+    throw std::invalid_argument("'" + text +
+                                "' is not a UTC time such as 2026-12-06 or 2026-12-06T17:58:00Z");
+  return canonical;
+}
+
+namespace {
 
 void check_non_negative(double v, const char* field) {
   if (!std::isfinite(v) || v < 0)

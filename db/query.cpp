@@ -2,7 +2,6 @@
 #include "db/query.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <iterator>
 #include <map>
 #include <stdexcept>
@@ -134,14 +133,8 @@ StoredNames stored_names(const Store& store) {
 std::string device_filter(const std::string& device, const StoredNames& stored) {
   const auto& names = stored.devices;
   if (device.empty() || std::find(names.begin(), names.end(), device) != names.end()) return device;
-  std::string arch = device;
-  std::transform(arch.begin(), arch.end(), arch.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (arch.rfind("sm_", 0) == 0) {
-    // An arch as devices store it: sm_90a's results are sm_90's.
-    if (arch.size() > 3 && arch.back() == 'a') arch.pop_back();
-    return arch;
-  }
+  // An arch as devices store it: sm_90a's results are sm_90's.
+  if (std::string arch = device_key(device); arch.starts_with("sm_")) return arch;
   if (auto known = find_builtin_device(device)) return known->name;
   throw std::invalid_argument("unknown GPU '" + device +
                               "': neither in the device table nor in the database (it stores: " +

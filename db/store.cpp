@@ -13,7 +13,6 @@
 #include <fstream>
 #include <map>
 #include <mutex>
-#include <regex>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -131,24 +130,6 @@ std::string measurement_time_now() {
   std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", utc.tm_year + 1900,
                 utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
                 static_cast<long long>(now % 1000000));
-  return buf;
-}
-
-std::string canonical_measurement_time(const std::string& text) {
-  static const std::regex form(
-      R"((\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?Z?)");
-  std::smatch m;
-  const auto number = [&](int i) { return m[i].matched ? std::stoi(m[i].str()) : 0; };
-  if (!std::regex_match(text, m, form) || number(2) < 1 || number(2) > 12 || number(3) < 1 ||
-      number(3) > 31 || number(4) > 23 || number(5) > 59 || number(6) > 59)
-    throw std::invalid_argument("'" + text +
-                                "' is not a UTC time such as 2026-12-06 or 2026-12-06T17:58:00Z");
-  std::string fraction = m[7].matched ? m[7].str() : "";
-  fraction.resize(6, '0');
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%s-%s-%sT%02d:%02d:%02d.%sZ", m[1].str().c_str(),
-                m[2].str().c_str(), m[3].str().c_str(), number(4), number(5), number(6),
-                fraction.c_str());
   return buf;
 }
 

@@ -163,11 +163,6 @@ std::int64_t checkpoint_for_shipping(const std::string& path);
 
 /// Now as UTC ISO-8601 with microseconds, strictly increasing within this process.
 std::string measurement_time_now();
-/// A UTC time as results store it (measured_at, "2026-12-06T17:58:00.000000Z"),
-/// from "2026-12-06", "2026-12-06T17:58", "2026-12-06 17:58:00" or with
-/// seconds' fractions and a final Z: stored times then compare as text.
-/// Throws std::invalid_argument on anything else.
-std::string canonical_measurement_time(const std::string& text);
 
 /// The shape class stored when the caller gives none: the problem's canonical
 /// key without its shape keys.

@@ -202,12 +202,17 @@ const std::vector<DeviceSpec>& builtin_devices() {
   return devices;
 }
 
+std::string device_key(std::string_view name_or_arch) {
+  std::string key = lower(name_or_arch);
+  if (key.starts_with("sm_") && key.size() > 3 && key.ends_with("a")) key.pop_back();
+  return key;
+}
+
 std::optional<DeviceSpec> find_builtin_device(std::string_view name_or_arch) {
   const auto& all = builtin_devices();
   for (const auto& d : all)
     if (d.name == name_or_arch) return d;
-  std::string key = lower(name_or_arch);
-  if (key.starts_with("sm_") && key.ends_with("a")) key.pop_back();  // sm_90a: the sm_90 devices
+  const std::string key = device_key(name_or_arch);
   for (const auto& d : all)  // the first row of an arch is its representative
     if (lower(d.arch()) == key) return d;
   if (key.empty()) return std::nullopt;

@@ -62,6 +62,10 @@ struct DeviceSpec {
 /// H100 PCIe, H800, H200 and GH200 (sm_90), each row citing its datasheet. Looked up by exact name,
 /// by arch ("sm_90" gives the H100 SXM), or by a case-insensitive fragment of the name ("h200").
 std::optional<DeviceSpec> find_builtin_device(std::string_view name_or_arch);
+
+/// A GPU name or arch as the lookups compare it: lower case, and an
+/// arch-specific target as its arch ("SM_90a" is "sm_90", whose devices run it).
+std::string device_key(std::string_view name_or_arch);
 const std::vector<DeviceSpec>& builtin_devices();
 
 }  // namespace ktune

@@ -74,7 +74,8 @@ TEST_F(DbExportSinceCli, KeepsExactlyTheMeasurementsMadeFromThatTimeOn) {
 }
 
 TEST_F(DbExportSinceCli, ATimeItCannotReadIsOneLineAndExitTwo) {
-  for (const char* bad : {"yesterday", "2026-13-01", "2026-12-06T25:00", "12/06/2026"}) {
+  for (const char* bad :
+       {"yesterday", "2026-13-01", "2026-02-30", "2026-12-06T25:00", "12/06/2026"}) {
     const auto r = ktune("db export --db " + quote(kShippedDb) + " -o " +
                          quote((dir_ / "x.jsonl").string()) + " --since " + quote(bad));
     EXPECT_EQ(r.code, 2) << bad << ": " << r.output;
