@@ -1,8 +1,9 @@
-// emit_library: a self-contained CUDA source tree from a tuning database: one
-// .cu per kernel source the splitter's dispatch needs (explicit
-// instantiations by address), the router tables (exact shapes, shape groups,
-// the general fallback, the family default), and a CMakeLists.txt that nvcc
-// builds into a static library served through ktune::Library.
+// emit_library: a self-contained CUDA source tree from a tuning database:
+// the kernel sources the splitter's dispatch needs (explicit instantiations
+// by address, up to eight sources of one preamble a .cu), the router tables
+// (exact shapes, shape groups, the general fallback, the family default),
+// and a CMakeLists.txt that nvcc builds into a static library served
+// through ktune::Library.
 #pragma once
 
 #include <string>
@@ -21,7 +22,7 @@ struct EmitLibraryOptions {
 };
 
 struct EmitLibrarySummary {
-  int kernels = 0;  ///< .cu files (distinct kernel sources)
+  int kernels = 0;  ///< distinct kernel sources (in fewer .cu files)
   int routes = 0;
   std::string template_hashes;     ///< "family=hash,..."
   std::vector<std::string> notes;  ///< per shape class: routes adopted, groups rejected and why
