@@ -1,6 +1,5 @@
 // `ktune db export`: every measurement as JSON Lines, CSV or T4 JSON.
 #include <cstdio>
-#include <functional>
 #include <iostream>
 #include <memory>
 
@@ -15,25 +14,23 @@ namespace {
 
 int run_export(const std::string& path, const std::string& file, const std::string& format,
                const std::string& since) {
-  std::function<bool(const Measurement&)> keep;
+  std::string from;
   if (!since.empty()) {
-    std::string from;
     try {
       from = canonical_measurement_time(since);
     } catch (const std::invalid_argument& e) {
       throw UsageError(std::string("--since: ") + e.what());
     }
-    keep = [from](const Measurement& m) { return m.provenance.measured_at >= from; };
   }
   Store store = Store::open_read_only(path);
   ExchangeFormat f = pick_format(format, file);
   std::int64_t n = 0;
   if (file == "-") {
-    n = export_measurements(store, std::cout, f, keep);
+    n = export_measurements(store, std::cout, f, from);
   } else {
     // A failed or killed export leaves the previous file (or none), never half of one.
     write_file_whole(file,
-                     [&](std::ostream& out) { n = export_measurements(store, out, f, keep); });
+                     [&](std::ostream& out) { n = export_measurements(store, out, f, from); });
   }
   std::fprintf(stderr, "exported %lld measurements (%s)\n", (long long)n,
                std::string(to_string(f)).c_str());

@@ -225,29 +225,30 @@ Measurement measurement_from_json(const json& j) {
 }
 
 std::int64_t export_measurements(const Store& store, std::ostream& out, ExchangeFormat format,
-                                 const std::function<bool(const Measurement&)>& keep) {
+                                 const std::string& measured_since) {
   std::int64_t n = 0;
   if (format == ExchangeFormat::csv) {
     write_csv_header(out);
   } else if (format == ExchangeFormat::t4) {
     out << "{\"schema_version\": \"1.0.0\",\n\"results\": [";
   }
-  store.for_each([&](const Measurement& m) {
-    if (keep && !keep(m)) return true;
-    switch (format) {
-      case ExchangeFormat::jsonl:
-        out << measurement_to_json(m).dump() << "\n";
-        break;
-      case ExchangeFormat::t4:
-        out << (n ? ",\n" : "\n") << t4_result(m).dump();
-        break;
-      case ExchangeFormat::csv:
-        write_csv_row(out, m);
-        break;
-    }
-    ++n;
-    return true;
-  });
+  store.for_each(
+      [&](const Measurement& m) {
+        switch (format) {
+          case ExchangeFormat::jsonl:
+            out << measurement_to_json(m).dump() << "\n";
+            break;
+          case ExchangeFormat::t4:
+            out << (n ? ",\n" : "\n") << t4_result(m).dump();
+            break;
+          case ExchangeFormat::csv:
+            write_csv_row(out, m);
+            break;
+        }
+        ++n;
+        return true;
+      },
+      measured_since);
   if (format == ExchangeFormat::t4) out << "\n]}\n";
   return n;
 }

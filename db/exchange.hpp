@@ -54,10 +54,10 @@ struct ImportOptions {
 /// Throws std::invalid_argument on anything else (the calendar as imports check it).
 std::string canonical_measurement_time(const std::string& text);
 
-/// Writes every measurement of `store` that `keep` accepts (all when it is
-/// empty); returns how many.
+/// Writes every measurement of `store` measured at or after `measured_since`
+/// (a canonical_measurement_time; empty: all); returns how many.
 std::int64_t export_measurements(const Store& store, std::ostream& out, ExchangeFormat format,
-                                 const std::function<bool(const Measurement&)>& keep = {});
+                                 const std::string& measured_since = {});
 /// Parses a whole stream; throws ImportError at the first malformed record.
 /// Every record is checked (check_measurement, then `options.validate`), and
 /// duplicate JSON keys, non-finite numbers and integers out of range are

@@ -532,7 +532,8 @@ std::optional<Result> Store::best(const RunKey& key) const {
   return r;
 }
 
-void Store::for_each(const std::function<bool(const Measurement&)>& visit) const {
+void Store::for_each(const std::function<bool(const Measurement&)>& visit,
+                     const std::string& measured_since) const {
   SQLite::Statement q(impl_->db,
                       std::string("SELECT d.spec, f.name, f.source_hash, p.json, p.shape_class, "
                                   "p.shape_keys, c.json, ") +
@@ -541,8 +542,10 @@ void Store::for_each(const std::function<bool(const Measurement&)>& visit) const
                           "JOIN families f ON f.id = r.family_id "
                           "JOIN problems p ON p.id = r.problem_id "
                           "JOIN configs c ON c.id = r.config_id "
+                          "WHERE r.measured_at >= ? "
                           "ORDER BY f.name, f.source_hash, d.name, d.id, p.key, c.key, "
                           "r.measured_at, r.source, r.host");
+  q.bind(1, measured_since);
   Measurement m;
   while (q.executeStep()) {
     m.key.device = DeviceSpec::from_json(nlohmann::json::parse(q.getColumn(0).getString()));

@@ -118,7 +118,11 @@ class Store {
   std::int64_t insert(std::span<const Measurement> measurements);
   /// Calls `visit` for every stored measurement in a deterministic order
   /// (family, hash, device, problem, configuration, time). Returning false stops.
-  void for_each(const std::function<bool(const Measurement&)>& visit) const;
+  /// `measured_since` (a canonical measured_at time; empty: all) leaves out
+  /// older measurements in the query, so a small export from a large database
+  /// reads only what it writes.
+  void for_each(const std::function<bool(const Measurement&)>& visit,
+                const std::string& measured_since = {}) const;
 
   /// Families' results measured with another template hash than `current_hash`
   /// (`family` empty: `current_hash` is ignored and every family's hashes but

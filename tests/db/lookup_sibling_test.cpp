@@ -1,6 +1,7 @@
-// Lookup across GPUs of one arch: a sibling's exact, nearest and predicted
-// answers after the asked GPU's own, the chain's order as a policy, the
-// arch-wide failure rule, "own measurements only", and each answer's origin.
+// Lookup across GPUs of one arch: a sibling's exact answer before the asked
+// GPU's nearest one, its nearest and predicted answers after the asked GPU's
+// own, the chain's order as a policy, the arch-wide failure rule, "own
+// measurements only", and each answer's origin.
 #include <gtest/gtest.h>
 
 #include <mutex>
@@ -64,35 +65,29 @@ class LookupSiblingTest : public ::testing::Test {
 
 TEST_F(LookupSiblingTest, ASiblingsExactShapeServesAGpuThatNeverMeasuredIt) {
   Lookup lookup = Lookup::open(path_);
+  // B's exact 2048^3 comes before A's own nearest shape (1024^3) in the
+  // default order; the new GPU has no own measurements at all.
   for (const std::string device : {kNew, "Synthetic GPU A"}) {
-    // A's own nearest shape (1024^3) is preferred to B's exact 2048^3 by the
-    // default order; the new GPU has no own measurements at all.
     auto a = lookup.best(request(gemm_problem(2048, 2048, 2048), device));
     ASSERT_TRUE(a) << device;
-    if (device == kNew) {
-      EXPECT_EQ(a->source, LookupSource::exact);
-      EXPECT_EQ(a->reach, LookupReach::sibling);
-      EXPECT_EQ(a->measured_device, "Synthetic GPU B");
-      EXPECT_EQ(a->config, kY);
-      EXPECT_EQ(describe(*a), "exact (measured on Synthetic GPU B)");
-    } else {
-      EXPECT_EQ(a->source, LookupSource::nearest);
-      EXPECT_EQ(a->reach, LookupReach::own);
-      EXPECT_EQ(a->config, kV);
-      EXPECT_EQ(describe(*a), "nearest (measured on Synthetic GPU A, distance 1.73)");
-    }
+    EXPECT_EQ(a->source, LookupSource::exact);
+    EXPECT_EQ(a->reach, LookupReach::sibling);
+    EXPECT_EQ(a->measured_device, "Synthetic GPU B");
+    EXPECT_EQ(a->config, kY);
+    EXPECT_EQ(describe(*a), "exact (measured on Synthetic GPU B)");
   }
 }
 
 TEST_F(LookupSiblingTest, TheChainOrderIsOnePolicyThatDecidesOwnNearestAgainstSiblingExact) {
   Lookup lookup = Lookup::open(path_);
-  lookup.set_chain_order({LookupTier::own_exact, LookupTier::sibling_exact, LookupTier::own_nearest,
+  lookup.set_chain_order({LookupTier::own_exact, LookupTier::own_nearest, LookupTier::sibling_exact,
                           LookupTier::sibling_nearest});
   auto a = lookup.best(request(gemm_problem(2048, 2048, 2048), "Synthetic GPU A"));
   ASSERT_TRUE(a);
-  EXPECT_EQ(a->source, LookupSource::exact);
-  EXPECT_EQ(a->reach, LookupReach::sibling);
-  EXPECT_EQ(a->config, kY);
+  EXPECT_EQ(a->source, LookupSource::nearest);
+  EXPECT_EQ(a->reach, LookupReach::own);
+  EXPECT_EQ(a->config, kV);
+  EXPECT_EQ(describe(*a), "nearest (measured on Synthetic GPU A, distance 1.73)");
   // Own exact still comes first, and a tier left out is skipped: no other arch.
   auto own = lookup.best(request(gemm_problem(1024, 1024, 1024), "Synthetic GPU A"));
   ASSERT_TRUE(own);
