@@ -18,6 +18,15 @@ std::int64_t option_int(const SearchContext& context, std::string_view name,
   }
 }
 
+double option_number(const SearchContext& context, std::string_view name, double fallback) {
+  if (!context.options.contains(name)) return fallback;
+  try {
+    return as_number(context.options.at(name));
+  } catch (const std::exception&) {
+    throw std::invalid_argument("search option '" + std::string(name) + "' must be a number");
+  }
+}
+
 std::string option_text(const SearchContext& context, std::string_view name, std::string fallback) {
   if (!context.options.contains(name)) return fallback;
   return to_text(context.options.at(name));
@@ -61,7 +70,7 @@ std::vector<std::string> search_option_names(std::string_view strategy) {
          "divisibility"});
   };
   auto add_evolutionary = [&add] {
-    add({"population", "tournament", "screen", "patience", "knn"});
+    add({"population", "tournament", "screen", "patience", "knn", "mutation_tail"});
   };
   if (strategy == "bayes" || strategy == "model") {  // model without a cost model: bayes
     add({"acquisition"});

@@ -27,6 +27,8 @@ double objective_value(const Result& r, std::string_view objective);
 
 /// Integer option by name, or the fallback.
 std::int64_t option_int(const SearchContext& context, std::string_view name, std::int64_t fallback);
+/// Numeric option by name (an integer or a real), or the fallback.
+double option_number(const SearchContext& context, std::string_view name, double fallback);
 std::string option_text(const SearchContext& context, std::string_view name, std::string fallback);
 
 }  // namespace ktune::detail
