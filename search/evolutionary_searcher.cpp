@@ -31,8 +31,8 @@ constexpr std::size_t kNearestScanLimit = 100000;
 
 /// A child mutates k of the knobs that can change, P(k) proportional to
 /// k^-tail (heavy-tailed mutation, as in Doerr et al.'s "fast" genetic
-/// algorithms): with 2 and 14 knobs, 62% of children change one knob, 16% two
-/// and 7% three, yet one in six changes four or more. A fast region is often
+/// algorithms): with 2 and 14 knobs, 64% of children change one knob, 16% two
+/// and 7% three, yet one in seven changes four or more. A fast region is often
 /// a two-knob step from a good one (on gemm_RTX_2080_Ti the optimum's basin
 /// lies MDIMC and VWN away from a 0.94 one). A per-knob rate adapted by the
 /// 1/5 rule, used before, rose to one knob in two once children failed, so a
