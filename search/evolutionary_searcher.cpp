@@ -53,8 +53,9 @@ class EvolutionarySearcher final : public SearcherBase {
             static_cast<std::size_t>(std::max<std::int64_t>(1, option_int(context, "screen", 16)))),
         patience_(static_cast<std::size_t>(std::max<std::int64_t>(
             1, option_int(context, "patience", 2 * static_cast<std::int64_t>(population_))))),
-        mutation_weights_(mutation_weights(space().parameters(),
-                                           option_number(context, "mutation_tail", kMutationTail))),
+        changeable_(changeable_knobs(space().parameters())),
+        mutation_count_(mutation_count(changeable_.size(),
+                                       option_number(context, "mutation_tail", kMutationTail))),
         online_(this->context()) {}
   std::string_view name() const override { return "evolutionary"; }
 
@@ -194,35 +195,34 @@ class EvolutionarySearcher final : public SearcherBase {
     return sum / weights;
   }
 
-  /// P(k) for k = 1.. the knobs that can change (more than one value):
-  /// proportional to k^-tail. Throws std::invalid_argument for a tail that is
-  /// negative or not finite.
-  static std::vector<double> mutation_weights(const std::vector<Parameter>& parameters,
-                                              double tail) {
+  /// The indices of the knobs that can change (more than one value).
+  static std::vector<std::size_t> changeable_knobs(const std::vector<Parameter>& parameters) {
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < parameters.size(); ++i)
+      if (parameters[i].size() > 1) out.push_back(i);
+    return out;
+  }
+
+  /// k - 1 for k = 1..knobs, P(k) proportional to k^-tail. Throws
+  /// std::invalid_argument for a tail that is negative or not finite.
+  static std::discrete_distribution<std::size_t> mutation_count(std::size_t knobs, double tail) {
     if (!std::isfinite(tail) || tail < 0)
       throw std::invalid_argument("search option 'mutation_tail' must be a number >= 0");
-    const auto knobs = static_cast<std::size_t>(std::count_if(
-        parameters.begin(), parameters.end(), [](const Parameter& p) { return p.size() > 1; }));
     std::vector<double> w;
     for (std::size_t k = 1; k <= knobs; ++k) w.push_back(std::pow(static_cast<double>(k), -tail));
-    return w;
+    return std::discrete_distribution<std::size_t>(w.begin(), w.end());
   }
 
   /// Which knobs a child mutates: k of those that can change, k drawn from
-  /// mutation_weights_ (one more when `retry`: the first children were
+  /// mutation_count_ (one more when `retry`: the first children were
   /// duplicates).
   std::vector<bool> knobs_to_mutate(bool retry) {
-    const auto& parameters = space().parameters();
-    std::vector<std::size_t> changeable;
-    for (std::size_t i = 0; i < parameters.size(); ++i)
-      if (parameters[i].size() > 1) changeable.push_back(i);
-    std::vector<bool> chosen(parameters.size(), false);
-    if (changeable.empty()) return chosen;
-    std::discrete_distribution<std::size_t> count(mutation_weights_.begin(),
-                                                  mutation_weights_.end());
-    const std::size_t k = std::min(changeable.size(), count(rng_) + 1 + (retry ? 1 : 0));
-    std::shuffle(changeable.begin(), changeable.end(), rng_);
-    for (std::size_t i = 0; i < k; ++i) chosen[changeable[i]] = true;
+    std::vector<bool> chosen(space().parameters().size(), false);
+    if (changeable_.empty()) return chosen;
+    std::vector<std::size_t> order = changeable_;
+    const std::size_t k = std::min(order.size(), mutation_count_(rng_) + 1 + (retry ? 1 : 0));
+    std::shuffle(order.begin(), order.end(), rng_);
+    for (std::size_t i = 0; i < k; ++i) chosen[order[i]] = true;
     return chosen;
   }
 
@@ -349,8 +349,9 @@ class EvolutionarySearcher final : public SearcherBase {
   std::size_t population_;
   std::size_t tournament_;
   std::size_t screen_;
-  std::size_t patience_;                  ///< children without a better epoch best before a restart
-  std::vector<double> mutation_weights_;  ///< P(k knobs mutate), k = 1..
+  std::size_t patience_;                 ///< children without a better epoch best before a restart
+  std::vector<std::size_t> changeable_;  ///< knobs with more than one value
+  std::discrete_distribution<std::size_t> mutation_count_;  ///< knobs a child mutates, less one
   OnlineCostModel online_;
   bool knn_screen_ = option_int(context(), "knn", 0) != 0;
   std::vector<Eigen::VectorXd> encoded_;  ///< per history() entry, filled lazily
