@@ -15,14 +15,16 @@ namespace ktune::detail {
 namespace {
 
 /// Likelihood evaluations of a hyperparameter fit per proposal (at the
-/// fit's full 96 points; more at fewer points), unless the options set
-/// fit_slice. A fit at 96 points takes about 100 evaluations (two starts)
-/// and cost up to 137 ms of CPU at once on gemm_RTX_3090 (0.3 to 0.6 ms an
-/// evaluation). A slice stops inside a line search when it is spent; 16 is
-/// the mean that slices of 12 whole iterations spent on gemm_RTX_2080_Ti
-/// (a line search overran them to 36), so a fit lands as soon as before and
-/// a slice costs at most 16 evaluations (about 5 ms there).
-constexpr std::int64_t kFitSlice = 16;
+/// fit's full 96 points; as many as cost the same at fewer points), unless
+/// the options set fit_slice. A fit at 96 points takes about 100
+/// evaluations (two starts) and cost up to 137 ms of CPU at once on
+/// gemm_RTX_3090. A slice stops inside a line search when it is spent.
+/// Slices of 16 took 13 to 14 ms on a slow 2-core machine (0.85 ms an
+/// evaluation), the larger part of the slowest proposals (22 to 27 ms
+/// there); slices of 8 halve that, and a fit lands a few proposals later
+/// with no measurable change in what auto finds (200 paired seeds, all
+/// seven recorded spaces, every budget within 1.1 standard errors).
+constexpr std::int64_t kFitSlice = 8;
 
 /// The caller's context with one listing of the space for both strategies.
 SearchContext shared_listing(const SearchContext& context) {

@@ -344,18 +344,16 @@ class BayesSearcher final : public SearcherBase {
   }
 
   /// Runs the pending hyperparameter fit: to its end when there are no
-  /// hyperparameters yet or no slice is set, else for `fit_slice`
-  /// evaluations at `fit_points` points (more at fewer points, as one costs
-  /// about n³), the previous hyperparameters serving until it ends.
+  /// hyperparameters yet or no slice is set, else for as many likelihood
+  /// evaluations as `fit_slice` cost at `fit_points` points
+  /// (gp::evaluations_of_equal_cost), the previous hyperparameters serving
+  /// until it ends.
   void advance_fit() {
     if (!fit_) return;
     std::size_t budget = std::numeric_limits<std::size_t>::max();
-    if (hyper_ && fit_slice_ > 0) {
-      const double scale = static_cast<double>(fit_points_) /
-                           static_cast<double>(std::max<Eigen::Index>(1, fit_->size()));
-      budget = static_cast<std::size_t>(
-          std::ceil(static_cast<double>(fit_slice_) * std::min(1e6, scale * scale * scale)));
-    }
+    if (hyper_ && fit_slice_ > 0)
+      budget = gp::evaluations_of_equal_cost(fit_slice_, fit_points_,
+                                             static_cast<std::size_t>(fit_->size()), hyper_->dims());
     if (fit_->advance(budget)) {
       hyper_ = fit_->best();
       fit_.reset();

@@ -168,6 +168,19 @@ TEST(GaussianProcess, LbfgsInSlicesNeverSpendsMoreThanItsSliceAndEndsWhereARunAt
   EXPECT_EQ(sliced.value(), whole.value());
 }
 
+TEST(GaussianProcess, SlicesAtFewerPointsCostWhatOneAtTheFullPointsCosts) {
+  // One evaluation costs n²(n + 4·dims): 96² · 164 at 96 points in 17
+  // dimensions, 44² · 112 at 44, so 8 at 96 cost as much as 8 · 6.97 at 44.
+  EXPECT_EQ(evaluations_of_equal_cost(8, 96, 96, 17), 8u);
+  EXPECT_EQ(evaluations_of_equal_cost(8, 96, 44, 17), 56u);
+  // n³ alone would allow 83 at 44 points: the per-dimension terms weigh more there.
+  EXPECT_LT(evaluations_of_equal_cost(8, 96, 44, 17), 8u * 96 * 96 * 96 / (44 * 44 * 44));
+  // Never fewer than one, also past the full points; none asked, one spent.
+  EXPECT_EQ(evaluations_of_equal_cost(8, 96, 400, 17), 1u);
+  EXPECT_EQ(evaluations_of_equal_cost(0, 96, 44, 17), 1u);
+  EXPECT_EQ(evaluations_of_equal_cost(8, 96, 0, 17), evaluations_of_equal_cost(8, 96, 1, 17));
+}
+
 TEST(GaussianProcess, LbfgsMinimisesAQuadraticInsideTheBox) {
   auto f = [](const Eigen::VectorXd& v, Eigen::VectorXd& g) {
     g = 2 * (v - Eigen::Vector2d(1, 5));
