@@ -352,8 +352,8 @@ class BayesSearcher final : public SearcherBase {
     if (!fit_) return;
     std::size_t budget = std::numeric_limits<std::size_t>::max();
     if (hyper_ && fit_slice_ > 0)
-      budget = gp::evaluations_of_equal_cost(fit_slice_, fit_points_,
-                                             static_cast<std::size_t>(fit_->size()), hyper_->dims());
+      budget = gp::evaluations_of_equal_cost(
+          fit_slice_, fit_points_, static_cast<std::size_t>(fit_->size()), hyper_->dims());
     if (fit_->advance(budget)) {
       hyper_ = fit_->best();
       fit_.reset();

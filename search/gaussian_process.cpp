@@ -307,10 +307,11 @@ bool Fit::advance(std::size_t evaluations) {
 std::size_t evaluations_of_equal_cost(std::size_t evaluations, std::size_t full_points,
                                       std::size_t points, int dims) {
   const auto cost = [dims](double n) { return n * n * (n + 4.0 * dims); };
-  const double ratio =
-      cost(static_cast<double>(full_points)) / cost(static_cast<double>(std::max<std::size_t>(1, points)));
+  const double ratio = cost(static_cast<double>(full_points)) /
+                       cost(static_cast<double>(std::max<std::size_t>(1, points)));
   return std::max<std::size_t>(
-      1, static_cast<std::size_t>(std::ceil(static_cast<double>(evaluations) * std::min(1e6, ratio))));
+      1,
+      static_cast<std::size_t>(std::ceil(static_cast<double>(evaluations) * std::min(1e6, ratio))));
 }
 
 Posterior::Posterior(Eigen::MatrixXd x, const Eigen::VectorXd& y, Hyper h) : x_(std::move(x)), h_(std::move(h)) {
