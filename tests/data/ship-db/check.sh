@@ -4,12 +4,7 @@
 # second resumes, measures nothing and hands back the same, and the first's
 # file imports into the shipped database as new results.
 # Usage: check.sh BUILD_DIR
-set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../../.." && pwd)"
-build="$1"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/../script-check-setup.sh"
 export KTUNE_BUILD="$build" KTUNE_SHIP_DB="$tmp/sweep.db"
 lines() { wc -l < "$1" | tr -d ' '; }
 "$root/scripts/gpu-ship-db" "$tmp/a" "$here/tier.json" 120 > "$tmp/a.log" 2>&1 || { cat "$tmp/a.log"; exit 1; }

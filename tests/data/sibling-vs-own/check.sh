@@ -6,12 +6,7 @@
 # the H200's own prediction, so a GPU run times two answers for each; a shape
 # the H200 measured itself is skipped; a call without --shapes exits 2.
 # Usage: check.sh BUILD_DIR
-set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../../.." && pwd)"
-build="$1"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/../script-check-setup.sh"
 export KTUNE="$build/bin/ktune" GEMM_BENCH=/bin/true
 script="$root/bench/transfer/sibling-vs-own"
 fail() { echo "sibling_vs_own_plan: $*"; cat "$tmp/out/sibling-vs-own.md" 2>/dev/null; exit 1; }
