@@ -309,9 +309,9 @@ std::size_t evaluations_of_equal_cost(std::size_t evaluations, std::size_t full_
   const auto cost = [dims](double n) { return n * n * (n + 4.0 * dims); };
   const double ratio = cost(static_cast<double>(full_points)) /
                        cost(static_cast<double>(std::max<std::size_t>(1, points)));
-  return std::max<std::size_t>(
-      1,
-      static_cast<std::size_t>(std::ceil(static_cast<double>(evaluations) * std::min(1e6, ratio))));
+  // Capped below 2^63 so that a huge fit_slice still converts exactly.
+  const double wanted = std::min(1e18, static_cast<double>(evaluations) * std::min(1e6, ratio));
+  return std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(wanted)));
 }
 
 Posterior::Posterior(Eigen::MatrixXd x, const Eigen::VectorXd& y, Hyper h) : x_(std::move(x)), h_(std::move(h)) {

@@ -179,6 +179,9 @@ TEST(GaussianProcess, SlicesAtFewerPointsCostWhatOneAtTheFullPointsCosts) {
   EXPECT_EQ(evaluations_of_equal_cost(8, 96, 400, 17), 1u);
   EXPECT_EQ(evaluations_of_equal_cost(0, 96, 44, 17), 1u);
   EXPECT_EQ(evaluations_of_equal_cost(8, 96, 0, 17), evaluations_of_equal_cost(8, 96, 1, 17));
+  // A slice too large to count stays a number (a user's fit_slice of 2^62 at 10 points).
+  EXPECT_EQ(evaluations_of_equal_cost(std::size_t{1} << 62, 96, 10, 17),
+            std::size_t{1'000'000'000'000'000'000});
 }
 
 TEST(GaussianProcess, LbfgsMinimisesAQuadraticInsideTheBox) {
